@@ -1,0 +1,53 @@
+"""The typer app of ``agent-doc``: the only agent_doc code that imports typer.
+
+Each module in :mod:`agent_doc.cli.commands` defines ``register(app)`` and is
+discovered here, so command groups never edit a shared file. Command bodies are
+parse → one core call → render; they import the core lazily so that start-up
+stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import typer
+
+from agent_doc import __version__
+from agent_doc.cli import commands
+
+app = typer.Typer(
+    name="agent-doc",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Markdown documents as live conversations with an AI coding agent.",
+)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"agent-doc {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        "-V",
+        callback=_version_callback,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Markdown documents as live conversations with an AI coding agent."""
+
+
+for _info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+    if not _info.name.startswith("_"):
+        importlib.import_module(f"{commands.__name__}.{_info.name}").register(app)
+
+__all__ = ["app"]

@@ -1,0 +1,1 @@
+"""Command modules of the CLI; each defines ``register(app: typer.Typer)``."""

@@ -1,0 +1,27 @@
+"""Console-script entry point of ``agent-doc``: fast paths first, typer after.
+
+``agent-doc --version`` must not pay for typer (≈85 ms) or anything else it does
+not use, so it is answered here before the typer app is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``agent-doc`` command line and return its exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if args in (["--version"], ["-V"]):
+        from agent_doc import __version__
+
+        sys.stdout.write(f"agent-doc {__version__}\n")
+        return 0
+    from agent_doc.cli._output import run_app
+
+    return run_app(args, prog_name=os.path.basename(sys.argv[0]) or "agent-doc")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
