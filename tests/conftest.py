@@ -15,7 +15,10 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     (root / ".agent-doc").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run(["git", "-C", str(root), "config", "user.email", "t@example.invalid"], check=True)
+    subprocess.run(
+        ["git", "-C", str(root), "config", "user.email", "t@example.invalid"],
+        check=True,
+    )
     subprocess.run(["git", "-C", str(root), "config", "user.name", "Test"], check=True)
     return root
 

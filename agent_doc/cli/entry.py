@@ -6,7 +6,6 @@ not use, so it is answered here before the typer app is imported.
 
 from __future__ import annotations
 
-import os
 import sys
 
 
@@ -20,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from agent_doc.cli._output import run_app
 
-    return run_app(args, prog_name=os.path.basename(sys.argv[0]) or "agent-doc")
+    return run_app(args, prog_name="agent-doc")
 
 
 if __name__ == "__main__":
