@@ -1,0 +1,91 @@
+"""Atomic file replacement: a reader sees the old file or the new one, never a mix.
+
+The bytes go to a temporary file in the target's own folder (same filesystem),
+which is flushed and fsynced, then renamed over the target; the folder is fsynced
+so the rename itself survives a crash.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from agent_doc.errors import AgentDocError
+from agent_doc.errors import StateError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+DEFAULT_MODE = 0o644
+"""Permission bits of a file created by an atomic write when none is given."""
+
+
+def atomic_write_bytes(
+    path: Path,
+    data: bytes,
+    *,
+    mode: int | None = None,
+    error: type[AgentDocError] = StateError,
+) -> None:
+    """Replace ``path`` with ``data`` atomically, creating missing parent folders.
+
+    ``mode`` sets the permission bits; by default an existing file keeps its own
+    and a new file gets :data:`DEFAULT_MODE`. Failures raise ``error`` (a
+    :class:`StateError` unless the caller says otherwise) naming the file; the
+    target is left untouched and no temporary file stays behind.
+    """
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        if mode is None:
+            try:
+                mode = path.stat().st_mode & 0o7777
+            except FileNotFoundError:
+                mode = DEFAULT_MODE
+        tmp = parent / f".{path.name}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise error(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        tmp.replace(path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise error(f"cannot write {path}: {exc.strerror or exc}") from exc
+    fsync_dir(parent)
+
+
+def atomic_write_text(
+    path: Path,
+    text: str,
+    *,
+    mode: int | None = None,
+    error: type[AgentDocError] = StateError,
+) -> None:
+    """Replace ``path`` with ``text`` as UTF-8, atomically (no newline translation)."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, error=error)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries (renames, creations) to disk; best effort."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
