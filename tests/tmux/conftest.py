@@ -1,0 +1,111 @@
+"""Fixtures for tests against a real tmux server on a private socket."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_doc.tmux import Tmux
+
+FAKE_AGENT = Path(__file__).resolve().parent.parent / "data" / "fake_agent.py"
+AGENT_COMMAND = f"{sys.executable} {FAKE_AGENT}"
+
+pytestmark = pytest.mark.tmux
+
+
+@pytest.fixture
+def tmux(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tmux]:
+    """A private tmux server (``-L agentdoc-test-<uuid>``) with session ``main``."""
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux not installed")
+    name = f"agentdoc-test-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("AGENT_DOC_TMUX_SOCKET", name)
+    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", AGENT_COMMAND)
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            name,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "/bin/sh",
+        ],
+        check=True,
+    )
+    server = Tmux(name)
+    server.run("set-option", "-g", "default-shell", "/bin/sh")
+    try:
+        yield server
+    finally:
+        subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+
+
+def wait_for(
+    predicate: Callable[[], bool], timeout: float = 10.0, what: str = "condition"
+) -> None:
+    """Poll ``predicate`` every 50 ms until true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def wait_text(tmux: Tmux, pane: str, text: str, timeout: float = 10.0) -> str:
+    """Wait until ``text`` shows in ``pane``; return the capture."""
+    seen = [""]
+
+    def check() -> bool:
+        seen[0] = tmux.capture(pane)
+        return text in seen[0]
+
+    try:
+        wait_for(check, timeout, f"{text!r} in pane {pane}")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; pane shows:\n{seen[0]}") from None
+    return seen[0]
+
+
+def spawn_agent(tmux: Tmux, session: str = "main", env: str = "") -> str:
+    """Start the fake agent in a new window of ``session``; wait for its prompt."""
+    pane = tmux.run(
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-t",
+        f"={session}:",
+        f"{env} {AGENT_COMMAND}".strip(),
+    )[0]
+    wait_text(tmux, pane, "❯")
+    return pane
+
+
+def make_doc(root: Path, name: str, session: str | None = None, body: str = "") -> Path:
+    """Write a document (with a session UUID unless ``session`` is empty)."""
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if session is None:
+        session = str(uuid.uuid4())
+    front = f"---\nagent_doc_session: {session}\n---\n" if session else ""
+    path.write_text(front + (body or "# Doc\n"), "utf-8")
+    return path
