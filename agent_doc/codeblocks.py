@@ -1,0 +1,264 @@
+"""Code ranges of a markdown document: fenced code blocks and inline code spans.
+
+This runs on every keystroke in the language server, so it is a line-based
+scanner built on a few literal-prefixed regular expressions (no markdown
+parser). It follows CommonMark for what matters to agent-doc: markers inside
+code must never count as component or boundary markers.
+
+Fenced blocks: a line indented by at most 3 spaces opening with 3 or more
+backticks (whose info string holds no backtick) or tildes; it is closed by a
+line of the same character, at least as long, with nothing but spaces after;
+an unclosed fence runs to the end of the document. HTML comment blocks (a line
+starting with ``<!--`` up to the line holding ``-->``) are tracked too, since
+fences and code spans cannot start inside them. Inline code spans pair
+backtick strings of equal length within one paragraph. Fences nested in list
+items or block quotes are recognised only when indented by at most 3 spaces.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from dataclasses import field
+
+__all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
+
+# Candidate block lines, matched against "\n" + text so every pattern has a
+# literal prefix (fast search). Groups: 1 backtick fence, 2 its rest,
+# 3 tilde fence, 4 its rest; otherwise an HTML comment block start.
+_BLOCK_LINE = re.compile(r"\n {0,3}(?:(`{3,})([^`\n]*)(?=\n|\Z)|(~{3,})([^\n]*)|<!--)")
+# Lines that end a paragraph. Group 1: the line is a block of its own
+# (ATX heading, setext underline, thematic break): the paragraph cannot go
+# on after it either. Group 2: a list item start. Otherwise a blank line.
+_BARRIER_BODY = (
+    r"(?:( {0,3}(?:#{1,6}(?=[ \t\n]|\Z)[^\n]*"
+    r"|=+[ \t]*(?=\n|\Z)"
+    r"|(?:-[ \t]*){3,}(?=\n|\Z)|(?:\*[ \t]*){3,}(?=\n|\Z)|(?:_[ \t]*){3,}(?=\n|\Z)))"
+    r"|[ \t]*(?=\n|\Z)"
+    r"|( {0,3}(?:[-+*]|\d{1,9}[.)]))(?=[ \t\n]|\Z))"
+)
+_BARRIER_LINE = re.compile("\n" + _BARRIER_BODY)
+_BARRIER_AT = re.compile(_BARRIER_BODY)
+_BACKTICKS = re.compile(r"`+")
+
+
+def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Return ``(fences, html_comments)``: sorted ``[start, end)`` line ranges.
+
+    Both include whole lines (with the final ``\\n``); an unclosed fence or
+    comment block runs to the end of the text.
+    """
+    fences: list[tuple[int, int]] = []
+    comments: list[tuple[int, int]] = []
+    if "```" not in text and "~~~" not in text and "<!--" not in text:
+        return fences, comments
+    size = len(text)
+    skip_until = -1
+    open_char = ""
+    open_len = 0
+    open_start = 0
+    for m in _BLOCK_LINE.finditer("\n" + text):
+        line_start = m.start()  # offset in text of the line (after the "\n")
+        if line_start < skip_until:
+            continue
+        ticks = m.group(1)
+        tildes = m.group(3)
+        if open_char:
+            run = ticks or tildes
+            rest = m.group(2) if ticks else m.group(4)
+            if (
+                run
+                and run[0] == open_char
+                and len(run) >= open_len
+                and not rest.strip(" \t")
+            ):
+                end = _line_end(text, line_start)
+                fences.append((open_start, end))
+                open_char = ""
+                skip_until = end
+        elif ticks or tildes:
+            run = ticks or tildes
+            open_char, open_len, open_start = run[0], len(run), line_start
+        else:
+            close = text.find("-->", m.end() - 1)
+            end = size if close < 0 else _line_end(text, close)
+            comments.append((line_start, end))
+            skip_until = end
+    if open_char:
+        fences.append((open_start, size))
+    return fences, comments
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Offset just past the ``\\n`` ending the line that holds ``pos``."""
+    nl = text.find("\n", pos)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _merge(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Merge two sorted, disjoint range lists into one sorted list."""
+    return sorted(a + b) if a and b else (a or b)
+
+
+def _spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Code spans within one paragraph ``text[lo:hi]`` (CommonMark pairing)."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, lo, hi)]
+    if len(runs) < 2:
+        return []
+    by_len: dict[int, list[int]] = {}
+    for i, (s, e) in enumerate(runs):
+        by_len.setdefault(e - s, []).append(i)
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        # A backslash escapes the first backtick of an opener (only there:
+        # inside a span backslashes are literal).
+        slashes = 0
+        while start - slashes - 1 >= lo and text[start - slashes - 1] == "\\":
+            slashes += 1
+        if slashes % 2:
+            start += 1
+        same = by_len.get(end - start)
+        j = -1
+        if same is not None and start < end:
+            k = bisect_right(same, i)
+            j = same[k] if k < len(same) else -1
+        if j < 0:
+            i += 1
+            continue
+        out.append((start, runs[j][1]))
+        i = j + 1
+    return out
+
+
+def _paragraph_cuts(text: str, lo: int, hi: int) -> list[int]:
+    """Sorted offsets in ``[lo, hi)`` where a paragraph cannot continue."""
+    cuts: list[int] = []
+    # Search "\n"-prefixed lines; a line at ``lo`` itself is checked directly.
+    first = _BARRIER_AT.match(text, lo)
+    if first is not None and (lo == 0 or text[lo - 1] == "\n"):
+        cuts.append(lo)
+        if first.group(1) is not None:
+            cuts.append(_line_end(text, lo))
+    for m in _BARRIER_LINE.finditer(text, lo, hi):
+        start = m.start() + 1
+        cuts.append(start)
+        if m.group(1) is not None:
+            cuts.append(_line_end(text, start))
+    return cuts
+
+
+def code_ranges(text: str) -> list[tuple[int, int]]:
+    """Sorted, disjoint ``[start, end)`` offsets of fenced blocks and code spans."""
+    fences, comments = block_ranges(text)
+    if "`" not in text:
+        return fences
+    blocks = sorted(
+        [(s, e, True) for s, e in fences] + [(s, e, False) for s, e in comments]
+    )
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for start, end, is_fence in [*blocks, (len(text), len(text), False)]:
+        if start > pos:
+            out.extend(_inline_ranges(text, pos, start))
+        if is_fence:
+            out.append((start, end))
+        pos = max(pos, end)
+    return out
+
+
+def _inline_ranges(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Code spans in the block-free stretch ``text[lo:hi]``."""
+    if text.find("`", lo, hi) < 0:
+        return []
+    out: list[tuple[int, int]] = []
+    prev = lo
+    for cut in [*_paragraph_cuts(text, lo, hi), hi]:
+        if cut > prev:
+            out.extend(_spans(text, prev, cut))
+            prev = cut
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class CodeRanges:
+    """Sorted, disjoint ``[start, end)`` ranges with a fast membership test."""
+
+    ranges: list[tuple[int, int]]
+    _starts: list[int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_starts", [s for s, _ in self.ranges])
+
+    def contains(self, offset: int) -> bool:
+        """True when ``offset`` lies inside one of the ranges."""
+        i = bisect_right(self._starts, offset) - 1
+        return i >= 0 and offset < self.ranges[i][1]
+
+
+class CodeIndex:
+    """Lazy "is this offset inside code?" for one text.
+
+    Fences are found eagerly (cheap); code spans are computed only for the
+    paragraphs asked about, which keeps marker checks on big documents fast.
+    """
+
+    def __init__(self, text: str) -> None:
+        """Index ``text`` (fenced blocks now, code spans on demand)."""
+        self._text = text
+        fences, comments = block_ranges(text)
+        self.fences = CodeRanges(fences)
+        self.comments = CodeRanges(comments)
+        self._blocks = CodeRanges(_merge(fences, comments))
+        self._has_ticks = "`" in text
+        self._span_cache: dict[int, CodeRanges] = {}
+
+    def contains(self, offset: int) -> bool:
+        """True when ``offset`` is inside a fenced block or an inline code span."""
+        if self.fences.contains(offset):
+            return True
+        if not self._has_ticks or self.comments.contains(offset):
+            return False
+        lo, hi = self._stretch(offset)
+        spans = self._span_cache.get(lo)
+        if spans is None:
+            spans = CodeRanges(_inline_ranges(self._text, lo, hi))
+            self._span_cache[lo] = spans
+        return spans.contains(offset)
+
+    def _stretch(self, offset: int) -> tuple[int, int]:
+        """The paragraph around ``offset`` (code spans never leave it)."""
+        blocks = self._blocks
+        i = bisect_right(blocks._starts, offset) - 1
+        lo = blocks.ranges[i][1] if i >= 0 else 0
+        hi = blocks.ranges[i + 1][0] if i + 1 < len(blocks.ranges) else len(self._text)
+        return _paragraph(self._text, offset, lo, hi)
+
+
+def _paragraph(text: str, offset: int, lo: int, hi: int) -> tuple[int, int]:
+    """Bounds of the paragraph holding ``offset`` within ``text[lo:hi]``.
+
+    Consistent with :func:`_paragraph_cuts`: a barrier line starts a new
+    paragraph; a heading-like barrier line is a paragraph of its own.
+    """
+    line = text.rfind("\n", lo, offset) + 1
+    line = max(line, lo)
+    here = _BARRIER_AT.match(text, line)
+    start = line
+    if here is None:
+        while start > lo:
+            prev = max(text.rfind("\n", lo, start - 1) + 1, lo)
+            m = _BARRIER_AT.match(text, prev)
+            if m is not None:
+                if m.group(2) is not None:
+                    start = prev  # a list item line opens this paragraph
+                break
+            start = prev
+    if here is not None and here.group(1) is not None:
+        return start, min(_line_end(text, line), hi)
+    end = _line_end(text, line)
+    while end < hi and _BARRIER_AT.match(text, end) is None:
+        end = _line_end(text, end)
+    return start, min(end, hi)
