@@ -1,0 +1,412 @@
+"""Agent responses as patch blocks, and applying them to a template document.
+
+An agent answers a template document with ``<!-- patch:NAME -->…<!-- /patch:NAME -->``
+blocks; text outside the blocks is "unmatched" and goes to the ``exchange`` (or
+``output``) component. :func:`apply_patches` follows the boundary lifecycle of
+spec §7.22: the response lands at a fresh boundary placed after all of the
+user's text, and exactly one boundary is left at the end of ``exchange``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from datetime import timezone
+from typing import TYPE_CHECKING
+
+from agent_doc.boundary import boundary_marker
+from agent_doc.boundary import find_boundaries
+from agent_doc.boundary import insert_boundary_at_end_of_exchange
+from agent_doc.boundary import new_boundary_id
+from agent_doc.boundary import remove_all_boundaries
+from agent_doc.boundary import reposition_boundary_to_end
+from agent_doc.codeblocks import CodeRanges
+from agent_doc.codeblocks import block_ranges
+from agent_doc.codeblocks import code_ranges
+from agent_doc.component_config import ComponentConfig
+from agent_doc.component_config import resolve_max_lines
+from agent_doc.component_config import resolve_mode
+from agent_doc.components import find_component
+from agent_doc.components import is_valid_name
+from agent_doc.components import parse_components
+from agent_doc.components import replace_content
+from agent_doc.errors import ComponentNotFound
+from agent_doc.errors import PatchError
+from agent_doc.inline import append_inline_response
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent_doc.boundary import Boundary
+    from agent_doc.components import Component
+
+EMPTY_RESPONSE = "empty response — nothing to write"
+UNMATCHED_TARGETS = ("exchange", "output")
+"""Components that receive unmatched text (the first one in the document)."""
+
+_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class PatchBlock:
+    """One ``<!-- patch:NAME k=v -->…<!-- /patch:NAME -->`` block of a response."""
+
+    name: str
+    """Target component name."""
+    content: str
+    """Everything between the opener (and its newline) and the close marker."""
+    attrs: tuple[tuple[str, str], ...] = ()
+    """``k=v`` attributes of the opener, in order."""
+
+
+def _opener(inner: str) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
+    """Return ``(kind, name, attrs)`` when a comment's text opens a patch block."""
+    text = inner.strip()
+    for kind in ("patch", "replace"):
+        if text.startswith(f"{kind}:"):
+            tokens = text[len(kind) + 1 :].split()
+            break
+    else:
+        return None
+    if not tokens or tokens[0].startswith("/"):
+        return None
+    name = tokens[0]
+    if kind == "replace" and name != "pending":
+        return None
+    if not is_valid_name(name):
+        raise PatchError(f"invalid patch name '{name}'")
+    attrs = tuple(
+        (key, value)
+        for key, sep, value in (t.partition("=") for t in tokens[1:])
+        if sep
+    )
+    return kind, name, attrs
+
+
+def parse_patch_blocks(response: str) -> tuple[list[PatchBlock], str]:
+    """Split a response into patch blocks and the unmatched text around them.
+
+    Markers inside fenced or inline code are ignored; ``<!-- replace:pending -->``
+    is accepted for ``pending``; an opener without a close marker is dropped.
+    Unmatched segments are trimmed and joined with ``\\n``.
+
+    Raises
+    ------
+    PatchError
+        A patch opener names an invalid component.
+    """
+    code = CodeRanges(code_ranges(response))
+    blocks: list[PatchBlock] = []
+    segments: list[str] = []
+    pos = 0
+    for match in _COMMENT.finditer(response):
+        if match.start() < pos or code.contains(match.start()):
+            continue
+        opened = _opener(match.group(1))
+        if opened is None:
+            continue
+        kind, name, attrs = opened
+        segments.append(response[pos : match.start()])
+        body_start = _skip_newline(response, match.end())
+        close = re.compile(rf"<!--\s*/{kind}:{re.escape(name)}\s*-->")
+        end = next(
+            (
+                m
+                for m in close.finditer(response, body_start)
+                if not code.contains(m.start())
+            ),
+            None,
+        )
+        if end is None:  # unclosed opener: consume the marker, keep what follows
+            pos = body_start
+            continue
+        blocks.append(PatchBlock(name, response[body_start : end.start()], attrs))
+        pos = _skip_newline(response, end.end())
+    segments.append(response[pos:])
+    unmatched = "\n".join(s.strip() for s in segments if s.strip())
+    return blocks, unmatched
+
+
+def _skip_newline(text: str, offset: int) -> int:
+    return offset + 1 if text.startswith("\n", offset) else offset
+
+
+# -- small text helpers ---------------------------------------------------------
+
+
+def _terminated(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def strip_leading_overlap(existing: str, new: str) -> str:
+    """Drop ``new``'s first line when it repeats ``existing``'s last non-blank line."""
+    last = next((s for s in reversed(existing.splitlines()) if s.strip()), None)
+    body = new.lstrip("\n")
+    first, sep, rest = body.partition("\n")
+    if last is not None and first.strip() and first.strip() == last.strip():
+        return rest if sep else ""
+    return new
+
+
+def close_open_fence(text: str) -> str:
+    """Close a fenced code block the text leaves open (else it would swallow
+    the component's close marker and break the document)."""
+    probe = _terminated(text) + "x\n"
+    fences, _ = block_ranges(probe)
+    if not fences or fences[-1][1] < len(probe):
+        return text
+    opener = probe[fences[-1][0] :].lstrip(" ")
+    run = re.match(r"`+|~+", opener)
+    return _terminated(text) + (run.group() if run else "```") + "\n"
+
+
+def strip_trailing_caret_lines(text: str) -> str:
+    """Remove trailing lines that hold only a bare ``❯`` prompt character."""
+    lines = text.split("\n")
+    end = len(lines)
+    while end > 0 and lines[end - 1].strip() in ("", "❯"):
+        end -= 1
+    if not any(s.strip() == "❯" for s in lines[end:]):
+        return text
+    return "\n".join(lines[:end]) + "\n" if end else ""
+
+
+def _boundary_in(doc: str, component: Component) -> Boundary | None:
+    for boundary in find_boundaries(doc):
+        if component.open_end <= boundary.start < component.close_start:
+            return boundary
+    return None
+
+
+def _insert_at_boundary(doc: str, boundary: Boundary, content: str, new_id: str) -> str:
+    text = content.rstrip("\n")
+    block = (text + "\n" if text else "") + boundary_marker(new_id) + "\n"
+    return doc[: boundary.start] + block + doc[boundary.end :]
+
+
+def _apply_mode(
+    doc: str, component: Component, mode: str, content: str, new_id: str
+) -> str:
+    """Apply one patch in ``mode``; append goes to a boundary inside the component."""
+    content = close_open_fence(_terminated(content))
+    existing = component.content(doc)
+    if mode == "replace":
+        return replace_content(doc, component, content)
+    if mode == "prepend":
+        return replace_content(doc, component, content + existing)
+    boundary = _boundary_in(doc, component)
+    if boundary is not None:
+        return _insert_at_boundary(doc, boundary, content, new_id)
+    added = strip_leading_overlap(existing, content)
+    return replace_content(doc, component, _terminated(existing) + added)
+
+
+def _find(doc: str, name: str) -> Component | None:
+    return find_component(parse_components(doc), name)
+
+
+# -- apply_patches ----------------------------------------------------------------
+
+
+def apply_patches(
+    doc: str,
+    blocks: list[PatchBlock],
+    unmatched: str,
+    configs: Mapping[str, ComponentConfig],
+    boundary_id: str | None = None,
+    *,
+    mode_overrides: Mapping[str, str] | None = None,
+) -> str:
+    """Apply patch blocks and unmatched text to a template document (spec §7.22).
+
+    Per block the mode is ``mode_overrides`` > inline ``patch=``/``mode=`` >
+    config > default. Blocks naming a missing component and the unmatched text
+    go to ``exchange``/``output`` (an ``exchange`` is created at the end when
+    neither exists). The result holds exactly one boundary, at the end of
+    ``exchange``, with id ``boundary_id`` (a fresh one when ``None``).
+
+    Raises
+    ------
+    ComponentError
+        The document's component markers are malformed.
+    PatchError
+        An inline mode or ``max_lines`` attribute is invalid.
+    """
+    bid = boundary_id or new_boundary_id()
+    overrides = mode_overrides or {}
+    doc = insert_boundary_at_end_of_exchange(remove_all_boundaries(doc), bid)
+    overflow: list[str] = []
+    for block in blocks:
+        component = _find(doc, block.name)
+        if component is None:
+            overflow.append(block.content)
+            continue
+        mode = overrides.get(block.name) or resolve_mode(component, configs)[0]
+        content = block.content
+        if block.name == "exchange":
+            content = strip_trailing_caret_lines(content)
+        doc = _apply_mode(doc, component, mode, content, bid)
+    leftover = "\n".join(p.strip("\n") for p in [*overflow, unmatched] if p.strip())
+    if leftover:
+        text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
+        doc = _route_unmatched(doc, text, bid)
+    doc = dedup_exchange_adjacent_lines(remove_all_boundaries(doc))
+    doc = _limit_lines(doc, configs)
+    return reposition_boundary_to_end(doc, bid)
+
+
+def _route_unmatched(doc: str, text: str, bid: str) -> str:
+    """Send unmatched text to the first exchange/output, or create an exchange."""
+    target = next(
+        (c for c in parse_components(doc) if c.name in UNMATCHED_TARGETS), None
+    )
+    if target is None:
+        return (
+            _terminated(doc)
+            + f"\n<!-- agent:exchange -->\n{text}\n<!-- /agent:exchange -->\n"
+        )
+    boundary = _boundary_in(doc, target)
+    if boundary is not None:
+        return _insert_at_boundary(doc, boundary, text, bid)
+    existing = target.content(doc)
+    new = text + "\n" if not existing.strip() else _terminated(existing) + text + "\n"
+    return replace_content(doc, target, new)
+
+
+def dedup_exchange_adjacent_lines(doc: str) -> str:
+    """Inside ``exchange``, drop a non-blank line equal to the previous non-blank one.
+
+    Blank lines are never collapsed and lines inside code are never touched.
+    """
+    exchange = _find(doc, "exchange")
+    if exchange is None:
+        return doc
+    code = CodeRanges(code_ranges(doc))
+    kept: list[str] = []
+    previous: str | None = None
+    offset = exchange.open_end
+    for line in exchange.content(doc).splitlines(keepends=True):
+        start, offset = offset, offset + len(line)
+        bare = line.rstrip("\n").rstrip()
+        if code.contains(start):
+            previous = None
+        elif bare:
+            if bare == previous:
+                continue
+            previous = bare
+        kept.append(line)
+    return replace_content(doc, exchange, "".join(kept))
+
+
+def _limit_lines(
+    doc: str, configs: Mapping[str, ComponentConfig], only: str | None = None
+) -> str:
+    """Trim components (or just ``only``) with ``max_lines`` > 0 to the last N lines."""
+    for _ in range(3):
+        changed = False
+        index = 0
+        while index < len(components := parse_components(doc)):
+            component = components[index]
+            index += 1
+            if only is not None and component.name != only:
+                continue
+            limit = resolve_max_lines(component, configs)[0]
+            lines = component.content(doc).splitlines(keepends=True)
+            if limit > 0 and len(lines) > limit:
+                doc = replace_content(doc, component, "".join(lines[-limit:]))
+                changed = True
+        if not changed:
+            break
+    return doc
+
+
+# -- build_content_ours / apply_component_patch -----------------------------------
+
+
+def build_content_ours(
+    baseline: str,
+    response: str,
+    configs: Mapping[str, ComponentConfig],
+    *,
+    boundary_id: str | None = None,
+) -> str:
+    """Return the baseline with the agent's response applied (``content_ours``).
+
+    Inline-format documents get a ``## Assistant`` section; template documents
+    get the response's patch blocks and unmatched text.
+
+    Raises
+    ------
+    PatchError
+        The response is empty, or a template response has neither blocks nor text.
+    """
+    from agent_doc.frontmatter import parse_frontmatter
+
+    if not response.strip():
+        raise PatchError(EMPTY_RESPONSE)
+    if parse_frontmatter(baseline).format == "inline":
+        return append_inline_response(baseline, response)
+    blocks, unmatched = parse_patch_blocks(response)
+    if not blocks and not unmatched.strip():
+        raise PatchError(EMPTY_RESPONSE)
+    return apply_patches(baseline, blocks, unmatched, configs, boundary_id)
+
+
+def trim_entries(text: str, max_entries: int, *, newest_first: bool = False) -> str:
+    """Keep the newest ``max_entries`` non-empty lines (0 = keep everything)."""
+    if max_entries <= 0:
+        return text
+    lines = [s for s in text.splitlines() if s.strip()]
+    kept = lines[:max_entries] if newest_first else lines[-max_entries:]
+    return "\n".join(kept) + ("\n" if text.endswith("\n") and kept else "")
+
+
+def apply_component_patch(
+    doc: str,
+    name: str,
+    content: str,
+    configs: Mapping[str, ComponentConfig],
+    *,
+    now: datetime | None = None,
+) -> str:
+    """Patch one component the way the ``patch`` command does (spec §7.21).
+
+    Mode is inline attribute > config > ``replace``; ``timestamp`` prefixes the
+    entry with ``[YYYY-MM-DDTHH:MM:SSZ] `` (UTC); ``max_entries`` (append and
+    prepend only) keeps the newest N non-empty lines; ``max_lines`` keeps the
+    last N lines. Hooks are the caller's job (:mod:`agent_doc.hooks`).
+
+    Raises
+    ------
+    ComponentNotFound
+        The document has no component ``name`` (the message lists those it has).
+    """
+    components = parse_components(doc)
+    component = find_component(components, name)
+    if component is None:
+        names = ", ".join(dict.fromkeys(c.name for c in components)) or "none"
+        raise ComponentNotFound(f"component '{name}' not found (available: {names})")
+    config = configs.get(name, ComponentConfig())
+    mode, source = resolve_mode(component, configs)
+    if source == "default":
+        mode = "replace"
+    if config.timestamp:
+        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+        content = f"[{stamp.strftime('%Y-%m-%dT%H:%M:%SZ')}] {content}"
+    boundary = _boundary_in(doc, component)
+    doc = _apply_mode(doc, component, mode, content, boundary.id if boundary else "")
+    if config.max_entries > 0 and mode in ("append", "prepend"):
+        component = _require(doc, name)
+        trimmed = trim_entries(
+            component.content(doc), config.max_entries, newest_first=mode == "prepend"
+        )
+        doc = replace_content(doc, component, trimmed)
+    return _limit_lines(doc, configs, only=name)
+
+
+def _require(doc: str, name: str) -> Component:
+    component = _find(doc, name)
+    if component is None:  # pragma: no cover - the patch keeps the markers
+        raise ComponentNotFound(f"component '{name}' not found")
+    return component

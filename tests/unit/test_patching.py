@@ -1,0 +1,421 @@
+"""Patch blocks: parsing responses and applying them (upstream-notes §3.1–3.3)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agent_doc.boundary import find_boundaries
+from agent_doc.component_config import ComponentConfig
+from agent_doc.components import find_component
+from agent_doc.components import parse_components
+from agent_doc.errors import ComponentError
+from agent_doc.errors import PatchError
+from agent_doc.patching import PatchBlock
+from agent_doc.patching import apply_patches
+from agent_doc.patching import dedup_exchange_adjacent_lines
+from agent_doc.patching import parse_patch_blocks
+from agent_doc.patching import strip_leading_overlap
+from agent_doc.patching import strip_trailing_caret_lines
+
+BOUNDARY = re.compile(r"<!-- agent:boundary:([0-9a-z-]+) -->")
+
+
+def content_of(doc: str, name: str) -> str:
+    component = find_component(parse_components(doc), name)
+    assert component is not None, f"no component {name!r}"
+    return component.content(doc)
+
+
+def exchange_doc(body: str) -> str:
+    return f"# Doc\n\n<!-- agent:exchange -->\n{body}<!-- /agent:exchange -->\n"
+
+
+# -- parse_patch_blocks ------------------------------------------------------------
+
+
+def test_parse_single_block_keeps_content_and_no_unmatched() -> None:
+    blocks, unmatched = parse_patch_blocks(
+        "<!-- patch:status -->\nBuild passing.\n<!-- /patch:status -->\n"
+    )
+    assert blocks == [PatchBlock("status", "Build passing.\n")]
+    assert unmatched == ""
+
+
+def test_parse_collects_unmatched_text_around_blocks() -> None:
+    response = (
+        "Some free text.\n\n<!-- patch:status -->\nOK\n<!-- /patch:status -->\n\n"
+        "Trailing text.\n"
+    )
+    blocks, unmatched = parse_patch_blocks(response)
+    assert [b.name for b in blocks] == ["status"]
+    assert unmatched == "Some free text.\nTrailing text."
+
+
+def test_parse_without_blocks_returns_whole_trimmed_text() -> None:
+    assert parse_patch_blocks("\n  Just an answer.\n\n") == ([], "Just an answer.")
+
+
+def test_parse_reads_opener_attributes() -> None:
+    blocks, _ = parse_patch_blocks(
+        "<!-- patch:exchange transfer-source=notes.md flag -->\nhi\n<!-- /patch:exchange -->"
+    )
+    assert blocks[0].attrs == (("transfer-source", "notes.md"),)
+    assert blocks[0].content == "hi\n"
+
+
+def test_parse_ignores_markers_in_fenced_and_inline_code() -> None:
+    response = (
+        "Use it like this:\n\n```markdown\n<!-- patch:status -->\nfake\n"
+        "<!-- /patch:status -->\n```\n\n~~~\n<!-- patch:log -->\n~~~\n"
+        "Inline `<!-- patch:status -->` too.\n"
+        "<!-- patch:status -->\nreal\n<!-- /patch:status -->\n"
+    )
+    blocks, unmatched = parse_patch_blocks(response)
+    assert blocks == [PatchBlock("status", "real\n")]
+    assert "fake" in unmatched
+    assert "Inline `<!-- patch:status -->` too." in unmatched
+
+
+def test_parse_close_marker_inside_code_does_not_end_block() -> None:
+    response = (
+        "<!-- patch:notes -->\nExample:\n```\n<!-- /patch:notes -->\n```\n"
+        "done\n<!-- /patch:notes -->\n"
+    )
+    blocks, unmatched = parse_patch_blocks(response)
+    assert len(blocks) == 1
+    assert blocks[0].content == "Example:\n```\n<!-- /patch:notes -->\n```\ndone\n"
+    assert unmatched == ""
+
+
+def test_parse_accepts_replace_pending_but_only_for_pending() -> None:
+    blocks, unmatched = parse_patch_blocks(
+        "<!-- replace:pending -->\n- task\n<!-- /replace:pending -->\n"
+        "<!-- replace:status -->x<!-- /replace:status -->"
+    )
+    assert blocks == [PatchBlock("pending", "- task\n")]
+    assert "replace:status" in unmatched
+
+
+def test_parse_unclosed_opener_is_consumed() -> None:
+    blocks, unmatched = parse_patch_blocks(
+        "Intro.\n<!-- patch:status -->\nhalf written"
+    )
+    assert blocks == []
+    assert "patch:status" not in unmatched
+    assert unmatched == "Intro.\nhalf written"
+
+
+def test_parse_invalid_patch_name_raises() -> None:
+    with pytest.raises(PatchError, match="invalid patch name '-bad'"):
+        parse_patch_blocks("<!-- patch:-bad -->\nx\n<!-- /patch:-bad -->\n")
+
+
+def test_parse_multiple_blocks_in_order() -> None:
+    blocks, unmatched = parse_patch_blocks(
+        "<!-- patch:a -->1\n<!-- /patch:a -->\nmid\n<!-- patch:b -->\n2\n<!-- /patch:b -->"
+    )
+    assert [(b.name, b.content) for b in blocks] == [("a", "1\n"), ("b", "2\n")]
+    assert unmatched == "mid"
+
+
+# -- apply_patches: modes ------------------------------------------------------------
+
+
+def test_replace_mode_replaces_content_exactly() -> None:
+    doc = "# Dashboard\n\n<!-- agent:status -->\nold\n<!-- /agent:status -->\n"
+    out = apply_patches(doc, [PatchBlock("status", "new\n")], "", {})
+    assert out == "# Dashboard\n\n<!-- agent:status -->\nnew\n<!-- /agent:status -->\n"
+
+
+def test_missing_component_overflows_into_exchange() -> None:
+    doc = exchange_doc("previous\n")
+    out = apply_patches(doc, [PatchBlock("nonexistent", "overflow data\n")], "", {})
+    body = content_of(out, "exchange")
+    assert body.index("previous") < body.index("overflow data")
+
+
+def test_missing_component_without_exchange_creates_one_at_end() -> None:
+    doc = "# Doc\n\n<!-- agent:status -->\nok\n<!-- /agent:status -->\n"
+    out = apply_patches(doc, [PatchBlock("nonexistent", "overflow data\n")], "", {})
+    assert out.startswith(doc)
+    assert "overflow data" in content_of(out, "exchange")
+    again = apply_patches(out, [], "more unmatched", {})
+    assert again.count("<!-- agent:exchange -->") == 1
+    assert "more unmatched" in content_of(again, "exchange")
+
+
+def test_unmatched_goes_to_output_when_there_is_no_exchange() -> None:
+    doc = "<!-- agent:output -->\n<!-- /agent:output -->\n"
+    out = apply_patches(doc, [], "Answer.", {})
+    assert content_of(out, "output") == "Answer.\n"
+    assert "agent:exchange" not in out
+    assert not find_boundaries(out)
+
+
+@pytest.mark.parametrize(
+    ("tag", "configs", "expected"),
+    [
+        pytest.param(
+            "<!-- agent:status patch=replace -->",
+            {"status": ComponentConfig(mode="append")},
+            "new\n",
+            id="inline-beats-config",
+        ),
+        pytest.param(
+            "<!-- agent:status patch=replace mode=append -->",
+            {},
+            "new\n",
+            id="patch-beats-mode",
+        ),
+        pytest.param(
+            "<!-- agent:status -->",
+            {"status": ComponentConfig(mode="append")},
+            "old\nnew\n",
+            id="config-beats-default",
+        ),
+        pytest.param(
+            "<!-- agent:status mode=prepend -->", {}, "new\nold\n", id="inline-prepend"
+        ),
+    ],
+)
+def test_mode_precedence(
+    tag: str, configs: dict[str, ComponentConfig], expected: str
+) -> None:
+    doc = f"{tag}\nold\n<!-- /agent:status -->\n"
+    out = apply_patches(doc, [PatchBlock("status", "new\n")], "", configs)
+    assert content_of(out, "status") == expected
+
+
+def test_mode_override_beats_inline_attribute() -> None:
+    doc = "<!-- agent:exchange mode=append -->\nold\n<!-- /agent:exchange -->\n"
+    out = apply_patches(
+        doc,
+        [PatchBlock("exchange", "new\n")],
+        "",
+        {},
+        mode_overrides={"exchange": "replace"},
+    )
+    body = BOUNDARY.sub("", content_of(out, "exchange"))
+    assert "old" not in body
+    assert "new" in body
+
+
+def test_exchange_appends_by_default() -> None:
+    out = apply_patches(
+        exchange_doc("old\n"), [PatchBlock("exchange", "new\n")], "", {}
+    )
+    body = content_of(out, "exchange")
+    assert body.index("old") < body.index("new")
+
+
+def test_invalid_inline_mode_raises_patch_error() -> None:
+    doc = "<!-- agent:status patch=bogus -->\nold\n<!-- /agent:status -->\n"
+    with pytest.raises(PatchError, match="patch='bogus'"):
+        apply_patches(doc, [PatchBlock("status", "new\n")], "", {})
+
+
+def test_malformed_document_raises_component_error() -> None:
+    with pytest.raises(ComponentError, match="unclosed component"):
+        apply_patches("<!-- agent:status -->\nx\n", [PatchBlock("status", "y")], "", {})
+
+
+def test_code_fence_example_is_not_patched() -> None:
+    doc = (
+        "Example:\n```markdown\n<!-- agent:status -->\nexample\n<!-- /agent:status -->\n"
+        "```\n<!-- agent:status -->\nreal old\n<!-- /agent:status -->\n"
+    )
+    out = apply_patches(doc, [PatchBlock("status", "real new\n")], "", {})
+    assert (
+        "```markdown\n<!-- agent:status -->\nexample\n<!-- /agent:status -->\n```"
+        in out
+    )
+    assert "real new" in out
+    assert "real old" not in out
+
+
+# -- apply_patches: boundary lifecycle ----------------------------------------------
+
+
+def test_response_lands_after_prompt_and_old_boundary_is_replaced() -> None:
+    doc = exchange_doc("User prompt here.\n<!-- agent:boundary:test-uuid-123 -->\n")
+    out = apply_patches(doc, [], "### Re: Response\nDone.", {}, "0123abcd")
+    assert "test-uuid-123" not in out
+    body = content_of(out, "exchange")
+    assert body == (
+        "User prompt here.\n### Re: Response\nDone.\n<!-- agent:boundary:0123abcd -->\n"
+    )
+
+
+def test_boundary_is_created_and_never_duplicated() -> None:
+    doc = exchange_doc("Question?\n")
+    block = parse_patch_blocks(
+        "<!-- patch:exchange -->Agent response.<!-- /patch:exchange -->"
+    )[0]
+    first = apply_patches(doc, block, "", {})
+    assert len(find_boundaries(first)) == 1
+    second = apply_patches(first, [PatchBlock("exchange", "Second.\n")], "", {})
+    assert len(find_boundaries(second)) == 1
+    body = content_of(second, "exchange")
+    assert body.index("Agent response.") < body.index("Second.")
+    assert body.rstrip("\n").splitlines()[-1].startswith("<!-- agent:boundary:")
+
+
+def test_stale_boundary_above_new_user_text_is_moved_after_it() -> None:
+    doc = exchange_doc(
+        "Previous response.\n<!-- agent:boundary:old-id -->\nUser prompt here.\n"
+    )
+    out = apply_patches(doc, [PatchBlock("exchange", "Answer.\n")], "", {}, "feedf00d")
+    assert "old-id" not in out
+    body = content_of(out, "exchange")
+    assert body == (
+        "Previous response.\nUser prompt here.\nAnswer.\n"
+        "<!-- agent:boundary:feedf00d -->\n"
+    )
+
+
+def test_boundaries_outside_exchange_are_cleaned_and_code_ones_kept() -> None:
+    doc = (
+        "<!-- agent:boundary:stray -->\n```\n<!-- agent:boundary:fake-id -->\n```\n"
+        + exchange_doc("Hi\n<!-- agent:boundary:a -->\n<!-- agent:boundary:b -->\n")
+    )
+    out = apply_patches(doc, [], "Hello.", {}, "abcdef01")
+    assert "<!-- agent:boundary:fake-id -->" in out
+    assert [b.id for b in find_boundaries(out)] == ["abcdef01"]
+
+
+def test_boundary_echoed_in_response_is_removed() -> None:
+    doc = exchange_doc("Q\n")
+    out = apply_patches(
+        doc, [PatchBlock("exchange", "A\n<!-- agent:boundary:zzz -->\n")], "", {}
+    )
+    assert len(find_boundaries(out)) == 1
+    assert "zzz" not in out
+
+
+def test_append_without_boundary_strips_leading_overlap() -> None:
+    doc = "<!-- agent:findings -->\nfact one\nfact two\n<!-- /agent:findings -->\n"
+    out = apply_patches(doc, [PatchBlock("findings", "fact two\nfact three\n")], "", {})
+    assert content_of(out, "findings") == "fact one\nfact two\nfact three\n"
+
+
+def test_exchange_replace_mode_still_ends_with_one_boundary() -> None:
+    doc = "<!-- agent:exchange patch=replace -->\nold\n<!-- /agent:exchange -->\n"
+    out = apply_patches(doc, [PatchBlock("exchange", "new\n")], "", {}, "00000000")
+    assert content_of(out, "exchange") == "new\n<!-- agent:boundary:00000000 -->\n"
+
+
+def test_trailing_caret_lines_are_stripped_from_exchange_content() -> None:
+    out = apply_patches(
+        exchange_doc("Q\n"), [PatchBlock("exchange", "A\n❯\n\n")], "", {}
+    )
+    assert "❯" not in out
+
+
+# -- dedup and max_lines ---------------------------------------------------------------
+
+
+def test_dedup_drops_repeated_adjacent_lines_but_not_blanks_or_code() -> None:
+    doc = exchange_doc("a\na\n\n\nb\n\nb\n```\n}\n}\n```\nc\n")
+    out = dedup_exchange_adjacent_lines(doc)
+    assert content_of(out, "exchange") == "a\n\n\nb\n\n```\n}\n}\n```\nc\n"
+
+
+def test_apply_dedups_response_repeating_the_prompt_line() -> None:
+    out = apply_patches(exchange_doc("Same line\n"), [], "Same line\nNew", {})
+    assert content_of(out, "exchange").count("Same line") == 1
+
+
+@pytest.mark.parametrize(
+    ("tag", "configs"),
+    [
+        pytest.param("<!-- agent:log max_lines=2 -->", {}, id="inline"),
+        pytest.param(
+            "<!-- agent:log -->", {"log": ComponentConfig(max_lines=2)}, id="config"
+        ),
+        pytest.param(
+            "<!-- agent:log max_lines=2 -->",
+            {"log": ComponentConfig(max_lines=10)},
+            id="inline-beats-config",
+        ),
+    ],
+)
+def test_max_lines_keeps_last_lines(
+    tag: str, configs: dict[str, ComponentConfig]
+) -> None:
+    doc = f"{tag}\none\n<!-- /agent:log -->\n"
+    out = apply_patches(doc, [PatchBlock("log", "a\nb\nc\n")], "", configs)
+    assert content_of(out, "log") == "b\nc\n"
+
+
+def test_max_lines_zero_means_unlimited() -> None:
+    doc = "<!-- agent:log max_lines=0 -->\n<!-- /agent:log -->\n"
+    out = apply_patches(doc, [PatchBlock("log", "a\nb\nc\n")], "", {})
+    assert content_of(out, "log") == "a\nb\nc\n"
+
+
+def test_max_lines_on_exchange_keeps_boundary() -> None:
+    doc = "<!-- agent:exchange max_lines=2 -->\nq1\n<!-- /agent:exchange -->\n"
+    out = apply_patches(doc, [], "a1\na2\na3", {}, "12345678")
+    assert content_of(out, "exchange") == "a2\na3\n<!-- agent:boundary:12345678 -->\n"
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+def test_strip_leading_overlap_only_removes_repeated_first_line() -> None:
+    assert strip_leading_overlap("x\nlast\n\n", "last\nnext\n") == "next\n"
+    assert strip_leading_overlap("x\nlast\n", "other\nlast\n") == "other\nlast\n"
+    assert strip_leading_overlap("", "a\n") == "a\n"
+
+
+def test_strip_trailing_caret_lines() -> None:
+    assert strip_trailing_caret_lines("answer\n❯\n") == "answer\n"
+    assert strip_trailing_caret_lines("answer\n\n") == "answer\n\n"
+    assert strip_trailing_caret_lines("❯ keep\n") == "❯ keep\n"
+
+
+def test_unclosed_fence_in_response_is_closed_so_the_document_stays_valid() -> None:
+    out = apply_patches(exchange_doc("Q\n"), [], "Here:\n````py\nx = 1", {})
+    assert content_of(out, "exchange").startswith("Q\nHere:\n````py\nx = 1\n````\n")
+    status = "<!-- agent:status -->\nold\n<!-- /agent:status -->\n"
+    out = apply_patches(status, [PatchBlock("status", "~~~\ncode\n")], "", {})
+    assert content_of(out, "status") == "~~~\ncode\n~~~\n"
+
+
+# -- invariants --------------------------------------------------------------------------
+
+_user_line = st.text(alphabet="abc xyz#-*", min_size=0, max_size=12)
+_response_line = st.text(alphabet="abc xyz`~#-*", min_size=0, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    user_lines=st.lists(_user_line, min_size=1, max_size=6),
+    old_boundary_at=st.integers(min_value=-1, max_value=6),
+    response=st.lists(_response_line, min_size=1, max_size=4),
+    as_block=st.booleans(),
+)
+def test_invariant_one_boundary_and_response_after_user_text(
+    user_lines: list[str], old_boundary_at: int, response: list[str], as_block: bool
+) -> None:
+    lines = [*user_lines, "LAST USER LINE"]
+    if 0 <= old_boundary_at <= len(lines):
+        lines.insert(old_boundary_at, "<!-- agent:boundary:0ld0ld00 -->")
+    doc = exchange_doc("".join(f"{s}\n" for s in lines))
+    text = "\n".join(["RESPONSE START", *response])
+    if as_block:
+        out = apply_patches(doc, [PatchBlock("exchange", text + "\n")], "", {})
+    else:
+        out = apply_patches(doc, [], text, {})
+    assert len(find_boundaries(out)) == 1
+    body = content_of(out, "exchange")
+    assert body.index("LAST USER LINE") < body.index("RESPONSE START")
+    assert "0ld0ld00" not in out
+    twice = apply_patches(out, [], "SECOND", {})
+    assert len(find_boundaries(twice)) == 1
+    assert twice.count("<!-- agent:exchange -->") == 1
