@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import re
+import time
+from datetime import datetime
+from datetime import timedelta
+from datetime import timezone
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -11,16 +16,22 @@ from hypothesis import strategies as st
 
 from agent_doc.boundary import find_boundaries
 from agent_doc.component_config import ComponentConfig
+from agent_doc.component_config import load_component_configs
 from agent_doc.components import find_component
 from agent_doc.components import parse_components
 from agent_doc.errors import ComponentError
+from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
+from agent_doc.hooks import run_post_patch
+from agent_doc.hooks import run_pre_patch
 from agent_doc.patching import PatchBlock
+from agent_doc.patching import apply_component_patch
 from agent_doc.patching import apply_patches
 from agent_doc.patching import dedup_exchange_adjacent_lines
 from agent_doc.patching import parse_patch_blocks
 from agent_doc.patching import strip_leading_overlap
 from agent_doc.patching import strip_trailing_caret_lines
+from agent_doc.patching import trim_entries
 
 BOUNDARY = re.compile(r"<!-- agent:boundary:([0-9a-z-]+) -->")
 
@@ -419,3 +430,147 @@ def test_invariant_one_boundary_and_response_after_user_text(
     twice = apply_patches(out, [], "SECOND", {})
     assert len(find_boundaries(twice)) == 1
     assert twice.count("<!-- agent:exchange -->") == 1
+
+
+# -- patch command: apply_component_patch and hooks (spec §7.21, case 27) ------------
+
+
+LOG_DOC = "# Log\n\n<!-- agent:log -->\nentry1\n<!-- /agent:log -->\n"
+
+
+def test_component_patch_defaults_to_replace_even_for_exchange() -> None:
+    assert content_of(apply_component_patch(LOG_DOC, "log", "x", {}), "log") == "x\n"
+    doc = exchange_doc("old\n")
+    assert content_of(
+        apply_component_patch(doc, "exchange", "new\n", {}), "exchange"
+    ) == ("new\n")
+
+
+def test_component_patch_append_and_prepend_from_config() -> None:
+    append = {"log": ComponentConfig(mode="append")}
+    out = apply_component_patch(LOG_DOC, "log", "entry2\n", append)
+    assert content_of(out, "log") == "entry1\nentry2\n"
+    prepend = {"log": ComponentConfig(mode="prepend")}
+    out = apply_component_patch(LOG_DOC, "log", "entry0\n", prepend)
+    assert content_of(out, "log") == "entry0\nentry1\n"
+
+
+def test_component_patch_inline_attribute_beats_config() -> None:
+    doc = "<!-- agent:log patch=append -->\na\n<!-- /agent:log -->\n"
+    out = apply_component_patch(
+        doc, "log", "b", {"log": ComponentConfig(mode="replace")}
+    )
+    assert content_of(out, "log") == "a\nb\n"
+
+
+def test_component_patch_timestamp_prefix_is_utc() -> None:
+    config = {"log": ComponentConfig(mode="append", timestamp=True)}
+    when = datetime(2026, 2, 25, 22, 24, 46, tzinfo=timezone(timedelta(hours=1)))
+    out = apply_component_patch(LOG_DOC, "log", "deployed\n", config, now=when)
+    assert content_of(out, "log") == "entry1\n[2026-02-25T21:24:46Z] deployed\n"
+
+
+def test_component_patch_timestamp_defaults_to_now() -> None:
+    out = apply_component_patch(
+        LOG_DOC, "log", "x", {"log": ComponentConfig(timestamp=True)}
+    )
+    assert re.fullmatch(
+        r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] x\n", content_of(out, "log")
+    )
+
+
+def test_component_patch_max_entries_keeps_newest_non_empty_lines() -> None:
+    doc = "<!-- agent:log -->\nline1\n\nline2\nline3\nline4\n<!-- /agent:log -->\n"
+    config = {"log": ComponentConfig(mode="append", max_entries=3)}
+    out = apply_component_patch(doc, "log", "line5\n", config)
+    assert content_of(out, "log") == "line3\nline4\nline5\n"
+    config = {"log": ComponentConfig(mode="prepend", max_entries=2)}
+    out = apply_component_patch(doc, "log", "line0\n", config)
+    assert content_of(out, "log") == "line0\nline1\n"
+    config = {"log": ComponentConfig(max_entries=1)}  # replace: not trimmed
+    out = apply_component_patch(doc, "log", "a\nb\n", config)
+    assert content_of(out, "log") == "a\nb\n"
+
+
+def test_trim_entries() -> None:
+    text = "line1\nline2\nline3\nline4\nline5\n"
+    assert trim_entries(text, 3) == "line3\nline4\nline5\n"
+    assert trim_entries(text, 0) == text
+    assert trim_entries("a\nb", 1) == "b"
+
+
+def test_component_patch_max_lines() -> None:
+    config = {"log": ComponentConfig(mode="append", max_lines=2)}
+    out = apply_component_patch(LOG_DOC, "log", "e2\ne3\n", config)
+    assert content_of(out, "log") == "e2\ne3\n"
+
+
+def test_component_patch_unknown_component_lists_available() -> None:
+    doc = LOG_DOC + "<!-- agent:status -->\n<!-- /agent:status -->\n"
+    with pytest.raises(ComponentNotFound, match=r"'nope'.*available: log, status"):
+        apply_component_patch(doc, "nope", "x", {})
+
+
+def test_component_patch_append_to_exchange_goes_before_boundary() -> None:
+    doc = exchange_doc("Q\n<!-- agent:boundary:aaaa1111 -->\n")
+    out = apply_component_patch(
+        doc, "exchange", "note\n", {"exchange": ComponentConfig(mode="append")}
+    )
+    assert content_of(out, "exchange") == "Q\nnote\n<!-- agent:boundary:aaaa1111 -->\n"
+
+
+def test_pre_patch_hook_transforms_content_with_env(tmp_path: Path) -> None:
+    doc_path = tmp_path / "doc.md"
+    result = run_pre_patch(
+        'tr a-z A-Z; printf "%s@%s" "$COMPONENT" "$FILE"',
+        "hello world\n",
+        "log",
+        doc_path,
+    )
+    assert result == f"HELLO WORLD\nlog@{doc_path}"
+    out = apply_component_patch(LOG_DOC, "log", result, {})
+    assert "HELLO WORLD" in content_of(out, "log")
+
+
+def test_pre_patch_hook_failure_raises_with_stderr(tmp_path: Path) -> None:
+    with pytest.raises(PatchError, match=r"exit 3\): no way"):
+        run_pre_patch("echo no way >&2; exit 3", "x", "log", tmp_path / "d.md")
+
+
+def test_pre_patch_hook_timeout(tmp_path: Path) -> None:
+    with pytest.raises(PatchError, match="timed out"):
+        run_pre_patch("sleep 5", "x", "log", tmp_path / "d.md", timeout=0.2)
+
+
+def test_post_patch_hook_runs_detached_with_env(tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    start = time.monotonic()
+    pid = run_post_patch(
+        f'sleep 0.3; printf "%s %s" "$COMPONENT" "$FILE" > {marker}', "log", "/x/doc.md"
+    )
+    assert pid > 0
+    assert time.monotonic() - start < 0.3  # did not wait for the hook
+    assert not marker.exists()
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.05)
+    assert marker.read_text() == "log /x/doc.md"
+
+
+def test_patch_command_flow_from_a_real_components_toml(project: Path) -> None:
+    marker = project / "posted"
+    (project / ".agent-doc" / "components.toml").write_text(
+        f'[log]\nmode = "append"\npre_patch = "tr a-z A-Z"\npost_patch = "touch {marker}"\n',
+        encoding="utf-8",
+    )
+    configs = load_component_configs(project)
+    doc_path = project / "doc.md"
+    content = run_pre_patch(configs["log"].pre_patch or "", "entry2\n", "log", doc_path)
+    out = apply_component_patch(LOG_DOC, "log", content, configs)
+    assert content_of(out, "log") == "entry1\nENTRY2\n"
+    run_post_patch(configs["log"].post_patch or "", "log", doc_path)
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists()
