@@ -1,0 +1,184 @@
+"""Line diffs for the CRDT merge: hunks between two lists of lines.
+
+A hunk ``(a1, a2, b1, b2)`` says that lines ``a[a1:a2]`` became ``b[b1:b2]``;
+hunks are sorted and disjoint, and everything between them is equal. The
+diff trims the common prefix and suffix first, so a large document with a few
+scattered edits costs little more than one pass over its lines. Inside that
+region a greedy Myers diff runs with a cap on the edit distance; past the cap
+the region is cut at lines that are unique on both sides (patience anchors)
+and each gap is diffed on its own, with a whole-gap replacement as last resort.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+Hunk = tuple[int, int, int, int]
+"""``(a_start, a_end, b_start, b_end)``: ``a[a_start:a_end]`` → ``b[b_start:b_end]``."""
+
+MAX_EDIT_DISTANCE = 256
+"""Myers gives up past this many inserted plus deleted lines in one region."""
+
+
+def split_lines(text: str) -> list[str]:
+    """Split ``text`` after every ``\\n`` only; each line keeps its newline."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def common_prefix(a: list[str], b: list[str], lo: int = 0) -> int:
+    """Number of equal leading items of ``a`` and ``b``, starting at index ``lo``."""
+    n = min(len(a), len(b))
+    i = lo
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i - lo
+
+
+def common_suffix(a: list[str], b: list[str], limit: int) -> int:
+    """Number of equal trailing items of ``a`` and ``b``, at most ``limit``."""
+    i = 0
+    la, lb = len(a), len(b)
+    while i < limit and a[la - 1 - i] == b[lb - 1 - i]:
+        i += 1
+    return i
+
+
+def diff_lines(a: list[str], b: list[str]) -> list[Hunk]:
+    """Return the hunks that turn the lines ``a`` into the lines ``b``."""
+    pre = common_prefix(a, b)
+    suf = common_suffix(a, b, min(len(a), len(b)) - pre)
+    return _diff_region(a, b, pre, len(a) - suf, pre, len(b) - suf)
+
+
+def _diff_region(
+    a: list[str], b: list[str], a1: int, a2: int, b1: int, b2: int
+) -> list[Hunk]:
+    if a1 == a2 and b1 == b2:
+        return []
+    if a1 == a2 or b1 == b2:
+        return [(a1, a2, b1, b2)]
+    hunks = _myers(a, b, a1, a2, b1, b2, MAX_EDIT_DISTANCE)
+    if hunks is not None:
+        return hunks
+    return _patience(a, b, a1, a2, b1, b2)
+
+
+def _myers(
+    a: list[str], b: list[str], a1: int, a2: int, b1: int, b2: int, max_d: int
+) -> list[Hunk] | None:
+    """Greedy Myers diff of ``a[a1:a2]`` and ``b[b1:b2]``; ``None`` past ``max_d``."""
+    n, m = a2 - a1, b2 - b1
+    limit = min(n + m, max_d)
+    off = limit + 1
+    v = [0] * (2 * limit + 3)
+    trace: list[list[int]] = []
+    for d in range(limit + 1):
+        trace.append(v[:])
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[off + k - 1] < v[off + k + 1]):
+                x = v[off + k + 1]
+            else:
+                x = v[off + k - 1] + 1
+            y = x - k
+            while x < n and y < m and a[a1 + x] == b[b1 + y]:
+                x += 1
+                y += 1
+            v[off + k] = x
+            if x >= n and y >= m:
+                return _backtrack(trace, off, n, m, a1, b1)
+    return None
+
+
+def _backtrack(
+    trace: list[list[int]], off: int, n: int, m: int, a1: int, b1: int
+) -> list[Hunk]:
+    """Walk the Myers trace back from the end and collect coalesced hunks."""
+    hunks: list[Hunk] = []
+    x, y = n, m
+    for d in range(len(trace) - 1, 0, -1):
+        v = trace[d]
+        k = x - y
+        if k == -d or (k != d and v[off + k - 1] < v[off + k + 1]):
+            prev_k = k + 1
+        else:
+            prev_k = k - 1
+        prev_x = v[off + prev_k]
+        prev_y = prev_x - prev_k
+        while x > prev_x and y > prev_y:
+            x -= 1
+            y -= 1
+        # One edit step from (prev_x, prev_y) to (x, y).
+        if hunks and hunks[-1][0] == a1 + x and hunks[-1][2] == b1 + y:
+            last = hunks[-1]
+            hunks[-1] = (a1 + prev_x, last[1], b1 + prev_y, last[3])
+        else:
+            hunks.append((a1 + prev_x, a1 + x, b1 + prev_y, b1 + y))
+        x, y = prev_x, prev_y
+    hunks.reverse()
+    return hunks
+
+
+def _patience(
+    a: list[str], b: list[str], a1: int, a2: int, b1: int, b2: int
+) -> list[Hunk]:
+    """Cut the region at lines unique on both sides, then diff each gap."""
+    count_a: dict[str, int] = {}
+    for i in range(a1, a2):
+        count_a[a[i]] = count_a.get(a[i], 0) + 1
+    pos_b: dict[str, int] = {}
+    count_b: dict[str, int] = {}
+    for j in range(b1, b2):
+        line = b[j]
+        count_b[line] = count_b.get(line, 0) + 1
+        pos_b[line] = j
+    pairs = [
+        (i, pos_b[a[i]])
+        for i in range(a1, a2)
+        if count_a[a[i]] == 1 and count_b.get(a[i]) == 1
+    ]
+    anchors = _longest_increasing(pairs)
+    if not anchors:
+        return [(a1, a2, b1, b2)]
+    hunks: list[Hunk] = []
+    prev_a, prev_b = a1, b1
+    for i, j in [*anchors, (a2, b2)]:
+        hunks.extend(_gap(a, b, prev_a, i, prev_b, j))
+        prev_a, prev_b = i + 1, j + 1
+    return hunks
+
+
+def _gap(a: list[str], b: list[str], a1: int, a2: int, b1: int, b2: int) -> list[Hunk]:
+    """Diff one gap between patience anchors; replace it whole past the cap."""
+    if a1 == a2 and b1 == b2:
+        return []
+    if a1 == a2 or b1 == b2:
+        return [(a1, a2, b1, b2)]
+    hunks = _myers(a, b, a1, a2, b1, b2, MAX_EDIT_DISTANCE)
+    return hunks if hunks is not None else [(a1, a2, b1, b2)]
+
+
+def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Longest run of ``pairs`` (sorted by first item) rising in the second item."""
+    tails: list[int] = []
+    tail_idx: list[int] = []
+    parent: list[int] = [-1] * len(pairs)
+    for idx, (_, j) in enumerate(pairs):
+        k = bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            tail_idx.append(idx)
+        else:
+            tails[k] = j
+            tail_idx[k] = idx
+        parent[idx] = tail_idx[k - 1] if k else -1
+    out: list[tuple[int, int]] = []
+    idx = tail_idx[-1] if tail_idx else -1
+    while idx >= 0:
+        out.append(pairs[idx])
+        idx = parent[idx]
+    out.reverse()
+    return out
