@@ -1,7 +1,11 @@
 """Console-script entry point of ``agent-doc``: fast paths first, typer after.
 
 ``agent-doc --version`` must not pay for typer (≈85 ms) or anything else it does
-not use, so it is answered here before the typer app is imported.
+not use, so it is answered here before the typer app is imported. ``write`` and
+``diff`` run on every agent cycle; they are parsed with argparse in
+:mod:`agent_doc.cli.commands._fast`, which the typer commands call too (one
+definition of the work). ``--help`` and anything argparse cannot parse go to
+typer, so usage errors and help look the same as for every other command.
 """
 
 from __future__ import annotations
@@ -17,6 +21,12 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"agent-doc {__version__}\n")
         return 0
+    if args and args[0] in ("write", "diff"):
+        from agent_doc.cli.commands._fast import run_fast
+
+        code = run_fast(args)
+        if code is not None:
+            return code
     from agent_doc.cli._output import run_app
 
     return run_app(args, prog_name="agent-doc")

@@ -6,11 +6,7 @@ import json
 import os
 import shutil
 import socket
-import subprocess
-import sys
 import tempfile
-import threading
-from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,57 +17,10 @@ from agent_doc import server_link
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
 from agent_doc.server_link import ServerLink
-
-Handler = Callable[[dict[str, Any]], dict[str, Any] | None]
-
-
-class FakeServer:
-    """A threaded NDJSON server: one request line → ``handler`` → one reply line."""
-
-    def __init__(self, handler: Handler, sock_dir: Path | None = None) -> None:
-        self.handler = handler
-        self.requests: list[dict[str, Any]] = []
-        self.short = Path(tempfile.mkdtemp(prefix="adt-", dir="/tmp"))
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        bound = self.short / "s"
-        self.sock.bind(str(bound))
-        self.sock.listen(8)
-        if sock_dir is None:
-            self.path = bound
-        else:
-            # A bound socket keeps working after a rename: this puts it under a
-            # directory whose path is far longer than sun_path allows.
-            self.path = sock_dir / "s"
-            bound.rename(self.path)
-        self.release = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                data = b""
-                while not data.endswith(b"\n"):
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                request = json.loads(data)
-                self.requests.append(request)
-                reply = self.handler(request)
-                if reply is None:  # simulate a hung server
-                    self.release.wait(10)
-                    continue
-                conn.sendall(json.dumps(reply).encode() + b"\n")
-
-    def close(self) -> None:
-        self.release.set()
-        self.sock.close()
-        shutil.rmtree(self.short, ignore_errors=True)
+from tests.socket_server import FakeServer
+from tests.socket_server import Handler
+from tests.socket_server import dead_pid
+from tests.socket_server import register
 
 
 @pytest.fixture
@@ -80,20 +29,6 @@ def servers() -> Iterator[list[FakeServer]]:
     yield started
     for srv in started:
         srv.close()
-
-
-def register(root: Path, pid: int, sock: Path | str) -> Path:
-    folder = root / ".agent-doc" / "servers"
-    folder.mkdir(parents=True, exist_ok=True)
-    entry = folder / f"{pid}.json"
-    entry.write_text(json.dumps({"pid": pid, "socket": str(sock), "roots": [str(root)]}))
-    return entry
-
-
-def dead_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def owner_of(doc: Path, text: str) -> Handler:
@@ -144,7 +79,9 @@ def test_no_owner_when_no_server_has_the_file(
     assert ServerLink().find_owner(Path("/nonexistent/dir/doc.md")) is None
 
 
-def test_stale_registrations_are_deleted(project: Path, servers: list[FakeServer]) -> None:
+def test_stale_registrations_are_deleted(
+    project: Path, servers: list[FakeServer]
+) -> None:
     doc = project / "doc.md"
     live = FakeServer(owner_of(doc, "x"))
     servers.append(live)
@@ -222,7 +159,9 @@ def test_reply_code_75_raises_server_timeout(
     assert not isinstance(err.value, ServerTimeout)
 
 
-def test_hung_owner_times_out_on_write(project: Path, servers: list[FakeServer]) -> None:
+def test_hung_owner_times_out_on_write(
+    project: Path, servers: list[FakeServer]
+) -> None:
     doc = project / "doc.md"
 
     def handle(req: dict[str, Any]) -> dict[str, Any] | None:
@@ -241,7 +180,9 @@ def test_hung_owner_times_out_on_write(project: Path, servers: list[FakeServer])
     assert link.typing(doc) is None  # the hung server is skipped, not fatal
 
 
-def test_invalid_reply_is_a_link_error(project: Path, servers: list[FakeServer]) -> None:
+def test_invalid_reply_is_a_link_error(
+    project: Path, servers: list[FakeServer]
+) -> None:
     srv = FakeServer(lambda req: {"ok": True})
     servers.append(srv)
     srv.handler = lambda req: ["not", "an", "object"]  # type: ignore[assignment,return-value]

@@ -1,0 +1,63 @@
+"""``agent-doc init``: set up a project, or scaffold a new session document (§7.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def init(
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="New session document to create (omit: project init)."),
+    ] = None,
+    title: Annotated[
+        str | None, typer.Argument(help="Document title (default: file name).")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Agent backend for this document.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON.")
+    ] = False,
+) -> None:
+    """Create .agent-doc/ here, or scaffold FILE as a new session document.
+
+    Without FILE: create .agent-doc/ (and snapshots/) at the project root and
+    install the bundled skill; idempotent. With FILE: write frontmatter, a
+    title, a status component and an exchange with a "## User" prompt; fails
+    if FILE exists; sets up the project first if needed.
+    """
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.project import init_project
+    from agent_doc.project import scaffold_document
+
+    if file is None:
+        result = init_project()
+        if as_json:
+            emit_json({"root": str(result.root), "created": list(result.created)})
+        elif result.created:
+            info(f"initialised {result.root}: {', '.join(result.created)}")
+        else:
+            info(f"already initialised: {result.root}")
+        return
+    doc = scaffold_document(file, title, agent)
+    if as_json:
+        emit_json(
+            {
+                "file": str(doc.path),
+                "session": doc.session,
+                "root": str(doc.project.root),
+                "created": list(doc.project.created),
+            }
+        )
+    else:
+        info(f"created {doc.path} (session {doc.session})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``init`` to the app."""
+    app.command("init")(init)

@@ -1,0 +1,59 @@
+"""``agent-doc patch``: replace (or append to) one component of a document (§7.21)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def patch(
+    file: Annotated[Path, typer.Argument(help="The session document.")],
+    component: Annotated[str, typer.Argument(help="Component name, e.g. status.")],
+    content: Annotated[
+        str | None, typer.Argument(help="New content (default: read stdin).")
+    ] = None,
+    force_disk: Annotated[
+        bool,
+        typer.Option(
+            "--force-disk", help="Write the file even if an editor has it open."
+        ),
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the outcome as JSON.")
+    ] = False,
+) -> None:
+    """Patch COMPONENT of FILE with CONTENT (or stdin).
+
+    Mode (replace / append / prepend), timestamp, max_entries, max_lines and the
+    pre_patch / post_patch hooks come from the inline attributes and
+    .agent-doc/components.toml. A language server that has FILE open applies
+    the patch to the live buffer.
+    """
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.cli.commands._fast import read_stdin
+    from agent_doc.server_link import ServerLink
+    from agent_doc.writing import patch_component
+
+    text = read_stdin() if content is None else content
+    link = None if force_disk else ServerLink()
+    outcome = patch_component(file, component, text, force_disk, link=link)
+    if as_json:
+        emit_json(
+            {
+                "file": str(outcome.path),
+                "component": outcome.component,
+                "target": outcome.target,
+                "changed": outcome.changed,
+            }
+        )
+    else:
+        what = "patched" if outcome.changed else "unchanged"
+        info(f"{what} {component} in {file} ({outcome.target})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``patch`` to the app."""
+    app.command("patch")(patch)

@@ -1,0 +1,61 @@
+"""``agent-doc recover``: re-apply agent responses whose write was interrupted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def recover(
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="Only this document (default: the whole project)."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON.")
+    ] = False,
+) -> None:
+    """Write orphaned pending responses (.agent-doc/pending/) into their documents.
+
+    Each goes through the normal write path (live buffer or disk, merged with
+    the user's edits). A response that fails again stays pending; the exit code
+    is then 1.
+    """
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.project import recover_pending
+    from agent_doc.server_link import ServerLink
+
+    results = recover_pending(file, ServerLink())
+    if as_json:
+        emit_json(
+            {
+                "recovered": any(r.status == "written" for r in results),
+                "items": [
+                    {
+                        "pending": str(r.pending),
+                        "file": str(r.path) if r.path else None,
+                        "status": r.status,
+                        "error": r.error,
+                    }
+                    for r in results
+                ],
+            }
+        )
+    elif not results:
+        info("nothing to recover")
+    for r in results if not as_json else []:
+        where = r.path or r.pending
+        info(f"{r.status}: {where}" + (f": {r.error}" if r.error else ""))
+    failed = sum(r.status == "failed" for r in results)
+    if failed:
+        from agent_doc.errors import PatchError
+
+        raise PatchError(f"{failed} pending response(s) not written; kept for later")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``recover`` to the app."""
+    app.command("recover")(recover)

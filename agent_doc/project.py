@@ -1,0 +1,319 @@
+"""Project and document housekeeping: init, reset, diff, mode and recover.
+
+Each public function here is the one core call behind a CLI command. They work
+on real files under the project's ``.agent-doc/`` (via :mod:`agent_doc.state`)
+and reach a running language server through :mod:`agent_doc.server_link` when
+the live buffer matters (``diff``, ``recover``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_doc.errors import DocumentError
+from agent_doc.errors import FrontmatterError
+
+if TYPE_CHECKING:
+    from agent_doc.server_link import ServerLink
+    from agent_doc.writing import WriteOutcome
+
+SKILL_RELPATH = Path(".claude/skills/agent-doc/SKILL.md")
+"""Where project init installs the bundled Claude Code skill."""
+
+FORMATS = ("template", "inline")
+WRITES = ("crdt", "merge")
+SKIP_DIRS = frozenset({".git", ".agent-doc", ".venv", "venv", "node_modules"})
+
+
+@dataclass(frozen=True, slots=True)
+class InitResult:
+    """What project init created (empty ``created``: it was already set up)."""
+
+    root: Path
+    created: tuple[str, ...] = ()
+
+
+def _bundled_skill() -> str | None:
+    """The bundled SKILL.md text, or ``None`` while no skill is packaged."""
+    from importlib import resources
+
+    try:
+        skill = resources.files("agent_doc").joinpath("data", "SKILL.md")
+        return skill.read_text(encoding="utf-8") if skill.is_file() else None
+    except (OSError, ModuleNotFoundError):
+        return None
+
+
+def init_project(root: Path | None = None) -> InitResult:
+    """Create ``.agent-doc/`` (+ ``snapshots/``) and install the bundled skill.
+
+    ``root`` defaults to the project of the current folder (an enclosing
+    ``.agent-doc/`` owner, else the git top-level, else the current folder).
+    Idempotent: running it again creates nothing.
+    """
+    from agent_doc.state import STATE_DIR
+    from agent_doc.state import atomic_write_text
+    from agent_doc.state import project_root_for
+
+    root = Path(root) if root is not None else project_root_for(Path.cwd())
+    created: list[str] = []
+    for rel in (Path(STATE_DIR), Path(STATE_DIR) / "snapshots"):
+        folder = root / rel
+        if not folder.is_dir():
+            try:
+                folder.mkdir(parents=True)
+            except OSError as exc:
+                raise DocumentError(f"cannot create {folder}: {exc.strerror}") from exc
+            created.append(f"{rel}/")
+    skill = _bundled_skill()
+    target = root / SKILL_RELPATH
+    if skill is not None and (not target.is_file() or target.read_text() != skill):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(target, skill)
+        created.append(str(SKILL_RELPATH))
+    return InitResult(root, tuple(created))
+
+
+@dataclass(frozen=True, slots=True)
+class ScaffoldResult:
+    """A new session document and the project init it triggered."""
+
+    path: Path
+    session: str
+    project: InitResult
+
+
+def scaffold_text(title: str, session: str, agent: str | None = None) -> str:
+    """The text of a new template-format session document."""
+    import json
+
+    lines = ["---", f"agent_doc_session: {session}", "agent_doc_format: template"]
+    if agent:
+        lines.append(f"agent: {json.dumps(agent, ensure_ascii=False)}")
+    lines += [
+        "---",
+        "",
+        f"# {title}",
+        "",
+        "<!-- agent:status patch=replace -->",
+        "<!-- /agent:status -->",
+        "",
+        "<!-- agent:exchange patch=append -->",
+        "## User",
+        "",
+        "<!-- /agent:exchange -->",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def scaffold_document(
+    path: Path, title: str | None = None, agent: str | None = None
+) -> ScaffoldResult:
+    """Create a new session document; fail if it exists. Runs project init lazily."""
+    from agent_doc.state import find_project_root
+    from agent_doc.state import project_root_for
+
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise DocumentError(f"{path.parent}: no such folder")
+    root = find_project_root(path.parent)
+    project = InitResult(root) if root else init_project(project_root_for(path.parent))
+    session = str(uuid.uuid4())
+    text = scaffold_text(title or path.stem, session, agent)
+    try:
+        with path.open("x", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+    except FileExistsError as exc:
+        raise DocumentError(f"{path} already exists") from exc
+    except OSError as exc:
+        raise DocumentError(f"cannot create {path}: {exc.strerror}") from exc
+    return ScaffoldResult(path, session, project)
+
+
+@dataclass(frozen=True, slots=True)
+class ResetResult:
+    """What ``reset`` cleared."""
+
+    path: Path
+    cleared_resume: bool
+    deleted: tuple[str, ...]
+
+
+def reset_document(path: Path) -> ResetResult:
+    """Clear the ``resume`` id and delete the snapshot and CRDT state."""
+    from agent_doc.frontmatter import parse_frontmatter
+    from agent_doc.frontmatter import set_field
+    from agent_doc.state import StateStore
+    from agent_doc.state import doc_lock
+    from agent_doc.state import read_document
+    from agent_doc.state import write_document
+
+    path = Path(path)
+    store = StateStore.for_document(path)
+    with doc_lock(path, root=store.root):
+        doc = read_document(path)
+        cleared = parse_frontmatter(doc.text).resume is not None
+        if cleared:
+            write_document(path, doc, set_field(doc.text, "resume", None))
+        deleted = []
+        for kind, where in (
+            ("snapshot", store.snapshot_path(path)),
+            ("crdt", store.crdt_path(path)),
+        ):
+            if where.exists():
+                deleted.append(kind)
+        store.delete_snapshot(path)
+        store.delete_crdt(path)
+    return ResetResult(path, cleared, tuple(deleted))
+
+
+@dataclass(frozen=True, slots=True)
+class DiffResult:
+    """The user's changes since the agent's last write."""
+
+    path: Path
+    diff: str | None
+    """Unified diff snapshot → document, ``None`` when there is no change."""
+    source: str
+    """``"buffer"`` (live text from a language server) or ``"file"``."""
+    has_snapshot: bool
+
+
+def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
+    """Diff the snapshot against the document (the live buffer when one is open)."""
+    from agent_doc.diffing import compute_diff
+    from agent_doc.state import StateStore
+    from agent_doc.state import read_document
+    from agent_doc.writing import normalize_text
+
+    path = Path(path)
+    disk = read_document(path)
+    handle = link.find_owner(path) if link is not None else None
+    current = normalize_text(handle.text) if handle is not None else disk.text
+    previous = StateStore.for_document(path).load_snapshot(path)
+    diff = compute_diff(previous or "", current)
+    source = "buffer" if handle is not None else "file"
+    return DiffResult(path, diff, source, previous is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class ModeResult:
+    """The write mode of a document after ``mode`` (shown or changed)."""
+
+    path: Path
+    format: str
+    write: str
+    changed: bool
+
+
+def document_mode(
+    path: Path, *, format: str | None = None, write: str | None = None
+) -> ModeResult:
+    """Show, or set with ``format``/``write``, a document's format and write mode.
+
+    Setting changes only the ``agent_doc_format``/``agent_doc_write`` lines;
+    the same edit is applied to the snapshot so the next diff does not report it.
+    """
+    from agent_doc.frontmatter import parse_frontmatter
+    from agent_doc.frontmatter import set_field
+    from agent_doc.state import StateStore
+    from agent_doc.state import doc_lock
+    from agent_doc.state import read_document
+    from agent_doc.state import write_document
+
+    if format is not None and format not in FORMATS:
+        raise FrontmatterError(f"invalid format '{format}' (use template or inline)")
+    if write is not None and write not in WRITES:
+        raise FrontmatterError(f"invalid write mode '{write}' (use crdt or merge)")
+    path = Path(path)
+    store = StateStore.for_document(path)
+    with doc_lock(path, root=store.root):
+        doc = read_document(path)
+        meta = parse_frontmatter(doc.text)
+        new_format, new_write = format or meta.format, write or meta.write
+        if (new_format, new_write) == (meta.format, meta.write):
+            return ModeResult(path, meta.format, meta.write, False)
+
+        def edit(text: str) -> str:
+            if format is not None:
+                text = set_field(text, "agent_doc_format", format)
+            if write is not None:
+                text = set_field(text, "agent_doc_write", write)
+            return text
+
+        write_document(path, doc, edit(doc.text))
+        snapshot = store.load_snapshot(path)
+        if snapshot is not None:
+            store.save_snapshot(path, edit(snapshot))
+    return ModeResult(path, new_format, new_write, True)
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """One orphaned pending response and what ``recover`` did with it."""
+
+    pending: Path
+    path: Path | None
+    status: str
+    """``written`` or ``failed`` (the pending file is then kept)."""
+    error: str | None = None
+    outcome: WriteOutcome | None = field(default=None, compare=False)
+
+
+def _documents_by_hash(root: Path) -> dict[str, Path]:
+    from agent_doc.state import doc_hash
+
+    found: dict[str, Path] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        for name in files:
+            if name.endswith(".md"):
+                doc = Path(folder) / name
+                found[doc_hash(doc)] = doc
+    return found
+
+
+def recover_pending(
+    path: Path | None = None, link: ServerLink | None = None
+) -> list[Recovered]:
+    """Re-apply orphaned pending responses through the write path.
+
+    With ``path``: that document's pending response; otherwise every pending
+    response of the current folder's project (documents found by hash). A
+    response that fails again stays pending, so it is never lost.
+    """
+    from agent_doc.errors import AgentDocError
+    from agent_doc.state import StateStore
+    from agent_doc.writing import WriteRequest
+    from agent_doc.writing import write_response
+
+    if path is not None:
+        store = StateStore.for_document(Path(path))
+        pending = store.pending_path(Path(path))
+        todo: list[tuple[Path, Path | None]] = (
+            [(pending, Path(path))] if pending.is_file() else []
+        )
+    else:
+        store = StateStore.for_document(Path.cwd())
+        docs = _documents_by_hash(store.root) if store.list_pending() else {}
+        todo = [(p, docs.get(p.stem)) for p in store.list_pending()]
+    results: list[Recovered] = []
+    for pending, doc in todo:
+        if doc is None:
+            results.append(Recovered(pending, None, "failed", "document not found"))
+            continue
+        response = pending.read_text(encoding="utf-8")
+        try:
+            request = WriteRequest(doc, response, origin="recover")
+            outcome = write_response(request, link)
+        except AgentDocError as exc:
+            results.append(Recovered(pending, doc, "failed", str(exc)))
+            continue
+        results.append(Recovered(pending, doc, "written", outcome=outcome))
+    return results

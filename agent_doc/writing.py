@@ -1,0 +1,311 @@
+"""The write path: an agent response lands in the document, never losing user text.
+
+One function, :func:`write_response`, serves ``agent-doc write``, ``recover`` and
+the agent cycle. Its steps (spec §7.22, architecture "writing.py"):
+
+1. validate (non-empty response, readable UTF-8 document);
+2. save the response as *pending* before anything else is written;
+3. baseline = the explicit one, else the live buffer of a language server that
+   has the document open, else the file;
+4. ``content_ours`` = baseline + response (:func:`patching.build_content_ours`);
+5. **the seam**: a server that has the document open merges ``content_ours``
+   with its live buffer and applies one workspace edit (the file is not
+   written); otherwise the disk path: lock, re-read, CRDT merge when the file
+   changed since the baseline, skip identical writes, atomic write;
+6. snapshot = ``content_ours`` (never the merged text, so the user's concurrent
+   edits show up in the next diff), CRDT state saved, pending cleared.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Literal
+
+from agent_doc.errors import PatchError
+
+if TYPE_CHECKING:
+    from agent_doc.server_link import ServerHandle
+    from agent_doc.server_link import ServerLink
+    from agent_doc.state import StateStore
+
+Target = Literal["disk", "server"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    """An agent response to write into one document."""
+
+    path: Path
+    response: str
+    baseline: str | None = None
+    """Document text the response was generated against (``--baseline-file``)."""
+    stream: bool = False
+    """``--stream``: CRDT write strategy (the only merge we implement)."""
+    force_disk: bool = False
+    """Write the file even when a language server has the document open."""
+    origin: str | None = None
+    """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """What :func:`write_response` did."""
+
+    path: Path
+    content_ours: str
+    """Baseline + response: what the snapshot now holds."""
+    final_text: str
+    """The document (file or live buffer) after the write."""
+    target: Target
+    changed: bool
+    """False when the result equalled the current text and nothing was written."""
+    merged: bool = False
+    """True when user edits made after the baseline were merged in."""
+
+
+def normalize_text(text: str) -> str:
+    """Drop a BOM and turn CRLF into ``\\n`` (the core's internal form)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
+
+
+def read_baseline_file(path: Path) -> str:
+    """Read a ``--baseline-file`` (UTF-8, BOM/CRLF normalised)."""
+    from agent_doc.state import read_document
+
+    return read_document(Path(path)).text
+
+
+def _crdt_state_of(text: str) -> bytes:
+    """CRDT state holding exactly ``text``."""
+    from agent_doc.merge import encode_text_state
+
+    return encode_text_state(text)
+
+
+def _log_origin(store: StateStore, path: Path, origin: str) -> None:
+    logs = store.state_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with (logs / "ops.log").open("a", encoding="utf-8") as log:
+        log.write(f"{stamp} write_origin file={path} origin={origin}\n")
+
+
+def write_response(
+    request: WriteRequest,
+    link: ServerLink | None = None,
+    *,
+    on_written: Callable[[WriteOutcome], None] | None = None,
+) -> WriteOutcome:
+    """Write an agent response into a document (see the module docstring).
+
+    Parameters
+    ----------
+    request:
+        The response and how to write it.
+    link:
+        Where to look for a language server that has the document open;
+        ``None`` writes to disk.
+    on_written:
+        Called with the outcome after a successful write (post-write hooks).
+
+    Raises
+    ------
+    PatchError
+        Empty response or a response that cannot be applied.
+    DocumentError
+        The document is missing, a folder, not UTF-8, or malformed.
+    ServerTimeout
+        A server has the document open but could not apply in time (exit 75);
+        nothing was written and the response stays pending.
+    """
+    from agent_doc.component_config import load_component_configs
+    from agent_doc.patching import build_content_ours
+    from agent_doc.state import StateStore
+    from agent_doc.state import project_root_for
+    from agent_doc.state import read_document
+
+    path = Path(request.path)
+    if not request.response.strip():
+        raise PatchError("empty response — nothing to write")
+    disk = read_document(path)
+    root = project_root_for(path)
+    store = StateStore(root)
+    store.save_pending(path, request.response)
+    handle = None
+    if link is not None and not request.force_disk:
+        handle = link.find_owner(path)
+    if request.baseline is not None:
+        baseline = normalize_text(request.baseline)
+    elif handle is not None:
+        baseline = normalize_text(handle.text)
+    else:
+        baseline = disk.text
+    ours = build_content_ours(baseline, request.response, load_component_configs(root))
+    if handle is not None and link is not None:
+        outcome = _write_to_server(request, link, handle, baseline, store)
+    else:
+        outcome = _write_to_disk(path, baseline, ours, store)
+    store.delete_pending(path)
+    if request.origin:
+        _log_origin(store, path, request.origin)
+    if on_written is not None:
+        on_written(outcome)
+    return outcome
+
+
+def _write_to_server(
+    request: WriteRequest,
+    link: ServerLink,
+    handle: ServerHandle,
+    baseline: str,
+    store: StateStore,
+) -> WriteOutcome:
+    """Hand the response to the server that owns the live buffer."""
+    reply = link.write(handle, request.response, baseline, request.origin)
+    ours = normalize_text(reply.content_ours)
+    store.save_snapshot(request.path, ours)
+    store.save_crdt(request.path, _crdt_state_of(ours))
+    final = normalize_text(reply.text)
+    return WriteOutcome(
+        path=Path(request.path),
+        content_ours=ours,
+        final_text=final,
+        target="server",
+        changed=final != normalize_text(handle.text),
+        merged=final != ours,
+    )
+
+
+def _write_to_disk(
+    path: Path, baseline: str, ours: str, store: StateStore
+) -> WriteOutcome:
+    """Lock, re-read, merge the user's concurrent edits, write atomically."""
+    from agent_doc.state import doc_lock
+    from agent_doc.state import read_document
+    from agent_doc.state import write_document
+
+    with doc_lock(path, root=store.root):
+        current = read_document(path)
+        if current.text == baseline:
+            final, state = ours, _crdt_state_of(ours)
+        else:
+            from agent_doc.merge import merge_texts
+
+            result = merge_texts(baseline, ours, current.text, store.load_crdt(path))
+            final, state = result.text, result.state
+        changed = final != current.text
+        if changed:
+            write_document(path, current, final)
+        store.save_snapshot(path, ours)
+        store.save_crdt(path, state)
+    return WriteOutcome(
+        path=path,
+        content_ours=ours,
+        final_text=final,
+        target="disk",
+        changed=changed,
+        merged=current.text != baseline,
+    )
+
+
+def run_write(
+    path: Path,
+    response: str,
+    *,
+    baseline_file: Path | None = None,
+    stream: bool = False,
+    force_disk: bool = False,
+    origin: str | None = None,
+) -> WriteOutcome:
+    """``agent-doc write``: build the request, find a server, write.
+
+    The one core call shared by the typer command and the fast path in
+    :mod:`agent_doc.cli.entry`.
+    """
+    from agent_doc.server_link import ServerLink
+
+    baseline = read_baseline_file(baseline_file) if baseline_file else None
+    request = WriteRequest(Path(path), response, baseline, stream, force_disk, origin)
+    return write_response(request, None if force_disk else ServerLink())
+
+
+@dataclass(frozen=True, slots=True)
+class PatchOutcome:
+    """What :func:`patch_component` did."""
+
+    path: Path
+    component: str
+    text: str
+    """The document (file or live buffer) after the patch."""
+    target: Target
+    changed: bool
+
+
+def patch_component(
+    path: Path,
+    name: str,
+    content: str,
+    force_disk: bool = False,
+    *,
+    link: ServerLink | None = None,
+) -> PatchOutcome:
+    """Replace/append/prepend one component (``agent-doc patch``, spec §7.21).
+
+    The ``pre_patch`` hook transforms ``content`` first; a server that has the
+    document open applies the patch to its live buffer, otherwise the file is
+    written under the document lock. The snapshot becomes the patched text and
+    the ``post_patch`` hook is started (fire-and-forget).
+
+    Raises
+    ------
+    PatchError
+        Invalid component name, or a failing ``pre_patch`` hook.
+    ComponentNotFound
+        The document has no such component.
+    DocumentError
+        The document cannot be read or is malformed.
+    """
+    from agent_doc.component_config import load_component_configs
+    from agent_doc.components import is_valid_name
+    from agent_doc.frontmatter import parse_frontmatter
+    from agent_doc.hooks import run_post_patch
+    from agent_doc.hooks import run_pre_patch
+    from agent_doc.patching import apply_component_patch
+    from agent_doc.state import StateStore
+    from agent_doc.state import doc_lock
+    from agent_doc.state import project_root_for
+    from agent_doc.state import read_document
+    from agent_doc.state import write_document
+
+    path = Path(path)
+    if not is_valid_name(name):
+        raise PatchError(f"invalid component name '{name}'")
+    parse_frontmatter(read_document(path).text)  # refuse a malformed document
+    root = project_root_for(path)
+    configs = load_component_configs(root)
+    config = configs.get(name)
+    if config is not None and config.pre_patch:
+        content = run_pre_patch(config.pre_patch, content, name, path)
+    store = StateStore(root)
+    handle = None if link is None or force_disk else link.find_owner(path)
+    if handle is not None and link is not None:
+        before = normalize_text(handle.text)
+        apply_component_patch(before, name, content, configs)  # validate first
+        text = normalize_text(link.patch(handle, name, content))
+        store.save_snapshot(path, text)
+        outcome = PatchOutcome(path, name, text, "server", text != before)
+    else:
+        with doc_lock(path, root=root):
+            current = read_document(path)
+            text = apply_component_patch(current.text, name, content, configs)
+            if text != current.text:
+                write_document(path, current, text)
+            store.save_snapshot(path, text)
+        outcome = PatchOutcome(path, name, text, "disk", text != current.text)
+    if config is not None and config.post_patch:
+        run_post_patch(config.post_patch, name, path)
+    return outcome
