@@ -1,0 +1,78 @@
+"""``sync``, ``layout``, ``resync``: arrange and check agent panes (§7.12–13, §7.20)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+WindowOpt = Annotated[str | None, typer.Option("--window", help="tmux window.")]
+
+
+def sync(
+    col: Annotated[
+        list[str], typer.Option("--col", help="Comma-separated files of one column.")
+    ],
+    window: WindowOpt = None,
+    focus: Annotated[str | None, typer.Option("--focus", help="File to focus.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Mirror the editor's columns (one --col each, left to right) in tmux."""
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.layout_sync import sync as core_sync
+
+    columns = [[f.strip() for f in c.split(",") if f.strip()] for c in col]
+    result = core_sync(columns, focus=focus, window=window)
+    if as_json:
+        emit_json(asdict(result))
+        return
+    info(f"window {result.window or '-'}: " + " | ".join(
+        " ".join(c) for c in result.columns))  # fmt: skip
+
+
+def layout(
+    files: Annotated[list[Path], typer.Argument(help="Documents, focus first.")],
+    split: Annotated[str, typer.Option("--split", help="h (side by side) or v.")] = "h",
+    window: WindowOpt = None,
+) -> None:
+    """Arrange the panes of FILES in one tmux window."""
+    from agent_doc.cli._output import info
+    from agent_doc.layout_sync import layout as core_layout
+
+    result = core_layout([str(f) for f in files], split=split, window=window)
+    for warning in result.warnings:
+        info(f"warning: {warning}")
+
+
+def resync(
+    fix: Annotated[bool, typer.Option("--fix", help="Repair what is found.")] = False,
+    root: Annotated[Path | None, typer.Option("--root", help="Project root.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check sessions.json against live tmux panes; --fix repairs."""
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.resync import resync as core_resync
+    from agent_doc.state import project_root_for
+
+    report = core_resync(project_root_for(root or Path.cwd()), fix)
+    if as_json:
+        emit_json(asdict(report))
+        return
+    for issue in report.issues:
+        state = "fixed" if issue.fixed else "found"
+        info(f"{issue.kind}: {issue.file} (pane {issue.pane}) {issue.detail} [{state}]")
+    if report.issues and not fix:
+        info("run with --fix to resolve")
+    info(f"pruned {len(report.pruned)}, purged {len(report.purged_windows)} stash")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sync``, ``layout`` and ``resync`` to the app."""
+    app.command("sync")(sync)
+    app.command("layout")(layout)
+    app.command("resync")(resync)

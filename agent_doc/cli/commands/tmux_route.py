@@ -1,0 +1,83 @@
+"""``start``, ``claim``, ``route``, ``focus``: documents ↔ tmux panes (§7.8–7.11)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+PaneOpt = Annotated[str | None, typer.Option("--pane", help="tmux pane id (%N).")]
+FileArg = Annotated[Path, typer.Argument(help="The session document.")]
+
+
+def start(file: FileArg, pane: PaneOpt = None) -> None:
+    """Bind FILE to the current tmux pane and exec the agent in it."""
+    from agent_doc.routing import start as core_start
+
+    argv = core_start(file, pane=pane)
+    os.execvp(argv[0], argv)
+
+
+def claim(
+    file: FileArg,
+    position: Annotated[
+        str | None, typer.Option("--position", help="left|right|top|bottom")
+    ] = None,
+    window: Annotated[str | None, typer.Option("--window", help="tmux window.")] = None,
+    pane: PaneOpt = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Take a pane bound to another document.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bind FILE to a tmux pane (last call wins; never another document's pane)."""
+    from agent_doc.claiming import claim as core_claim
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+
+    result = core_claim(file, position=position, window=window, pane=pane, force=force)
+    if as_json:
+        emit_json(asdict(result))
+        return
+    extra = " (new pane)" if result.provisioned else ""
+    info(f"Claimed {result.file} for pane {result.pane}{extra}")
+
+
+def route(
+    file: FileArg,
+    pane: PaneOpt = None,
+    debounce: Annotated[
+        int | None, typer.Option("--debounce", help="Skip if routed < MS ago.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Send /agent-doc FILE to the document's pane, starting an agent if needed."""
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.routing import route as core_route
+
+    result = core_route(file, pane=pane, debounce_ms=debounce)
+    if as_json:
+        emit_json(asdict(result))
+        return
+    info(f"{result.file}: {result.status} (pane {result.pane or '-'})")
+
+
+def focus(file: Annotated[Path | None, typer.Argument()] = None,
+          pane: PaneOpt = None) -> None:  # fmt: skip
+    """Select the tmux window and pane of FILE."""
+    from agent_doc.routing import focus as core_focus
+
+    core_focus(file, pane=pane)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``start``, ``claim``, ``route`` and ``focus`` to the app."""
+    app.command("start")(start)
+    app.command("claim")(claim)
+    app.command("route")(route)
+    app.command("focus")(focus)
