@@ -1,16 +1,16 @@
-"""Agent responses as patch blocks, and applying them to a template document.
+"""Applying an agent's response to a document (upstream-notes §3.2, spec §7.21–7.22).
 
-An agent answers a template document with ``<!-- patch:NAME -->…<!-- /patch:NAME -->``
-blocks; text outside the blocks is "unmatched" and goes to the ``exchange`` (or
-``output``) component. :func:`apply_patches` follows the boundary lifecycle of
-spec §7.22: the response lands at a fresh boundary placed after all of the
-user's text, and exactly one boundary is left at the end of ``exchange``.
+Patch blocks (parsed by :mod:`agent_doc.patch_blocks`, re-exported here) go to
+their components; text outside the blocks is "unmatched" and goes to the
+``exchange`` (or ``output``) component. :func:`apply_patches` follows the
+boundary lifecycle of spec §7.22: the response lands at a fresh boundary
+placed after all of the user's text, and exactly one boundary is left at the
+end of ``exchange``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone
 from typing import TYPE_CHECKING
@@ -28,12 +28,13 @@ from agent_doc.component_config import ComponentConfig
 from agent_doc.component_config import resolve_max_lines
 from agent_doc.component_config import resolve_mode
 from agent_doc.components import find_component
-from agent_doc.components import is_valid_name
 from agent_doc.components import parse_components
 from agent_doc.components import replace_content
 from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
 from agent_doc.inline import append_inline_response
+from agent_doc.patch_blocks import PatchBlock
+from agent_doc.patch_blocks import parse_patch_blocks
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -41,96 +42,23 @@ if TYPE_CHECKING:
     from agent_doc.boundary import Boundary
     from agent_doc.components import Component
 
+__all__ = [
+    "EMPTY_RESPONSE",
+    "PatchBlock",
+    "apply_component_patch",
+    "apply_patches",
+    "build_content_ours",
+    "close_open_fence",
+    "dedup_exchange_adjacent_lines",
+    "parse_patch_blocks",
+    "strip_leading_overlap",
+    "strip_trailing_caret_lines",
+    "trim_entries",
+]
+
 EMPTY_RESPONSE = "empty response — nothing to write"
 UNMATCHED_TARGETS = ("exchange", "output")
 """Components that receive unmatched text (the first one in the document)."""
-
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-
-
-@dataclass(frozen=True, slots=True)
-class PatchBlock:
-    """One ``<!-- patch:NAME k=v -->…<!-- /patch:NAME -->`` block of a response."""
-
-    name: str
-    """Target component name."""
-    content: str
-    """Everything between the opener (and its newline) and the close marker."""
-    attrs: tuple[tuple[str, str], ...] = ()
-    """``k=v`` attributes of the opener, in order."""
-
-
-def _opener(inner: str) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
-    """Return ``(kind, name, attrs)`` when a comment's text opens a patch block."""
-    text = inner.strip()
-    for kind in ("patch", "replace"):
-        if text.startswith(f"{kind}:"):
-            tokens = text[len(kind) + 1 :].split()
-            break
-    else:
-        return None
-    if not tokens or tokens[0].startswith("/"):
-        return None
-    name = tokens[0]
-    if kind == "replace" and name != "pending":
-        return None
-    if not is_valid_name(name):
-        raise PatchError(f"invalid patch name '{name}'")
-    attrs = tuple(
-        (key, value)
-        for key, sep, value in (t.partition("=") for t in tokens[1:])
-        if sep
-    )
-    return kind, name, attrs
-
-
-def parse_patch_blocks(response: str) -> tuple[list[PatchBlock], str]:
-    """Split a response into patch blocks and the unmatched text around them.
-
-    Markers inside fenced or inline code are ignored; ``<!-- replace:pending -->``
-    is accepted for ``pending``; an opener without a close marker is dropped.
-    Unmatched segments are trimmed and joined with ``\\n``.
-
-    Raises
-    ------
-    PatchError
-        A patch opener names an invalid component.
-    """
-    code = CodeRanges(code_ranges(response))
-    blocks: list[PatchBlock] = []
-    segments: list[str] = []
-    pos = 0
-    for match in _COMMENT.finditer(response):
-        if match.start() < pos or code.contains(match.start()):
-            continue
-        opened = _opener(match.group(1))
-        if opened is None:
-            continue
-        kind, name, attrs = opened
-        segments.append(response[pos : match.start()])
-        body_start = _skip_newline(response, match.end())
-        close = re.compile(rf"<!--\s*/{kind}:{re.escape(name)}\s*-->")
-        end = next(
-            (
-                m
-                for m in close.finditer(response, body_start)
-                if not code.contains(m.start())
-            ),
-            None,
-        )
-        if end is None:  # unclosed opener: consume the marker, keep what follows
-            pos = body_start
-            continue
-        blocks.append(PatchBlock(name, response[body_start : end.start()], attrs))
-        pos = _skip_newline(response, end.end())
-    segments.append(response[pos:])
-    unmatched = "\n".join(s.strip() for s in segments if s.strip())
-    return blocks, unmatched
-
-
-def _skip_newline(text: str, offset: int) -> int:
-    return offset + 1 if text.startswith("\n", offset) else offset
-
 
 # -- small text helpers ---------------------------------------------------------
 
@@ -150,8 +78,7 @@ def strip_leading_overlap(existing: str, new: str) -> str:
 
 
 def close_open_fence(text: str) -> str:
-    """Close a fenced code block the text leaves open (else it would swallow
-    the component's close marker and break the document)."""
+    """Close a fenced code block left open (it would swallow a close marker)."""
     probe = _terminated(text) + "x\n"
     fences, _ = block_ranges(probe)
     if not fences or fences[-1][1] < len(probe):
