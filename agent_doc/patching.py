@@ -163,6 +163,8 @@ def apply_patches(
     bid = boundary_id or new_boundary_id()
     overrides = mode_overrides or {}
     doc = insert_boundary_at_end_of_exchange(remove_all_boundaries(doc), bid)
+    exchange = _find(doc, "exchange")
+    user_lines = 0 if exchange is None else exchange.content(doc).count("\n") - 1
     overflow: list[str] = []
     for block in blocks:
         component = _find(doc, block.name)
@@ -178,7 +180,8 @@ def apply_patches(
     if leftover:
         text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
         doc = _route_unmatched(doc, text, bid)
-    doc = dedup_exchange_adjacent_lines(remove_all_boundaries(doc))
+    doc = remove_all_boundaries(doc)
+    doc = dedup_exchange_adjacent_lines(doc, protected_lines=user_lines)
     doc = _limit_lines(doc, configs)
     return reposition_boundary_to_end(doc, bid)
 
@@ -201,10 +204,12 @@ def _route_unmatched(doc: str, text: str, bid: str) -> str:
     return replace_content(doc, target, new)
 
 
-def dedup_exchange_adjacent_lines(doc: str) -> str:
+def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
     """Inside ``exchange``, drop a non-blank line equal to the previous non-blank one.
 
-    Blank lines are never collapsed and lines inside code are never touched.
+    Blank lines are never collapsed, lines inside code are never touched, and
+    the first ``protected_lines`` lines (the user's text before the response)
+    are never dropped.
     """
     exchange = _find(doc, "exchange")
     if exchange is None:
@@ -213,13 +218,13 @@ def dedup_exchange_adjacent_lines(doc: str) -> str:
     kept: list[str] = []
     previous: str | None = None
     offset = exchange.open_end
-    for line in exchange.content(doc).splitlines(keepends=True):
+    for index, line in enumerate(exchange.content(doc).splitlines(keepends=True)):
         start, offset = offset, offset + len(line)
         bare = line.rstrip("\n").rstrip()
         if code.contains(start):
             previous = None
         elif bare:
-            if bare == previous:
+            if bare == previous and index >= protected_lines:
                 continue
             previous = bare
         kept.append(line)

@@ -574,3 +574,11 @@ def test_patch_command_flow_from_a_real_components_toml(project: Path) -> None:
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert marker.exists()
+
+
+def test_apply_never_dedups_the_users_existing_exchange_lines() -> None:
+    user = "    }\n    }\nsame\nsame\n"  # e.g. an indented code block, repeated lines
+    out = apply_patches(exchange_doc(user), [], "Reply\nReply", {}, "0000aaaa")
+    assert content_of(out, "exchange") == (
+        user + "Reply\n<!-- agent:boundary:0000aaaa -->\n"
+    )
