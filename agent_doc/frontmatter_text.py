@@ -32,6 +32,7 @@ _CONTINUATION = re.compile(r"[ \t]|-(?=[ \t]|$)")
 _NON_PRINTABLE = re.compile(
     "[^\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
+_YAML_BREAKS = "\x85\u2028\u2029"  # line breaks to YAML, folded if left raw
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -113,6 +114,7 @@ def format_value(value: str) -> str:
         value
         and value == value.strip()
         and not _NON_PRINTABLE.search(value)
+        and not any(c in _YAML_BREAKS for c in value)
         and _reads_back(value)
     ):
         return value
@@ -122,7 +124,7 @@ def format_value(value: str) -> str:
 def _escape(char: str) -> str:
     if char in _ESCAPES:
         return _ESCAPES[char]
-    if _NON_PRINTABLE.match(char):
+    if _NON_PRINTABLE.match(char) or char in _YAML_BREAKS:
         code = ord(char)
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
     return char
@@ -165,7 +167,8 @@ def set_field(text: str, key: str, value: str | None) -> str:
         return _splice(text, block, lines)
     _, first, end = found[-1]
     if value is None:
-        del lines[first:end]
+        for _, first, end in reversed(found):
+            del lines[first:end]
     else:
         comment = _trailing_comment(lines[first]) if end == first + 1 else ""
         lines[first:end] = [f"{key}: {format_value(value)}{comment}"]
