@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -26,7 +27,6 @@ SKILL_RELPATH = Path(".claude/skills/agent-doc/SKILL.md")
 """Where project init installs the bundled Claude Code skill."""
 
 FORMATS = ("template", "inline")
-WRITES = ("crdt", "merge")
 SKIP_DIRS = frozenset({".git", ".agent-doc", ".venv", "venv", "node_modules"})
 
 
@@ -217,41 +217,83 @@ def document_mode(
 ) -> ModeResult:
     """Show, or set with ``format``/``write``, a document's format and write mode.
 
-    Setting changes only the ``agent_doc_format``/``agent_doc_write`` lines;
+    Setting changes only the frontmatter (:func:`agent_doc.convert.set_mode`);
     the same edit is applied to the snapshot so the next diff does not report it.
     """
+    from agent_doc.convert import set_mode
     from agent_doc.frontmatter import parse_frontmatter
-    from agent_doc.frontmatter import set_field
+
+    def edit(text: str) -> str:
+        return set_mode(text, format, write)
+
+    text = _rewrite(Path(path), edit if format or write else None, snapshot="edit")
+    meta = parse_frontmatter(text.after)
+    return ModeResult(Path(path), meta.format, meta.write, text.changed)
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """A document before and after a whole-text rewrite."""
+
+    before: str
+    after: str
+
+    @property
+    def changed(self) -> bool:
+        """True when the rewrite changed the text."""
+        return self.before != self.after
+
+
+def _rewrite(
+    path: Path, edit: Callable[[str], str] | None, *, snapshot: str
+) -> Rewrite:
+    """Apply ``edit`` to the document under its lock; keep the snapshot in step.
+
+    ``snapshot="edit"`` applies the same edit to an existing snapshot;
+    ``"result"`` stores the new document as the snapshot (when it changed).
+    """
     from agent_doc.state import StateStore
     from agent_doc.state import doc_lock
     from agent_doc.state import read_document
     from agent_doc.state import write_document
 
-    if format is not None and format not in FORMATS:
-        raise FrontmatterError(f"invalid format '{format}' (use template or inline)")
-    if write is not None and write not in WRITES:
-        raise FrontmatterError(f"invalid write mode '{write}' (use crdt or merge)")
-    path = Path(path)
     store = StateStore.for_document(path)
     with doc_lock(path, root=store.root):
         doc = read_document(path)
-        meta = parse_frontmatter(doc.text)
-        new_format, new_write = format or meta.format, write or meta.write
-        if (new_format, new_write) == (meta.format, meta.write):
-            return ModeResult(path, meta.format, meta.write, False)
+        after = doc.text if edit is None else edit(doc.text)
+        if after != doc.text:
+            write_document(path, doc, after)
+            old = store.load_snapshot(path)
+            if snapshot == "result":
+                store.save_snapshot(path, after)
+            elif old is not None and edit is not None:
+                store.save_snapshot(path, edit(old))
+    return Rewrite(doc.text, after)
 
-        def edit(text: str) -> str:
-            if format is not None:
-                text = set_field(text, "agent_doc_format", format)
-            if write is not None:
-                text = set_field(text, "agent_doc_write", write)
-            return text
 
-        write_document(path, doc, edit(doc.text))
-        snapshot = store.load_snapshot(path)
-        if snapshot is not None:
-            store.save_snapshot(path, edit(snapshot))
-    return ModeResult(path, new_format, new_write, True)
+def convert_document(path: Path, to: str = "template") -> Rewrite:
+    """Convert a document to ``template`` or ``inline`` format; snapshot follows."""
+    from agent_doc.convert import convert_to_inline
+    from agent_doc.convert import convert_to_template
+
+    if to not in FORMATS:
+        raise FrontmatterError(f"invalid format '{to}' (expected inline or template)")
+    edit = convert_to_template if to == "template" else convert_to_inline
+    return _rewrite(Path(path), edit, snapshot="result")
+
+
+def dedupe_document(path: Path) -> tuple[Rewrite, int]:
+    """Remove consecutive duplicate ``### Re:`` blocks; return how many went."""
+    from agent_doc.dedupe import dedupe_responses
+
+    removed = 0
+
+    def edit(text: str) -> str:
+        nonlocal removed
+        text, removed = dedupe_responses(text)
+        return text
+
+    return _rewrite(Path(path), edit, snapshot="result"), removed
 
 
 @dataclass(frozen=True, slots=True)

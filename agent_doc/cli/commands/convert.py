@@ -1,0 +1,38 @@
+"""``agent-doc convert``: switch a document between template and inline format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def convert(
+    file: Annotated[Path, typer.Argument(help="The session document.")],
+    to: Annotated[
+        str, typer.Option("--to", help="Target format: template or inline.")
+    ] = "template",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON.")
+    ] = False,
+) -> None:
+    """Convert FILE to template format (an exchange component) or back to inline.
+
+    The snapshot is updated to the converted text, so the conversion itself is
+    not reported as a user change.
+    """
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.project import convert_document
+
+    result = convert_document(file, to)
+    if as_json:
+        emit_json({"file": str(file), "to": to, "changed": result.changed})
+    else:
+        info(f"converted {file} to {to}" if result.changed else f"{file}: unchanged")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``convert`` to the app."""
+    app.command("convert")(convert)
