@@ -10,6 +10,7 @@ end of ``exchange``.
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import datetime
 from datetime import timezone
@@ -55,6 +56,8 @@ __all__ = [
     "strip_trailing_caret_lines",
     "trim_entries",
 ]
+
+logger = logging.getLogger(__name__)
 
 EMPTY_RESPONSE = "empty response — nothing to write"
 UNMATCHED_TARGETS = ("exchange", "output")
@@ -277,12 +280,77 @@ def build_content_ours(
 
     if not response.strip():
         raise PatchError(EMPTY_RESPONSE)
+    response, fields = split_frontmatter_patch(response)
     if parse_frontmatter(baseline).format == "inline":
-        return append_inline_response(baseline, response)
+        ours = baseline
+        if response.strip():
+            ours = append_inline_response(baseline, response)
+        return apply_frontmatter_fields(ours, fields)
     blocks, unmatched = parse_patch_blocks(response)
-    if not blocks and not unmatched.strip():
+    if not blocks and not unmatched.strip() and not fields:
         raise PatchError(EMPTY_RESPONSE)
-    return apply_patches(baseline, blocks, unmatched, configs, boundary_id)
+    ours = apply_patches(baseline, blocks, unmatched, configs, boundary_id)
+    return apply_frontmatter_fields(ours, fields)
+
+
+FRONTMATTER_PATCH_KEYS = frozenset(
+    {
+        "agent_doc_session",
+        "agent_doc_format",
+        "agent_doc_write",
+        "agent",
+        "model",
+        "branch",
+        "claude_args",
+        "resume",
+    }
+)
+"""Frontmatter keys an agent response may set with a ``patch:frontmatter`` block."""
+
+
+def split_frontmatter_patch(response: str) -> tuple[str, dict[str, str | None]]:
+    """Take ``<!-- patch:frontmatter -->`` blocks out of a response.
+
+    Returns the response without them and the fields they set (``None`` removes
+    a field). Unknown keys are ignored with a warning; invalid YAML is an error.
+    """
+    if "patch:frontmatter" not in response:
+        return response, {}
+    import yaml
+
+    blocks, unmatched = parse_patch_blocks(response)
+    fields: dict[str, str | None] = {}
+    rest: list[str] = []
+    for block in blocks:
+        if block.name != "frontmatter":
+            opener, closer = (
+                f"<!-- patch:{block.name} -->",
+                f"<!-- /patch:{block.name} -->",
+            )
+            rest.append(f"{opener}\n{block.content}{closer}")
+            continue
+        try:
+            data = yaml.safe_load(block.content) or {}
+        except yaml.YAMLError as exc:
+            raise PatchError(f"invalid YAML in the frontmatter patch: {exc}") from exc
+        if not isinstance(data, dict):
+            raise PatchError("the frontmatter patch must be a YAML mapping")
+        for key, value in data.items():
+            if key not in FRONTMATTER_PATCH_KEYS or isinstance(value, (dict, list)):
+                logger.warning("frontmatter patch: ignoring field %r", key)
+                continue
+            fields[str(key)] = None if value is None else str(value)
+    text = "\n\n".join([*rest, unmatched] if unmatched.strip() else rest)
+    return text, fields
+
+
+def apply_frontmatter_fields(text: str, fields: Mapping[str, str | None]) -> str:
+    """Set each field in the document's frontmatter, changing only its line."""
+    from agent_doc.frontmatter import set_field
+
+    for key, value in fields.items():
+        text = set_field(text, key, value)
+    return text
 
 
 def trim_entries(text: str, max_entries: int, *, newest_first: bool = False) -> str:

@@ -582,3 +582,42 @@ def test_apply_never_dedups_the_users_existing_exchange_lines() -> None:
     assert content_of(out, "exchange") == (
         user + "Reply\n<!-- agent:boundary:0000aaaa -->\n"
     )
+
+
+def test_frontmatter_patch_block_sets_fields_only() -> None:
+    from agent_doc.patching import build_content_ours
+
+    doc = (
+        "---\n# keep me\nagent_doc_format: template\nresume: old\n---\n"
+        "<!-- agent:exchange -->\nQ?\n<!-- /agent:exchange -->\n"
+    )
+    response = (
+        "Answer.\n\n<!-- patch:frontmatter -->\nresume: new-id\nevil: x\n"
+        "<!-- /patch:frontmatter -->\n"
+    )
+    ours = build_content_ours(doc, response, {})
+    assert ours.startswith("---\n# keep me\nagent_doc_format: template\nresume: new-id\n---\n")
+    assert "evil" not in ours
+    assert "patch:frontmatter" not in ours
+    assert ours.index("Q?") < ours.index("Answer.")
+
+
+def test_frontmatter_patch_only_response_is_not_empty() -> None:
+    from agent_doc.patching import build_content_ours
+
+    doc = "---\nagent_doc_format: inline\n---\n## User\n\nHi\n"
+    block = "<!-- patch:frontmatter -->\nmodel: opus\n<!-- /patch:frontmatter -->\n"
+    ours = build_content_ours(doc, block, {})
+    assert ours == "---\nagent_doc_format: inline\nmodel: opus\n---\n## User\n\nHi\n"
+    with_text = build_content_ours(doc, "Hello back.\n" + block, {})
+    assert "## Assistant\n\nHello back." in with_text
+    assert "model: opus" in with_text
+
+
+def test_frontmatter_patch_with_bad_yaml_is_an_error() -> None:
+    from agent_doc.patching import build_content_ours
+
+    doc = "---\nagent_doc_format: template\n---\nx\n"
+    bad = "<!-- patch:frontmatter -->\n: : [\n<!-- /patch:frontmatter -->\n"
+    with pytest.raises(PatchError, match="invalid YAML"):
+        build_content_ours(doc, bad, {})
