@@ -22,6 +22,7 @@ from agent_doc.bindings import load_doc
 from agent_doc.bindings import resolve_target_session
 from agent_doc.errors import AgentDocError
 from agent_doc.routing import provision_pane
+from agent_doc.stash import move_to_front
 from agent_doc.stash import repair_layout
 from agent_doc.stash import stash_pane
 from agent_doc.state import STATE_DIR
@@ -147,6 +148,12 @@ def sync(
     with registry.locked(root) as reg:
         panes = tmux.panes()
         reg.prune(panes)
+        if context is None:
+            context = next(
+                (panes[p].session for col in docs for d in col
+                 if (p := live_pane(reg, d.key, panes))),
+                None,
+            )  # fmt: skip
         session = resolve_target_session(tmux, root, context)
         rescue = [p for col in docs for d in col if (p := live_pane(reg, d.key, panes))]
         repair_layout(tmux, session, window_name, rescue)
@@ -173,6 +180,7 @@ def sync(
     focus_pane = files.get(str(Path(focus).absolute())) if focus else None
     before = tmux.panes()
     target = _reconcile(tmux, want, focus_pane or want[0][0], session, window_name)
+    move_to_front(tmux, session, window_name)
     got = current_columns(tmux.panes(), target)
     changed = current_columns(before, target) != got
     return SyncResult(target, tuple(map(tuple, got)), files, got == want, changed)

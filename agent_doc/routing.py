@@ -99,7 +99,7 @@ def provision_pane(
     """
     if not _take_starting_lock(doc):
         return None
-    command = agent_command(doc.root)
+    command = f"exec {agent_command(doc.root)}"
     cwd = str(doc.root)
     panes = tmux.panes()
     if split_target is None:

@@ -87,7 +87,12 @@ def repair_layout(
                 if info and not info.dead and is_stash_window_name(info.window_name):
                     tmux.break_out(pane, session, window_name)
                     break
-        windows = tmux.windows()
+    move_to_front(tmux, session, window_name)
+
+
+def move_to_front(tmux: Tmux, session: str, window_name: str) -> None:
+    """Move window ``window_name`` of ``session`` to index 0 (§7.36 phase 3)."""
+    windows = tmux.windows()
     target = next(
         (w for w in windows if w.session == session and w.name == window_name), None
     )

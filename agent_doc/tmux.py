@@ -235,7 +235,17 @@ class Tmux:
         return self.try_run("join-pane", flags, "-s", src, "-t", dst)[0] == 0
 
     def break_out(self, pane: str, session: str, name: str) -> str:
-        """``break-pane -d`` ``pane`` into a new window ``name``; return its id."""
+        """``break-pane -d`` ``pane`` into a new window ``name``; return its id.
+
+        A pane alone in its window keeps that window (renamed, moved if needed).
+        """
+        panes = self.panes()
+        info = panes.get(pane)
+        if info and sum(p.window_id == info.window_id for p in panes.values()) == 1:
+            self.run("rename-window", "-t", info.window_id, name)
+            if info.session != session:
+                self.run("move-window", "-s", info.window_id, "-t", f"={session}:")
+            return info.window_id
         out = self.run(
             "break-pane", "-d", "-P", "-F", "#{window_id}", "-s", pane, "-n", name,
             "-t", f"={session}:",

@@ -94,7 +94,7 @@ def spawn_agent(tmux: Tmux, session: str = "main", env: str = "") -> str:
         "#{pane_id}",
         "-t",
         f"={session}:",
-        f"{env} {AGENT_COMMAND}".strip(),
+        f"{env} exec {AGENT_COMMAND}".strip(),
     )[0]
     wait_text(tmux, pane, "❯")
     return pane

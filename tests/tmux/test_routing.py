@@ -39,7 +39,8 @@ def test_claim_twice_last_call_wins(tmux: Tmux, project: Path) -> None:
     assert _bound(project) == {two.session_id: second}
     text = doc.read_text("utf-8")
     assert f"agent_doc_session: {two.session_id}" in text
-    assert "<!-- agent:exchange patch=append -->" in text and two.scaffolded is False
+    assert "<!-- agent:exchange patch=append -->" in text
+    assert two.scaffolded is False
     log = (project / ".agent-doc" / "claims.log").read_text("utf-8")
     assert log.splitlines() == [
         f"Claimed plan.md for pane {first}",
@@ -52,7 +53,8 @@ def test_claim_snapshot_has_empty_exchange(tmux: Tmux, project: Path) -> None:
     doc = make_doc(project, "q.md", body=body)
     claim(doc, pane=spawn_agent(tmux), tmux=tmux)
     snap = StateStore(project).load_snapshot(doc)
-    assert snap is not None and "User question here" not in snap
+    assert snap is not None
+    assert "User question here" not in snap
     assert "User question here" in doc.read_text("utf-8")
 
 
@@ -61,7 +63,8 @@ def test_claim_onto_other_documents_pane_provisions(tmux: Tmux, project: Path) -
     pane = spawn_agent(tmux)
     ra = claim(a, pane=pane, tmux=tmux)
     rb = claim(b, pane=pane, tmux=tmux)
-    assert rb.provisioned and rb.pane != pane
+    assert rb.provisioned
+    assert rb.pane != pane
     assert _bound(project) == {ra.session_id: pane, rb.session_id: rb.pane}
     wait_text(tmux, rb.pane, "fake-agent ready")
     forced = claim(b, pane=pane, force=True, tmux=tmux)
@@ -95,7 +98,8 @@ def test_route_dead_pane_auto_starts(tmux: Tmux, project: Path) -> None:
     tmux.send_text(pane, "/exit 3")
     wait_for(lambda: pane not in tmux.panes() or tmux.panes()[pane].dead, 5, "exit")
     result = route(doc, prompt_timeout_s=15, tmux=tmux)
-    assert result.status == "started" and result.pane != pane
+    assert result.status == "started"
+    assert result.pane != pane
     wait_text(tmux, result.pane or "", "done: d.md")
     assert _bound(project) == {key: result.pane}
     lock = project / ".agent-doc" / "starting"
@@ -118,7 +122,8 @@ def test_focus_selects_window_and_pane(tmux: Tmux, project: Path) -> None:
     claim(doc, pane=pane, tmux=tmux)
     assert focus(doc, tmux=tmux) == pane
     info = tmux.panes()[pane]
-    assert info.active and info.window_active
+    assert info.active
+    assert info.window_active
     tmux.kill_pane(pane)
     with pytest.raises(TmuxError, match=f"pane {pane} is dead"):
         focus(doc, tmux=tmux)
