@@ -43,7 +43,6 @@ TEXT_KEY = "content"
 """Name of the shared ``Text`` inside the pycrdt document."""
 
 _MAX_PAIRED_LINES = 64
-_SIGNIFICANT_RUN_CHARS = 24
 
 Op = tuple[int, int, str]
 """``(start, end, text)``: replace ``base[start:end]`` with ``text``."""
@@ -71,8 +70,11 @@ def merge_texts(
     if ours == base:
         return _result(theirs)
     # An unterminated last line gets a sentinel newline on all three sides, so
-    # text typed at its end stays on that line instead of after the response.
-    sentinel = not base.endswith("\n")
+    # text typed at its end stays on that line instead of after the response,
+    # and a side's unterminated last line does not run into the other's text.
+    sentinel = not (
+        base.endswith("\n") and ours.endswith("\n") and theirs.endswith("\n")
+    )
     if sentinel:
         base, ours, theirs = base + "\n", ours + "\n", theirs + "\n"
     base_lines, ours_lines, theirs_lines = (
@@ -203,13 +205,14 @@ def _region_base(
 
 
 def _shared_lines(ours: list[str], theirs: list[str]) -> list[str] | None:
-    """Common subsequence of two inserts: leading, trailing and long equal runs."""
+    """Common subsequence of two inserts: leading and trailing runs, and runs
+    between that hold a word (not only blank lines, fences or rules)."""
     hunks = diff_lines(ours, theirs)
     shared: list[str] = []
     pos = 0
     for a1, a2, _, _ in hunks:
         run = ours[pos:a1]
-        if pos == 0 or sum(len(line.strip()) for line in run) >= _SIGNIFICANT_RUN_CHARS:
+        if pos == 0 or any(ch.isalnum() for line in run for ch in line):
             shared.extend(run)
         pos = a2
     shared.extend(ours[pos:])
