@@ -24,17 +24,35 @@ from dataclasses import field
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
 
-# Candidate block lines, matched against "\n" + text so every pattern has a
-# literal prefix (fast search). Groups: 1 backtick fence, 2 its rest,
-# 3 tilde fence, 4 its rest; otherwise an HTML comment block start.
-_BLOCK_LINE = re.compile(r"\n {0,3}(?:(`{3,})([^`\n]*)(?=\n|\Z)|(~{3,})([^\n]*)|<!--)")
+# Block openers, searched in "\n" + text so every pattern has a literal
+# prefix (fast search). Groups: 1 backtick fence (its info string holds no
+# backtick), 2 tilde fence; otherwise an HTML comment left open on its line
+# (one-line comments are paragraph barriers only, see below).
+_BLOCK_OPEN = re.compile(
+    r"\n {0,3}(?:(`{3,})[^`\n]*(?=\n|\Z)|(~{3,})[^\n]*|<!--(?![^\n]*-->))"
+)
+_CLOSERS: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def _closer(char: str, length: int) -> re.Pattern[str]:
+    """The closing-fence line pattern for a fence of ``length`` ``char``s."""
+    pattern = _CLOSERS.get((char, length))
+    if pattern is None:
+        run = re.escape(char) + "{" + str(length) + ",}"
+        pattern = re.compile(r"\n {0,3}" + run + r"[ \t]*(?=\n|\Z)")
+        _CLOSERS[(char, length)] = pattern
+    return pattern
+
+
 # Lines that end a paragraph. Group 1: the line is a block of its own
-# (ATX heading, setext underline, thematic break): the paragraph cannot go
+# (ATX heading, setext underline, thematic break, one-line HTML comment):
+# the paragraph cannot go
 # on after it either. Group 2: a list item start. Otherwise a blank line.
 _BARRIER_BODY = (
     r"(?:( {0,3}(?:#{1,6}(?=[ \t\n]|\Z)[^\n]*"
     r"|=+[ \t]*(?=\n|\Z)"
-    r"|(?:-[ \t]*){3,}(?=\n|\Z)|(?:\*[ \t]*){3,}(?=\n|\Z)|(?:_[ \t]*){3,}(?=\n|\Z)))"
+    r"|(?:-[ \t]*){3,}(?=\n|\Z)|(?:\*[ \t]*){3,}(?=\n|\Z)|(?:_[ \t]*){3,}(?=\n|\Z)"
+    r"|<!--[^\n]*))"
     r"|[ \t]*(?=\n|\Z)"
     r"|( {0,3}(?:[-+*]|\d{1,9}[.)]))(?=[ \t\n]|\Z))"
 )
@@ -54,40 +72,34 @@ def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     if "```" not in text and "~~~" not in text and "<!--" not in text:
         return fences, comments
     size = len(text)
-    skip_until = -1
-    open_char = ""
-    open_len = 0
-    open_start = 0
-    for m in _BLOCK_LINE.finditer("\n" + text):
-        line_start = m.start()  # offset in text of the line (after the "\n")
-        if line_start < skip_until:
-            continue
-        ticks = m.group(1)
-        tildes = m.group(3)
-        if open_char:
-            run = ticks or tildes
-            rest = m.group(2) if ticks else m.group(4)
-            if (
-                run
-                and run[0] == open_char
-                and len(run) >= open_len
-                and not rest.strip(" \t")
-            ):
-                end = _line_end(text, line_start)
-                fences.append((open_start, end))
-                open_char = ""
-                skip_until = end
-        elif ticks or tildes:
-            run = ticks or tildes
-            open_char, open_len, open_start = run[0], len(run), line_start
+    src = "\n" + text  # src[i + 1] == text[i]; a match at src i is line i of text
+    pos = 0
+    while True:
+        m = _BLOCK_OPEN.search(src, pos)
+        if m is None:
+            break
+        start = m.start()
+        run = m.group(1) or m.group(2)
+        if run:
+            close = _closer(run[0], len(run)).search(src, m.end())
+            end = size if close is None else _line_end(text, close.start())
+            fences.append((start, end))
         else:
-            close = text.find("-->", m.end() - 1)
-            end = size if close < 0 else _line_end(text, close)
-            comments.append((line_start, end))
-            skip_until = end
-    if open_char:
-        fences.append((open_start, size))
+            close_at = text.find("-->", m.end() - 1)
+            end = size if close_at < 0 else _line_end(text, close_at)
+            comments.append((start, end))
+        if end >= size:
+            break
+        pos = end  # src index of the "\n" that ends the block
     return fences, comments
+
+
+def _indent(text: str, pos: int) -> int:
+    """Number of spaces (at most 3) starting at ``pos``."""
+    n = 0
+    while n < 3 and text.startswith(" ", pos + n):
+        n += 1
+    return n
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -177,7 +189,8 @@ def _inline_ranges(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     prev = lo
     for cut in [*_paragraph_cuts(text, lo, hi), hi]:
         if cut > prev:
-            out.extend(_spans(text, prev, cut))
+            if not text.startswith("<!--", prev + _indent(text, prev)):
+                out.extend(_spans(text, prev, cut))
             prev = cut
     return out
 
@@ -205,10 +218,15 @@ class CodeIndex:
     paragraphs asked about, which keeps marker checks on big documents fast.
     """
 
-    def __init__(self, text: str) -> None:
-        """Index ``text`` (fenced blocks now, code spans on demand)."""
+    def __init__(
+        self,
+        text: str,
+        *,
+        blocks: tuple[list[tuple[int, int]], list[tuple[int, int]]] | None = None,
+    ) -> None:
+        """Index ``text``; ``blocks`` reuses a :func:`block_ranges` result."""
         self._text = text
-        fences, comments = block_ranges(text)
+        fences, comments = blocks if blocks is not None else block_ranges(text)
         self.fences = CodeRanges(fences)
         self.comments = CodeRanges(comments)
         self._blocks = CodeRanges(_merge(fences, comments))

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.codeblocks import CodeIndex
+from agent_doc.codeblocks import block_ranges
 from agent_doc.errors import ComponentError
 
 __all__ = [
@@ -113,8 +115,7 @@ class ComponentScan:
     issues: list[ComponentIssue]
 
 
-@dataclass(frozen=True, slots=True)
-class _Marker:
+class _Marker(NamedTuple):
     closing: bool
     name: str
     attrs: tuple[tuple[str, str], ...]
@@ -136,18 +137,28 @@ def _markers(text: str) -> list[_Marker]:
     """All component markers outside code, in document order."""
     if "agent:" not in text:
         return []
+    blocks = block_ranges(text)
+    fences = blocks[0]
     code: CodeIndex | None = None
     out: list[_Marker] = []
-    line, counted = 0, 0
+    line = counted = fi = 0
     for m in _MARKER.finditer(text):
         name = m.group(2)
         if name.startswith("boundary:"):
             continue
         start = m.start()
-        if code is None:
-            code = CodeIndex(text)
-        if code.contains(start):
+        while fi < len(fences) and fences[fi][1] <= start:
+            fi += 1
+        if fi < len(fences) and fences[fi][0] <= start:
             continue
+        line_start = text.rfind("\n", 0, start) + 1
+        # A marker opening its line (indent <= 3) starts an HTML block: it can
+        # only be code inside a fence. Others may sit in a code span.
+        if start - line_start > 3 or text[line_start:start].strip(" "):
+            if code is None:
+                code = CodeIndex(text, blocks=blocks)
+            if code.contains(start):
+                continue
         line += text.count("\n", counted, start)
         counted = start
         end = m.end()
