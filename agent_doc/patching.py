@@ -369,10 +369,12 @@ def apply_component_patch(
     configs: Mapping[str, ComponentConfig],
     *,
     now: datetime | None = None,
+    mode: str | None = None,
 ) -> str:
     """Patch one component the way the ``patch`` command does (spec §7.21).
 
-    Mode is inline attribute > config > ``replace``; ``timestamp`` prefixes the
+    Mode is ``mode`` (an explicit override) > inline attribute > config >
+    ``replace``; ``timestamp`` prefixes the
     entry with ``[YYYY-MM-DDTHH:MM:SSZ] `` (UTC); ``max_entries`` (append and
     prepend only) keeps the newest N non-empty lines; ``max_lines`` keeps the
     last N lines. Hooks are the caller's job (:mod:`agent_doc.hooks`).
@@ -388,9 +390,12 @@ def apply_component_patch(
         names = ", ".join(dict.fromkeys(c.name for c in components)) or "none"
         raise ComponentNotFound(f"component '{name}' not found (available: {names})")
     config = configs.get(name, ComponentConfig())
-    mode, source = resolve_mode(component, configs)
-    if source == "default":
-        mode = "replace"
+    if mode is None:
+        mode, source = resolve_mode(component, configs)
+        if source == "default":
+            mode = "replace"
+    elif mode not in ("replace", "append", "prepend"):
+        raise PatchError(f"invalid patch mode '{mode}' (replace, append or prepend)")
     if config.timestamp:
         stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
         content = f"[{stamp.strftime('%Y-%m-%dT%H:%M:%SZ')}] {content}"

@@ -296,17 +296,24 @@ class ServerLink:
             raise ServerLinkError("server reply to write lacks content_ours/text")
         return ServerWriteReply(content_ours=ours, text=text)
 
-    def patch(self, handle: ServerHandle, component: str, content: str) -> str:
+    def patch(
+        self,
+        handle: ServerHandle,
+        component: str,
+        content: str,
+        *,
+        mode: str | None = None,
+    ) -> str:
         """Ask the owner to patch one component; return the new buffer text."""
-        reply = self._send(
-            handle,
-            {
-                "type": "patch",
-                "file": handle.file,
-                "component": component,
-                "content": content,
-            },
-        )
+        request: dict[str, Any] = {
+            "type": "patch",
+            "file": handle.file,
+            "component": component,
+            "content": content,
+        }
+        if mode is not None:
+            request["mode"] = mode
+        reply = self._send(handle, request)
         text = reply.get("text")
         if not isinstance(text, str):
             raise ServerLinkError("server reply to patch lacks text")

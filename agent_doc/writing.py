@@ -252,6 +252,7 @@ def patch_component(
     force_disk: bool = False,
     *,
     link: ServerLink | None = None,
+    mode: str | None = None,
 ) -> PatchOutcome:
     """Replace/append/prepend one component (``agent-doc patch``, spec §7.21).
 
@@ -294,14 +295,16 @@ def patch_component(
     handle = None if link is None or force_disk else link.find_owner(path)
     if handle is not None and link is not None:
         before = normalize_text(handle.text)
-        apply_component_patch(before, name, content, configs)  # validate first
-        text = normalize_text(link.patch(handle, name, content))
+        apply_component_patch(before, name, content, configs, mode=mode)  # validate
+        text = normalize_text(link.patch(handle, name, content, mode=mode))
         store.save_snapshot(path, text)
         outcome = PatchOutcome(path, name, text, "server", text != before)
     else:
         with doc_lock(path, root=root):
             current = read_document(path)
-            text = apply_component_patch(current.text, name, content, configs)
+            text = apply_component_patch(
+                current.text, name, content, configs, mode=mode
+            )
             if text != current.text:
                 write_document(path, current, text)
             store.save_snapshot(path, text)

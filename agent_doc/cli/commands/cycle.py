@@ -1,0 +1,178 @@
+"""The agent-cycle commands: run, preflight, commit, clean, history, instructions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+FileArg = Annotated[Path, typer.Argument(help="The session document.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def run(
+    file: FileArg,
+    branch: Annotated[
+        bool, typer.Option("-b", "--branch", help="Work on branch agent-doc/<stem>.")
+    ] = False,
+    agent: Annotated[str | None, typer.Option(help="Agent backend name.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model override.")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the prompt; send nothing.")
+    ] = False,
+    no_git: Annotated[bool, typer.Option("--no-git", help="Do not commit.")] = False,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the agent.")
+    ] = 600.0,
+) -> None:
+    """Send FILE's changes to the agent and write its response back (§7.1)."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import info
+    from agent_doc.cycle import run_cycle
+    from agent_doc.server_link import ServerLink
+
+    outcome = run_cycle(
+        file,
+        agent=agent,
+        model=model,
+        branch=branch,
+        dry_run=dry_run,
+        no_git=no_git,
+        link=ServerLink(),
+        timeout=timeout,
+    )
+    if outcome.no_changes:
+        info("no changes since the last response; nothing sent")
+    elif dry_run:
+        emit(outcome.prompt)
+    elif outcome.write is not None:
+        where = outcome.write.target
+        extra = ", committed" if outcome.committed else ""
+        info(f"{outcome.agent} answered; wrote {file} ({where}{extra})")
+
+
+def preflight(
+    file: FileArg,
+    no_wait: Annotated[
+        bool, typer.Option("--no-wait", help="Skip the edit-settling debounce.")
+    ] = False,
+) -> None:
+    """Run every pre-agent step and print the §7.26 JSON on stdout."""
+    from agent_doc.cli._output import emit_json
+    from agent_doc.preflight import run_preflight
+    from agent_doc.server_link import ServerLink
+
+    emit_json(run_preflight(file, ServerLink(), settle=not no_wait).to_json())
+
+
+def commit(file: FileArg, as_json: JsonOpt = False) -> None:
+    """Commit FILE's snapshot (the agent's response) with (HEAD) markers (§7.15)."""
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.committing import commit_document
+    from agent_doc.errors import AgentDocError
+    from agent_doc.server_link import ServerLink
+
+    committed, message = commit_document(file)
+    if committed:
+        link = ServerLink()
+        try:
+            link.reposition(file)
+            link.vcs_refresh(file)
+        except AgentDocError as exc:
+            info(f"warning: editor not refreshed: {exc}")
+    if as_json:
+        emit_json({"committed": committed, "message": message})
+    else:
+        info(message if committed else f"{file}: {message}")
+
+
+def clean(file: FileArg, as_json: JsonOpt = False) -> None:
+    """Squash FILE's consecutive agent-doc commits at HEAD into one (§7.6)."""
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.committing import squash_document_commits
+
+    squashed, message = squash_document_commits(file)
+    if as_json:
+        emit_json({"squashed": squashed, "message": message})
+    else:
+        info(message)
+
+
+def history(
+    file: FileArg,
+    restore: Annotated[
+        str | None, typer.Option(help="Prepend the exchange of this commit.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List FILE's exchange versions in git, or restore one with --restore (§7.24)."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.committing import document_history
+    from agent_doc.committing import restored_exchange
+    from agent_doc.preflight import current_text
+    from agent_doc.server_link import ServerLink
+    from agent_doc.writing import patch_component
+
+    if restore is not None:
+        link = ServerLink()
+        content = restored_exchange(file, restore, current_text(file, link))
+        patch_component(file, "exchange", content, mode="replace")
+        info(f"restored the exchange of {restore} above the current one in {file}")
+        return
+    entries = document_history(file)
+    if as_json:
+        emit_json(
+            [
+                {
+                    "sha": e.sha,
+                    "when": e.when,
+                    "message": e.message,
+                    "exchange": e.exchange,
+                }
+                for e in entries
+            ]
+        )
+        return
+    for entry in entries:
+        emit(f"{entry.sha[:10]}  {entry.when}  {entry.preview()}\n")
+
+
+def instructions(file: FileArg, as_json: JsonOpt = False) -> None:
+    """Show which AGENTS.md applies to FILE and whether it is inherited."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import emit_json
+    from agent_doc.instructions import resolve_instructions
+    from agent_doc.state import project_root_for
+
+    found = resolve_instructions(file, project_root_for(file))
+    if as_json:
+        emit_json(
+            None
+            if found is None
+            else {
+                "path": str(found.path),
+                "inherited": found.inherited,
+                "chars": len(found.content),
+                "drafts_skipped": [str(p) for p in found.drafts_skipped],
+            }
+        )
+    elif found is None:
+        emit("no active AGENTS.md applies\n")
+    else:
+        how = "inherited" if found.inherited else "in the document's folder"
+        emit(f"{found.path} ({how}, {len(found.content)} chars)\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the agent-cycle commands to the app."""
+    app.command("run")(run)
+    app.command("preflight")(preflight)
+    app.command("commit")(commit)
+    app.command("clean")(clean)
+    app.command("history")(history)
+    app.command("instructions")(instructions)
