@@ -9,7 +9,6 @@ the live buffer matters (``diff``, ``recover``).
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
@@ -124,6 +123,8 @@ def scaffold_document(
         raise DocumentError(f"{path.parent}: no such folder")
     root = find_project_root(path.parent)
     project = InitResult(root) if root else init_project(project_root_for(path.parent))
+    import uuid
+
     session = str(uuid.uuid4())
     text = scaffold_text(title or path.stem, session, agent)
     try:

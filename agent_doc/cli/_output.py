@@ -43,7 +43,7 @@ def info(message: str) -> None:
 
 def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
     """Run the typer app on ``args``; map every failure to one line and a code."""
-    from agent_doc.cli import app
+    from agent_doc.cli.app import app
 
     try:
         app(args=args, prog_name=prog_name, standalone_mode=False)

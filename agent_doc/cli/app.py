@@ -1,5 +1,9 @@
 """The typer app of ``agent-doc``: the only agent_doc code that imports typer.
 
+It lives outside ``agent_doc/cli/__init__.py`` so that importing the console
+entry point (:mod:`agent_doc.cli.entry`) does not import typer; the fast paths
+there (``--version``, ``write``, ``diff``) never load this module.
+
 Each module in :mod:`agent_doc.cli.commands` defines ``register(app)`` and is
 discovered here, so command groups never edit a shared file. Command bodies are
 parse → one core call → render; they import the core lazily so that start-up
