@@ -127,10 +127,11 @@ class _Marker(NamedTuple):
 def _parse_attrs(raw: str | None) -> tuple[tuple[str, str], ...]:
     if not raw:
         return ()
-    return tuple(
-        (m.group(1), next(g for g in m.group(2, 3, 4) if g is not None))
-        for m in _ATTR.finditer(raw)
-    )
+    out: list[tuple[str, str]] = []
+    for m in _ATTR.finditer(raw):
+        key, dq, sq, bare = m.groups()
+        out.append((key, dq if dq is not None else sq if sq is not None else bare))
+    return tuple(out)
 
 
 def _markers(text: str) -> list[_Marker]:

@@ -233,3 +233,23 @@ def test_standard_modes_table() -> None:
     assert default_mode("exchange") == "append"
     assert default_mode("findings") == "append"
     assert default_mode("custom-thing") == "replace"
+
+
+def test_marker_without_space_before_close() -> None:
+    text = "<!-- agent:x patch=append-->\nbody\n<!-- /agent:x-->\n"
+    [c] = parse_components(text)
+    assert (c.name, c.inline_mode(), c.content(text)) == ("x", "append", "body\n")
+
+
+def test_fence_inside_multiline_html_comment_is_not_code() -> None:
+    text = "<!--\n```\n-->\n<!-- agent:a -->\nx\n<!-- /agent:a -->\n"
+    assert [c.name for c in parse_components(text)] == ["a"]
+
+
+def test_inline_marker_in_paragraph_span_across_lines() -> None:
+    text = "see `code\n<!-- agent:no --> still code` end\n<!-- agent:yes -->\n<!-- /agent:yes -->\n"
+    # The marker line starts an HTML block, which ends the paragraph first.
+    with pytest.raises(ComponentError, match="unclosed component 'no'"):
+        parse_components(text)
+    inline = "see `code <!-- agent:no --> still` end\n<!-- agent:yes -->\n<!-- /agent:yes -->\n"
+    assert [c.name for c in parse_components(inline)] == ["yes"]
