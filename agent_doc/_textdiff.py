@@ -19,6 +19,8 @@ Hunk = tuple[int, int, int, int]
 MAX_EDIT_DISTANCE = 256
 """Myers gives up past this many inserted plus deleted lines in one region."""
 
+_CHUNK = 64
+
 
 def split_lines(text: str) -> list[str]:
     """Split ``text`` after every ``\\n`` only; each line keeps its newline."""
@@ -33,8 +35,11 @@ def common_prefix(a: list[str], b: list[str], lo: int = 0) -> int:
     """Number of equal leading items of ``a`` and ``b``, starting at index ``lo``."""
     n = min(len(a), len(b))
     i = lo
-    while i < n and a[i] == b[i]:
-        i += 1
+    step = _CHUNK
+    while step:  # whole chunks first (compared in C), then halve
+        while i + step <= n and a[i : i + step] == b[i : i + step]:
+            i += step
+        step //= 2
     return i - lo
 
 
@@ -42,9 +47,28 @@ def common_suffix(a: list[str], b: list[str], limit: int) -> int:
     """Number of equal trailing items of ``a`` and ``b``, at most ``limit``."""
     i = 0
     la, lb = len(a), len(b)
-    while i < limit and a[la - 1 - i] == b[lb - 1 - i]:
-        i += 1
+    step = _CHUNK
+    while step:
+        while (
+            i + step <= limit and a[la - i - step : la - i] == b[lb - i - step : lb - i]
+        ):
+            i += step
+        step //= 2
     return i
+
+
+def _snake(a: list[str], b: list[str], i: int, j: int, limit: int) -> int:
+    """Number of equal items of ``a[i:]`` and ``b[j:]``, at most ``limit``."""
+    done = 0
+    step = _CHUNK
+    while step:
+        while (
+            done + step <= limit
+            and a[i + done : i + done + step] == b[j + done : j + done + step]
+        ):
+            done += step
+        step //= 2
+    return done
 
 
 def diff_lines(a: list[str], b: list[str]) -> list[Hunk]:
@@ -84,9 +108,9 @@ def _myers(
             else:
                 x = v[off + k - 1] + 1
             y = x - k
-            while x < n and y < m and a[a1 + x] == b[b1 + y]:
-                x += 1
-                y += 1
+            if x < n and y < m and a[a1 + x] == b[b1 + y]:
+                x += _snake(a, b, a1 + x, b1 + y, min(n - x, m - y))
+                y = x - k
             v[off + k] = x
             if x >= n and y >= m:
                 return _backtrack(trace, off, n, m, a1, b1)

@@ -27,7 +27,6 @@ from agent_doc._textdiff import Hunk
 from agent_doc._textdiff import common_prefix
 from agent_doc._textdiff import common_suffix
 from agent_doc._textdiff import diff_lines
-from agent_doc._textdiff import split_lines
 from agent_doc.errors import MergeError
 
 if TYPE_CHECKING:
@@ -77,15 +76,11 @@ def merge_texts(
     )
     if sentinel:
         base, ours, theirs = base + "\n", ours + "\n", theirs + "\n"
-    base_lines, ours_lines, theirs_lines = (
-        split_lines(base),
-        split_lines(ours),
-        split_lines(theirs),
-    )
+    base_lines, ours_lines, theirs_lines = _lines(base), _lines(ours), _lines(theirs)
     eff_lines, ours_hunks, theirs_hunks, changed = _plan(
         base_lines, ours_lines, theirs_lines
     )
-    eff_text = "".join(eff_lines) if changed else base
+    eff_text = "\n".join(eff_lines) + "\n" if changed else base
     reuse = base_state if not (changed or sentinel) else None
     merged = _crdt_merge(
         eff_text,
@@ -113,6 +108,13 @@ def _result(text: str) -> MergeResult:
         return MergeResult(text, encode_text_state(text))
     except Exception as exc:  # pycrdt raises plain ValueError/RuntimeError
         raise MergeError(f"cannot encode the merged document: {exc}") from exc
+
+
+def _lines(text: str) -> list[str]:
+    """Lines of ``text`` (which ends with ``\\n``) without their newlines."""
+    lines = text.split("\n")
+    lines.pop()
+    return lines
 
 
 def _plan(
@@ -220,19 +222,19 @@ def _shared_lines(ours: list[str], theirs: list[str]) -> list[str] | None:
 
 
 def _char_ops(base: list[str], side: list[str], hunks: list[Hunk]) -> list[Op]:
-    """Turn line hunks into character edits on ``"".join(base)``, ascending."""
+    """Turn line hunks into character edits on the text of ``base``, ascending."""
     ops: list[Op] = []
     char = 0
     line = 0
     for a1, a2, b1, b2 in hunks:
-        char += sum(map(len, base[line:a1]))
+        char += sum(map(len, base[line:a1])) + a1 - line
         if a2 - a1 == b2 - b1 <= _MAX_PAIRED_LINES:
             for old, new in zip(base[a1:a2], side[b1:b2], strict=True):
                 ops.append(_line_op(char, old, new))
-                char += len(old)
+                char += len(old) + 1
         else:
-            end = char + sum(map(len, base[a1:a2]))
-            ops.append((char, end, "".join(side[b1:b2])))
+            end = char + sum(map(len, base[a1:a2])) + a2 - a1
+            ops.append((char, end, "".join([line + "\n" for line in side[b1:b2]])))
             char = end
         line = a2
     return ops
@@ -251,9 +253,9 @@ def _line_op(at: int, old: str, new: str) -> Op:
     suf = 0
     while suf < limit - pre and old[-1 - suf] == new[-1 - suf]:
         suf += 1
-    if pre > 0 and 2 * (pre + suf) >= limit:
+    if pre > 0 and 2 * (pre + suf + 1) >= limit + 1:  # + 1: the newline
         return (at + pre, at + len(old) - suf, new[pre : len(new) - suf])
-    return (at, at + len(old), new)
+    return (at, at + len(old) + 1, new + "\n")
 
 
 def _crdt_merge(
@@ -296,17 +298,21 @@ def _base_update(text: str, state: bytes | None) -> bytes:
 
 
 def _replay(doc: Doc[Any], text: str, ops: list[Op]) -> None:
-    """Apply ``ops`` (str offsets into ``text``) to ``doc`` as UTF-8 byte edits."""
+    """Apply ``ops`` (str offsets into ``text``) to ``doc`` as UTF-8 byte edits.
+
+    Front to back, so each lookup starts near the previous edit.
+    """
     from pycrdt import Text
 
     shared = doc.get(TEXT_KEY, type=Text)
-    byte_ops = _byte_ops(text, ops)
+    shift = 0
     with doc.transaction():
-        for start, end, insert in reversed(byte_ops):
+        for start, end, insert in _byte_ops(text, ops):
             if end > start:
-                del shared[start:end]
+                del shared[start + shift : end + shift]
             if insert:
-                shared.insert(start, insert)
+                shared.insert(start + shift, insert)
+            shift += len(insert.encode("utf-8")) - (end - start)
 
 
 def _byte_ops(text: str, ops: list[Op]) -> list[Op]:
