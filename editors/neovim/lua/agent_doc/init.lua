@@ -1,0 +1,264 @@
+-- agent-doc for Neovim: a thin client of `agent-doc-lsp`.
+--
+-- require("agent_doc").setup({ ... }) starts the language server for markdown,
+-- defines :AgentDocSubmit/Claim/Sync/Commit/Diff, default keymaps, automatic
+-- tmux layout sync and a statusline component. See :help agent_doc.
+local lsp = require("agent_doc.lsp")
+local layout = require("agent_doc.layout")
+local status = require("agent_doc.status")
+
+local M = {}
+
+local uv = vim.uv or vim.loop
+
+M.defaults = {
+  cmd = { "agent-doc-lsp" },
+  filetypes = { "markdown" },
+  init_options = {},
+  settings = {},
+  keymaps = {
+    submit = "<leader>aa", -- reference: Ctrl+Shift+Alt+A
+    claim = "<leader>ac", -- reference: Ctrl+Shift+Alt+C
+    sync = "<leader>al", -- reference: Ctrl+Shift+Alt+L
+    commit = "<leader>am",
+  },
+  auto_sync = true,
+  sync_debounce_ms = 500,
+  window = nil, -- tmux window passed to agentDoc.sync / claim (nil: server decides)
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+local sync_state = { timer = nil, inflight = false, pending = false, last_key = nil }
+
+local function current_uri(buf)
+  buf = buf or vim.api.nvim_get_current_buf()
+  return vim.uri_from_bufnr(buf)
+end
+
+local function report(command)
+  return function(err, result)
+    if err or result == nil or result == vim.NIL then
+      return
+    end
+    if type(result) == "table" and type(result.message) == "string" then
+      vim.notify("agent-doc: " .. result.message, vim.log.levels.INFO)
+    elseif type(result) == "string" and result ~= "" then
+      vim.notify("agent-doc " .. command .. ": " .. result, vim.log.levels.INFO)
+    end
+  end
+end
+
+--- Send the current document to its agent (`agentDoc.route`).
+function M.submit()
+  local buf = vim.api.nvim_get_current_buf()
+  return lsp.execute("agentDoc.route", { uri = current_uri(buf) }, buf, report("route"))
+end
+
+--- Bind the current document to a tmux pane (`agentDoc.claim`).
+--- @param target string|nil "left"/"right"/"top"/"bottom" or a pane id "%N"
+--- @param force boolean|nil take a pane bound to another document
+function M.claim(target, force)
+  local buf = vim.api.nvim_get_current_buf()
+  local args = { uri = current_uri(buf) }
+  if target and target ~= "" then
+    if target:sub(1, 1) == "%" then
+      args.pane = target
+    else
+      args.position = target
+    end
+  end
+  if M.options.window then
+    args.window = M.options.window
+  end
+  if force then
+    args.force = true
+  end
+  return lsp.execute("agentDoc.claim", args, buf, report("claim"))
+end
+
+--- Commit the current document (`agentDoc.commit`).
+function M.commit()
+  local buf = vim.api.nvim_get_current_buf()
+  return lsp.execute("agentDoc.commit", { uri = current_uri(buf) }, buf, report("commit"))
+end
+
+--- Show the document's diff since the last snapshot in a scratch split (`agentDoc.diff`).
+function M.diff()
+  local buf = vim.api.nvim_get_current_buf()
+  return lsp.execute("agentDoc.diff", { uri = current_uri(buf) }, buf, function(err, result)
+    if err then
+      return
+    end
+    local text = type(result) == "table" and result.diff or result
+    if type(text) ~= "string" or text == "" then
+      vim.notify("agent-doc: no changes since the last snapshot", vim.log.levels.INFO)
+      return
+    end
+    vim.cmd("botright new")
+    local scratch = vim.api.nvim_get_current_buf()
+    vim.bo[scratch].buftype = "nofile"
+    vim.bo[scratch].bufhidden = "wipe"
+    vim.api.nvim_buf_set_lines(scratch, 0, -1, false, vim.split(text, "\n", { plain = true }))
+    vim.bo[scratch].filetype = "diff"
+  end)
+end
+
+local function send_sync(force)
+  local columns, focus = layout.collect()
+  if #columns == 0 then
+    return false
+  end
+  local key = layout.key(columns) .. "\29" .. (focus or "")
+  if not force and key == sync_state.last_key then
+    return false
+  end
+  local args = { uri = focus or columns[1][1], columns = columns, focus = focus or columns[1][1] }
+  if M.options.window then
+    args.window = M.options.window
+  end
+  sync_state.inflight = true
+  local sent = lsp.execute("agentDoc.sync", args, nil, function(err)
+    sync_state.inflight = false
+    if not err then
+      sync_state.last_key = key
+    end
+    if sync_state.pending then
+      sync_state.pending = false
+      M.schedule_sync()
+    end
+  end)
+  if not sent then
+    sync_state.inflight = false
+  end
+  return sent
+end
+
+--- Mirror the tab page's columns of session documents in tmux (`agentDoc.sync`) now.
+function M.sync()
+  if sync_state.inflight then
+    sync_state.pending = true
+    return true
+  end
+  return send_sync(true)
+end
+
+--- Debounced automatic sync (one request in flight; unchanged layouts are skipped).
+function M.schedule_sync()
+  if not sync_state.timer then
+    sync_state.timer = uv.new_timer()
+  end
+  sync_state.timer:stop()
+  sync_state.timer:start(M.options.sync_debounce_ms, 0, vim.schedule_wrap(function()
+    if sync_state.inflight then
+      sync_state.pending = true
+      return
+    end
+    send_sync(false)
+  end))
+end
+
+--- Statusline component: the agent state of the current document (or "").
+--- @return string
+function M.statusline()
+  return status.format(status.by_uri[current_uri()])
+end
+
+--- Handlers for the server's custom notifications.
+M.handlers = {
+  ["agentDoc/status"] = function(_, params)
+    status.update(params)
+    vim.schedule(function()
+      vim.cmd("redrawstatus")
+    end)
+  end,
+  ["agentDoc/vcsRefresh"] = function()
+    vim.schedule(function()
+      vim.cmd("silent! checktime")
+      local ok, gitsigns = pcall(require, "gitsigns")
+      if ok and type(gitsigns.refresh) == "function" then
+        pcall(gitsigns.refresh)
+      end
+    end)
+  end,
+}
+
+local function define_commands()
+  local cmd = vim.api.nvim_create_user_command
+  cmd("AgentDocSubmit", function()
+    M.submit()
+  end, { desc = "agent-doc: send the document to its agent" })
+  cmd("AgentDocClaim", function(o)
+    M.claim(o.args, o.bang)
+  end, {
+    nargs = "?",
+    bang = true,
+    desc = "agent-doc: bind the document to a tmux pane ([left|right|top|bottom|%N], ! = force)",
+    complete = function()
+      return { "left", "right", "top", "bottom" }
+    end,
+  })
+  cmd("AgentDocSync", function()
+    M.sync()
+  end, { desc = "agent-doc: mirror the window columns in tmux" })
+  cmd("AgentDocCommit", function()
+    M.commit()
+  end, { desc = "agent-doc: commit the document" })
+  cmd("AgentDocDiff", function()
+    M.diff()
+  end, { desc = "agent-doc: show the diff since the last snapshot" })
+end
+
+local function define_keymaps(keys)
+  if not keys then
+    return
+  end
+  local map = {
+    submit = { M.submit, "agent-doc: submit" },
+    claim = { function() M.claim() end, "agent-doc: claim pane" },
+    sync = { M.sync, "agent-doc: sync layout" },
+    commit = { M.commit, "agent-doc: commit" },
+  }
+  local group = vim.api.nvim_create_augroup("agent_doc_keymaps", { clear = true })
+  vim.api.nvim_create_autocmd("FileType", {
+    group = group,
+    pattern = M.options.filetypes,
+    callback = function(ev)
+      for name, lhs in pairs(keys) do
+        local entry = map[name]
+        if entry and lhs and lhs ~= "" then
+          vim.keymap.set("n", lhs, entry[1], { buffer = ev.buf, desc = entry[2] })
+        end
+      end
+    end,
+  })
+end
+
+local function define_autosync()
+  local group = vim.api.nvim_create_augroup("agent_doc_autosync", { clear = true })
+  if not M.options.auto_sync then
+    return
+  end
+  vim.api.nvim_create_autocmd({ "WinNew", "WinClosed", "BufWinEnter", "WinResized" }, {
+    group = group,
+    callback = function()
+      M.schedule_sync()
+    end,
+  })
+end
+
+--- Configure and start the plugin.
+--- @param opts table|nil overrides of `M.defaults` (`keymaps = false` disables keymaps)
+function M.setup(opts)
+  opts = opts or {}
+  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+  if opts.keymaps == false then
+    M.options.keymaps = false
+  end
+  define_commands()
+  define_keymaps(M.options.keymaps)
+  define_autosync()
+  lsp.enable(M.options, M.handlers)
+end
+
+return M
