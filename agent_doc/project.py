@@ -38,14 +38,10 @@ class InitResult:
 
 
 def _bundled_skill() -> str | None:
-    """The bundled SKILL.md text, or ``None`` while no skill is packaged."""
-    from importlib import resources
+    """The bundled SKILL.md (version rendered), or ``None`` if none is packaged."""
+    from agent_doc.skill import bundled_skill
 
-    try:
-        skill = resources.files("agent_doc").joinpath("data", "SKILL.md")
-        return skill.read_text(encoding="utf-8") if skill.is_file() else None
-    except (OSError, ModuleNotFoundError):
-        return None
+    return bundled_skill()
 
 
 def init_project(root: Path | None = None) -> InitResult:
@@ -90,10 +86,12 @@ class ScaffoldResult:
 def scaffold_text(title: str, session: str, agent: str | None = None) -> str:
     """The text of a new template-format session document."""
     import json
+    import re
 
     lines = ["---", f"agent_doc_session: {session}", "agent_doc_format: template"]
     if agent:
-        lines.append(f"agent: {json.dumps(agent, ensure_ascii=False)}")
+        plain = re.fullmatch(r"[A-Za-z][A-Za-z0-9._-]*", agent)
+        lines.append(f"agent: {agent if plain else json.dumps(agent)}")
     lines += [
         "---",
         "",

@@ -61,7 +61,7 @@ def test_init_file_scaffolds_a_document(tmp_path: Path) -> None:
     text = (root / "notes.md").read_text()
     assert text.startswith("---\nagent_doc_session: ")
     assert "agent_doc_format: template\n" in text
-    assert 'agent: "claude"\n' in text
+    assert "agent: claude\n" in text
     assert "\n# My Notes\n" in text
     assert "<!-- agent:status patch=replace -->" in text
     assert "<!-- agent:exchange patch=append -->\n## User\n" in text
