@@ -183,3 +183,35 @@ def test_patch_command(project: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert "from stdin\n<!-- /agent:status -->" in doc.read_text()
     assert StateStore(project).load_snapshot(doc) == doc.read_text()
+
+
+def test_fast_paths_do_not_load_typer(project: Path) -> None:
+    doc = project / "doc.md"
+    doc.write_text(DOC)
+    code = (
+        "import sys\n"
+        "from agent_doc.cli.entry import main\n"
+        "codes = [main(['--version']), main(['diff', 'doc.md'])]\n"
+        "print(codes, 'typer' in sys.modules)\n"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert res.stdout.splitlines()[-1] == "[0, 0] False", res.stderr
+
+
+def test_fast_path_hands_unknown_options_and_help_to_typer(project: Path) -> None:
+    doc = project / "doc.md"
+    doc.write_text(DOC)
+    res = agent_doc("write", "doc.md", "--bogus", cwd=project, stdin=RESPONSE)
+    assert res.returncode == 2
+    assert "No such option" in res.stderr
+    assert doc.read_text() == DOC
+    res = agent_doc("write", "--help", cwd=project)
+    assert res.returncode == 0
+    assert "--baseline-file" in res.stdout
