@@ -46,7 +46,7 @@ def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
     from agent_doc.cli.app import app
 
     try:
-        app(args=args, prog_name=prog_name, standalone_mode=False)
+        code = app(args=args, prog_name=prog_name, standalone_mode=False)
     except AgentDocError as exc:
         sys.stderr.write(f"agent-doc: {exc}\n")
         return exc.exit_code
@@ -74,4 +74,5 @@ def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
             traceback.print_exc()
         sys.stderr.write(f"agent-doc: internal error: {type(exc).__name__}: {exc}\n")
         return 70
-    return 0
+    # standalone_mode=False: click returns the code of ``raise typer.Exit(n)``.
+    return code if isinstance(code, int) else 0
