@@ -41,14 +41,8 @@ doc.write_text(doc.read_text().replace("## User\n", "## User\n\nWhat is 2 + 3?\n
 PYEDIT
 "$AD" diff plan.md
 
-if "$AD" run --help >/dev/null 2>&1; then
-  echo "== agent-doc run plan.md (the example agent answers)"
-  "$AD" run plan.md
-else
-  echo "== example agent reads the diff; its patch blocks go to agent-doc write"
-  "$AD" diff plan.md | "$ROOT/.venv/bin/python" "$ROOT/examples/example_agent.py" --from-diff \
-    | "$AD" write plan.md --origin demo
-fi
+echo "== agent-doc run plan.md (the example agent answers)"
+"$AD" run plan.md
 
 echo "== the document now"
 cat plan.md
