@@ -1,0 +1,186 @@
+/**
+ * agent-doc for VS Code: a thin client of `agent-doc-lsp`.
+ *
+ * Starts the server for markdown, maps Run/Claim/Sync/Commit to the server's
+ * `agentDoc.*` commands (one object argument with `uri`), mirrors the visible
+ * editors' columns in tmux (`agentDoc.sync`, debounced, one in flight), shows
+ * `agentDoc/status` in the status bar and refreshes git on `agentDoc/vcsRefresh`.
+ * Everything else (edits from the agent, permission prompts as
+ * `window/showMessageRequest`) is standard LSP handled by vscode-languageclient.
+ */
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+} from "vscode-languageclient/node";
+
+import {
+  AgentStatus,
+  SerialDebouncer,
+  formatStatus,
+  isSessionText,
+  statusItems,
+  syncArgs,
+  syncKey,
+} from "./logic";
+
+let client: LanguageClient | undefined;
+const statuses = new Map<string, AgentStatus>();
+let lastSyncKey: string | undefined;
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration("agentDoc");
+}
+
+function createClient(): LanguageClient {
+  const command = config().get<string>("server.command", "agent-doc-lsp");
+  const args = config().get<string[]>("server.args", []);
+  const serverOptions: ServerOptions = { command, args };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: "file", language: "markdown" }],
+    synchronize: { configurationSection: "agentDoc" },
+  };
+  return new LanguageClient("agentDoc", "agent-doc", serverOptions, clientOptions);
+}
+
+function protocolUri(document: vscode.TextDocument): string {
+  return client ? client.code2ProtocolConverter.asUri(document.uri) : document.uri.toString();
+}
+
+async function execute(command: string, args: Record<string, unknown>): Promise<unknown> {
+  if (!client) {
+    void vscode.window.showWarningMessage("agent-doc: the language server is not running");
+    return undefined;
+  }
+  try {
+    return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [args] });
+  } catch (error) {
+    void vscode.window.showErrorMessage(`agent-doc: ${command} failed: ${String(error)}`);
+    return undefined;
+  }
+}
+
+function activeMarkdown(): vscode.TextDocument | undefined {
+  const document = vscode.window.activeTextEditor?.document;
+  if (!document || document.languageId !== "markdown") {
+    void vscode.window.showInformationMessage("agent-doc: open a markdown session document first");
+    return undefined;
+  }
+  return document;
+}
+
+function documentCommand(serverCommand: string) {
+  return async (): Promise<void> => {
+    const document = activeMarkdown();
+    if (document) {
+      const result = await execute(serverCommand, { uri: protocolUri(document) });
+      const message = (result as { message?: unknown } | undefined)?.message;
+      if (typeof message === "string" && message !== "") {
+        void vscode.window.setStatusBarMessage(`agent-doc: ${message}`, 5000);
+      }
+    }
+  };
+}
+
+async function claim(): Promise<void> {
+  const document = activeMarkdown();
+  if (!document) {
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    ["(server decides)", "left", "right", "top", "bottom"],
+    { placeHolder: "Claim which tmux pane?" },
+  );
+  if (picked === undefined) {
+    return;
+  }
+  const args: Record<string, unknown> = { uri: protocolUri(document) };
+  if (picked !== "(server decides)") {
+    args.position = picked;
+  }
+  await execute("agentDoc.claim", args);
+}
+
+async function sync(force: boolean): Promise<void> {
+  const editors = vscode.window.visibleTextEditors.map((e) => ({
+    uri: protocolUri(e.document),
+    viewColumn: e.viewColumn,
+    isSession:
+      e.document.languageId === "markdown" &&
+      e.document.uri.scheme === "file" &&
+      isSessionText(e.document.getText(new vscode.Range(0, 0, 60, 0))),
+  }));
+  const active = vscode.window.activeTextEditor;
+  const args = syncArgs(editors, active ? protocolUri(active.document) : undefined);
+  if (!args) {
+    return;
+  }
+  const key = syncKey(args);
+  if (!force && key === lastSyncKey) {
+    return;
+  }
+  const result = await execute("agentDoc.sync", { ...args });
+  if (result !== undefined) {
+    lastSyncKey = key;
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
+  context.subscriptions.push(statusItem);
+  const showStatus = (): void => {
+    const document = vscode.window.activeTextEditor?.document;
+    const { text, tooltip } = formatStatus(document ? statuses.get(protocolUri(document)) : undefined);
+    statusItem.text = text;
+    statusItem.tooltip = tooltip;
+    if (text) {
+      statusItem.show();
+    } else {
+      statusItem.hide();
+    }
+  };
+
+  const manualSync = new SerialDebouncer(() => sync(true), 0);
+  const autoSync = new SerialDebouncer(() => sync(false), 500);
+  context.subscriptions.push({ dispose: () => autoSync.dispose() });
+
+  client = createClient();
+  client.onNotification("agentDoc/status", (params: unknown) => {
+    for (const item of statusItems(params)) {
+      if (item.state === null || item.state === undefined) {
+        statuses.delete(item.uri);
+      } else {
+        statuses.set(item.uri, item);
+      }
+    }
+    showStatus();
+  });
+  client.onNotification("agentDoc/vcsRefresh", () => {
+    void vscode.commands.executeCommand("git.refresh").then(undefined, () => undefined);
+  });
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand("agentDoc.run", documentCommand("agentDoc.route")),
+    vscode.commands.registerCommand("agentDoc.claimPane", claim),
+    vscode.commands.registerCommand("agentDoc.syncLayout", () => manualSync.fire()),
+    vscode.commands.registerCommand("agentDoc.commitDocument", documentCommand("agentDoc.commit")),
+    vscode.commands.registerCommand("agentDoc.restartServer", async () => {
+      await client?.restart();
+    }),
+    vscode.window.onDidChangeVisibleTextEditors(() => {
+      if (config().get<boolean>("autoSync", true)) {
+        autoSync.trigger();
+      }
+    }),
+    vscode.window.onDidChangeActiveTextEditor(showStatus),
+  );
+  await client.start();
+}
+
+export async function deactivate(): Promise<void> {
+  const running = client;
+  client = undefined;
+  await running?.stop();
+}

@@ -1,0 +1,114 @@
+"""The VS Code extension (editors/vscode): manifest checks, and a full
+``npm ci && npm run compile && npm test && npx @vscode/vsce package`` build in
+a temporary copy when npm and its registry are reachable.
+
+VS Code itself cannot run here; the pure logic (columns, sync arguments,
+status formatting, debounce/serialize) is unit-tested by ``npm test``
+(``node --test`` on the compiled JS).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.editors.harness import EDITORS
+
+VSCODE = EDITORS / "vscode"
+
+
+def _manifest() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((VSCODE / "package.json").read_text("utf-8"))
+    return data
+
+
+def test_manifest_commands_keys_and_settings() -> None:
+    manifest = _manifest()
+    contributes = manifest["contributes"]
+    keys = {k["command"]: k["key"] for k in contributes["keybindings"]}
+    assert keys == {
+        "agentDoc.run": "ctrl+shift+alt+a",
+        "agentDoc.claimPane": "ctrl+shift+alt+c",
+        "agentDoc.syncLayout": "ctrl+shift+alt+l",
+        "agentDoc.commitDocument": "ctrl+shift+alt+m",
+    }
+    commands = {c["command"] for c in contributes["commands"]}
+    assert set(keys) <= commands
+    props = contributes["configuration"]["properties"]
+    assert props["agentDoc.server.command"]["default"] == "agent-doc-lsp"
+    assert props["agentDoc.server.args"]["type"] == "array"
+    assert "onLanguage:markdown" in manifest["activationEvents"]
+
+
+def test_dependencies_are_pinned_and_locked() -> None:
+    manifest = _manifest()
+    deps = {**manifest["dependencies"], **manifest["devDependencies"]}
+    for name, version in deps.items():
+        assert version[0].isdigit(), f"{name} is not pinned: {version}"
+    lock = json.loads((VSCODE / "package-lock.json").read_text("utf-8"))
+    locked = lock["packages"][""]
+    assert locked["dependencies"] == manifest["dependencies"]
+    assert locked["devDependencies"] == manifest["devDependencies"]
+
+
+def test_logic_module_has_no_vscode_import() -> None:
+    source = (VSCODE / "src" / "logic.ts").read_text("utf-8")
+    assert '"vscode"' not in source
+    assert "'vscode'" not in source
+
+
+def _npm_ready() -> str | None:
+    """Why the npm build cannot run here, or ``None`` when it can."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return "node/npm are not installed"
+    try:
+        ping = subprocess.run(
+            ["npm", "ping"], capture_output=True, text=True, timeout=30
+        )
+    except subprocess.TimeoutExpired:
+        return "the npm registry did not answer `npm ping` within 30 s"
+    if ping.returncode != 0:
+        return f"the npm registry is not reachable: {ping.stderr.strip()[-200:]}"
+    return None
+
+
+def _run(args: list[str], cwd: Path, timeout: float) -> str:
+    proc = subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+    assert proc.returncode == 0, (
+        f"{' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}"
+    )
+    return proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_npm_build_test_and_package(tmp_path: Path) -> None:
+    reason = _npm_ready()
+    if reason:
+        pytest.skip(reason)
+    work = tmp_path / "vscode"
+    shutil.copytree(
+        VSCODE, work, ignore=shutil.ignore_patterns("node_modules", "out", "*.vsix")
+    )
+    _run(["npm", "ci", "--no-audit", "--no-fund"], work, 600)
+    _run(["npm", "run", "compile"], work, 300)
+    tests = _run(["npm", "test"], work, 300)
+    assert "# fail 0" in tests, tests
+    _run(["npx", "--no-install", "@vscode/vsce", "package"], work, 300)
+    version = _manifest()["version"]
+    vsix = work / f"agent-doc-{version}.vsix"
+    assert vsix.is_file()
+    assert vsix.stat().st_size > 10_000
+
+    names = zipfile.ZipFile(vsix).namelist()
+    assert "extension/out/extension.js" in names
+    assert "extension/out/logic.js" in names
+    assert "extension/node_modules/vscode-languageclient/package.json" in names
