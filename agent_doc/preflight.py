@@ -148,7 +148,9 @@ def run_preflight(
         )
     root = project_root_for(path)
     store = StateStore(root)
-    recovered = any(r.status == "written" for r in recover_pending(path, link))
+    recovered = any(
+        r.status in ("written", "completed") for r in recover_pending(path, link)
+    )
     committed = _commit_previous(path, link)
     document = current_text(path, link)
     store.save_baseline(path, document)

@@ -302,7 +302,9 @@ class Recovered:
     pending: Path
     path: Path | None
     status: str
-    """``written`` or ``failed`` (the pending file is then kept)."""
+    """``written``, ``completed`` (the interrupted write had already landed; only
+    its bookkeeping was finished, the response is not added again) or ``failed``
+    (the pending file is then kept)."""
     error: str | None = None
     outcome: WriteOutcome | None = field(default=None, compare=False)
 
@@ -332,6 +334,8 @@ def recover_pending(
     from agent_doc.errors import AgentDocError
     from agent_doc.state import StateStore
     from agent_doc.writing import WriteRequest
+    from agent_doc.writing import finish_interrupted
+    from agent_doc.writing import normalize_text
     from agent_doc.writing import write_response
 
     if path is not None:
@@ -351,6 +355,12 @@ def recover_pending(
             continue
         response = pending.read_text(encoding="utf-8")
         try:
+            handle = link.find_owner(doc) if link is not None else None
+            live = normalize_text(handle.text) if handle is not None else None
+            done = finish_interrupted(doc, live)
+            if done is not None:
+                results.append(Recovered(pending, doc, "completed", outcome=done))
+                continue
             request = WriteRequest(doc, response, origin="recover")
             outcome = write_response(request, link)
         except AgentDocError as exc:

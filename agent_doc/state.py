@@ -182,8 +182,25 @@ class StateStore:
         atomic_write_text(self.pending_path(doc), text)
 
     def delete_pending(self, doc: Path) -> None:
-        """Remove the pending response if present."""
+        """Remove the pending response (and its expected digest) if present."""
         _delete(self.pending_path(doc))
+        _delete(self.expected_path(doc))
+
+    def expected_path(self, doc: Path) -> Path:
+        """``pending/<hash>.expect``: SHA-256 of a pending write's content_ours.
+
+        ``recover`` compares it with the snapshot and the document to tell a
+        write that never landed from one killed after the document was written.
+        """
+        return self._path("pending", doc, ".expect")
+
+    def load_expected(self, doc: Path) -> str | None:
+        """The expected content_ours digest of the pending write, or ``None``."""
+        return _load_text(self.expected_path(doc))
+
+    def save_expected(self, doc: Path, digest: str) -> None:
+        """Store the expected content_ours digest atomically."""
+        atomic_write_text(self.expected_path(doc), digest)
 
     clear_pending = delete_pending
 

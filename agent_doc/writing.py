@@ -145,6 +145,7 @@ def write_response(
     else:
         baseline = disk.text
     ours = build_content_ours(baseline, request.response, load_component_configs(root))
+    store.save_expected(path, text_digest(ours))
     if handle is not None and link is not None:
         outcome = _write_to_server(request, link, handle, baseline, store)
     else:
@@ -155,6 +156,47 @@ def write_response(
     if on_written is not None:
         on_written(outcome)
     return outcome
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome | None:
+    """Finish a pending write that had landed before its process died.
+
+    A write killed after the document was written (or after the snapshot was
+    saved) leaves its response pending; replaying it would add the answer twice.
+    When the snapshot, or the current text (``current``: a live buffer; default
+    the file), equals the content_ours the write expected, only the bookkeeping
+    is finished (snapshot, CRDT state, pending cleared) and the outcome is
+    returned; otherwise ``None`` (the response must be re-applied).
+    """
+    from agent_doc.state import StateStore
+    from agent_doc.state import doc_lock
+    from agent_doc.state import read_document
+
+    path = Path(path)
+    store = StateStore.for_document(path)
+    with doc_lock(path, root=store.root):
+        expected = store.load_expected(path)
+        if expected is None:
+            return None
+        snapshot = store.load_snapshot(path)
+        text = current if current is not None else read_document(path).text
+        if snapshot is not None and text_digest(snapshot) == expected:
+            ours = snapshot
+        elif text_digest(text) == expected:
+            ours = text
+            store.save_snapshot(path, ours)
+            store.save_crdt(path, _crdt_state_of(ours))
+        else:
+            return None
+        store.delete_pending(path)
+    return WriteOutcome(path, ours, text, "disk", changed=False, merged=text != ours)
 
 
 def _write_to_server(

@@ -32,7 +32,7 @@ def recover(
     if as_json:
         emit_json(
             {
-                "recovered": any(r.status == "written" for r in results),
+                "recovered": any(r.status in ("written", "completed") for r in results),
                 "items": [
                     {
                         "pending": str(r.pending),
