@@ -38,7 +38,8 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def _main(
-    version: bool = typer.Option(
+    ctx: typer.Context,
+    version: bool = typer.Option(  # noqa: ARG001 - handled by its callback
         False,
         "--version",
         "-V",
@@ -48,6 +49,12 @@ def _main(
     ),
 ) -> None:
     """Markdown documents as live conversations with an AI coding agent."""
+    if ctx.invoked_subcommand not in (None, "upgrade"):
+        from agent_doc.upgrade import startup_notice
+
+        notice = startup_notice()  # reads a cache; never touches the network
+        if notice:
+            typer.echo(notice, err=True)
 
 
 for _info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):

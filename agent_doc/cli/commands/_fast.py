@@ -45,9 +45,9 @@ def do_write(
     as_json: bool,
 ) -> int:
     """``agent-doc write``: the response is read from stdin."""
-    from agent_doc.writing import run_write
+    from agent_doc.lifecycle import write_with_hooks
 
-    outcome = run_write(
+    outcome = write_with_hooks(
         file,
         read_stdin(),
         baseline_file=baseline_file,

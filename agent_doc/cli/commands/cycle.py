@@ -29,7 +29,7 @@ def run(
     """Send FILE's changes to the agent and write its response back (§7.1)."""
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
-    from agent_doc.cycle import run_cycle
+    from agent_doc.lifecycle import run_cycle_tracked as run_cycle
     from agent_doc.server_link import ServerLink
 
     outcome = run_cycle(
@@ -59,19 +59,25 @@ def preflight(
     ] = False,
 ) -> None:
     """Run every pre-agent step and print the §7.26 JSON on stdout."""
+    import contextlib
+
     from agent_doc.cli._output import emit_json
+    from agent_doc.errors import AgentDocError
     from agent_doc.preflight import run_preflight
     from agent_doc.server_link import ServerLink
+    from agent_doc.status import set_status
 
     emit_json(run_preflight(file, ServerLink(), settle=not no_wait).to_json())
+    with contextlib.suppress(AgentDocError):  # the busy guard is best effort
+        set_status(file, "generating")  # the skill now answers; write resets it
 
 
 def commit(file: FileArg, as_json: JsonOpt = False) -> None:
     """Commit FILE's snapshot (the agent's response) with (HEAD) markers (§7.15)."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.committing import commit_document
     from agent_doc.errors import AgentDocError
+    from agent_doc.lifecycle import commit_with_hooks as commit_document
     from agent_doc.server_link import ServerLink
 
     committed, message = commit_document(file)

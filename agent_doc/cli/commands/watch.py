@@ -1,0 +1,111 @@
+"""``agent-doc watch``: the auto-submit daemon and its control (§7.23)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def watch(
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Extra documents to watch (besides sessions.json)."),
+    ] = None,
+    stop: Annotated[
+        bool, typer.Option("--stop", help="Stop the running daemon (SIGTERM).")
+    ] = False,
+    status: Annotated[
+        bool, typer.Option("--status", help="Report whether the daemon runs.")
+    ] = False,
+    debounce: Annotated[
+        int, typer.Option("--debounce", min=0, help="Quiet time before a cycle, ms.")
+    ] = 500,
+    max_cycles: Annotated[
+        int,
+        typer.Option("--max-cycles", min=1, help="Cycles allowed per human change."),
+    ] = 3,
+    agent: Annotated[str | None, typer.Option(help="Agent backend name.")] = None,
+    no_git: Annotated[
+        bool, typer.Option("--no-git", help="Do not commit cycles.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="JSON output (--status/--stop).")
+    ] = False,
+) -> None:
+    """Watch session documents and run an agent cycle when one is saved.
+
+    Runs in the foreground until SIGTERM/SIGINT (or `agent-doc watch --stop`).
+    State lives at the project root: .agent-doc/watch.pid, watch.lock and
+    logs/watch.jsonl.
+    """
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.state import project_root_for
+    from agent_doc.watch_control import stop_watch
+    from agent_doc.watch_control import watch_status
+
+    root = project_root_for(Path.cwd())
+    if status or stop:
+        result = stop_watch(root) if stop else watch_status(root)
+        if as_json:
+            emit_json(result.to_json())
+        elif stop:
+            done = f"stopped watch (pid {result.pid})"
+            stale = " (stale pid file removed)" if result.stale_pid_removed else ""
+            info((done if result.running else "not running") + stale)
+        else:
+            info(f"running (pid {result.pid})" if result.running else "not running")
+        return
+    _run_daemon(root, files or [], debounce, max_cycles, agent, no_git)
+
+
+def _run_daemon(
+    root: Path,
+    files: list[Path],
+    debounce: int,
+    max_cycles: int,
+    agent: str | None,
+    no_git: bool,
+) -> None:
+    import signal
+    import threading
+    from typing import Any
+
+    from agent_doc.cli._output import info
+    from agent_doc.server_link import ServerLink
+    from agent_doc.watch_control import DaemonLock
+    from agent_doc.watching import Watcher
+    from agent_doc.watching import WatchOptions
+    from agent_doc.watching import in_git_repo
+
+    lock = DaemonLock(root)
+    stop = threading.Event()
+
+    def _on_signal(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    def _report(item: dict[str, Any]) -> None:
+        name = Path(item["file"]).name if "file" in item else ""
+        extra = item.get("error") or item.get("status") or ""
+        info(f"watch: {item['event']} {name} {extra}".rstrip())
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    options = WatchOptions(
+        debounce_ms=debounce,
+        max_cycles=max_cycles,
+        agent=agent,
+        no_git=no_git or not in_git_repo(root),
+        files=tuple(f.resolve() for f in files),
+    )
+    try:
+        Watcher(root, options, ServerLink(), _report).run(stop, lock.still_owned)
+    finally:
+        lock.release()
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``watch`` to the app."""
+    app.command("watch")(watch)

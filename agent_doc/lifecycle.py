@@ -1,0 +1,61 @@
+"""Status and hooks around the agent-doc operations (spec §7.23, §9.5).
+
+Thin wrappers that the CLI and ``watch`` call instead of the bare core
+functions: they hold the document's busy status (:mod:`agent_doc.status`) while
+working and fire the ``post_write`` / ``post_commit`` hook events
+(:mod:`agent_doc.hooks_events`) afterwards. Hooks never fail an operation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+if TYPE_CHECKING:
+    from agent_doc.cycle import RunOutcome
+    from agent_doc.writing import WriteOutcome
+
+
+def post_write(outcome: WriteOutcome) -> None:
+    """``on_written`` callback of the write path: fire ``post_write``."""
+    from agent_doc.hooks_events import fire_quietly
+
+    fire_quietly("post_write", outcome.path)
+
+
+def write_with_hooks(path: Path, response: str, **kwargs: Any) -> WriteOutcome:
+    """``writing.run_write`` with status ``writing`` and the ``post_write`` hook."""
+    from agent_doc.status import busy
+    from agent_doc.writing import run_write
+
+    with busy(Path(path), "writing"):
+        outcome = run_write(path, response, **kwargs)
+    post_write(outcome)
+    return outcome
+
+
+def commit_with_hooks(path: Path) -> tuple[bool, str]:
+    """``committing.commit_document`` followed by ``post_commit`` when committed."""
+    from agent_doc.committing import commit_document
+    from agent_doc.hooks_events import fire_quietly
+
+    committed, message = commit_document(path)
+    if committed:
+        fire_quietly("post_commit", path)
+    return committed, message
+
+
+def run_cycle_tracked(path: Path, **kwargs: Any) -> RunOutcome:
+    """``cycle.run_cycle`` with status ``generating`` and both hooks."""
+    from agent_doc.cycle import run_cycle
+    from agent_doc.hooks_events import fire_quietly
+    from agent_doc.status import busy
+
+    with busy(Path(path), "generating"):
+        outcome = run_cycle(path, **kwargs)
+    if outcome.write is not None:
+        post_write(outcome.write)
+    if outcome.committed:
+        fire_quietly("post_commit", path)
+    return outcome

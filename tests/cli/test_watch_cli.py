@@ -1,0 +1,190 @@
+"""``agent-doc watch`` as a real daemon: cycles, loop prevention, status, stop.
+
+The daemon is started as a subprocess with the fake agent configured as a
+custom backend; every wait polls ``.agent-doc/logs/watch.jsonl`` (or the
+document) against a deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_doc.config import global_config_path
+
+FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
+SESSION = "11111111-2222-3333-4444-555555555555"
+DOC = f"""---
+agent_doc_session: {SESSION}
+agent_doc_format: template
+agent: fake
+---
+# Plan
+
+<!-- agent:exchange patch=append -->
+## User
+
+What is 2 + 2?
+<!-- /agent:exchange -->
+"""
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent_doc.cli.entry", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+def events(root: Path) -> list[dict[str, Any]]:
+    log = root / ".agent-doc" / "logs" / "watch.jsonl"
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines() if line]
+
+
+@pytest.fixture
+def agent_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.fake]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
+    )
+    log = tmp_path / "agent-log.jsonl"
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    monkeypatch.setenv("FAKE_CLAUDE_REPLY", "### Re: sum\n\n4.")
+    return log
+
+
+@pytest.fixture
+def session_doc(project: Path) -> Path:
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    (project / ".agent-doc" / "sessions.json").write_text(
+        json.dumps({SESSION: {"pane": "%1", "file": "plan.md"}})
+    )
+    return doc
+
+
+@pytest.fixture
+def daemon(
+    project: Path, session_doc: Path, agent_log: Path
+) -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_doc.cli.entry", "watch", "--debounce", "100"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: any(e["event"] == "ready" for e in events(project)))
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=20)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def _calls(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def test_edit_runs_exactly_one_cycle_and_the_own_write_converges(
+    project: Path, session_doc: Path, agent_log: Path, daemon: subprocess.Popen[str]
+) -> None:
+    ready = next(e for e in events(project) if e["event"] == "ready")
+    assert ready["files"] == [str(session_doc.resolve())]
+    session_doc.write_text(DOC.replace("2 + 2?", "2 + 2, please?"))
+    wait_for(lambda: "4." in session_doc.read_text())
+    wait_for(lambda: any(e["event"] == "converged" for e in events(project)))
+    assert _calls(agent_log) == 1
+    kinds = [e["event"] for e in events(project)]
+    assert kinds.count("cycle") == 1
+    assert kinds.count("cycle-done") == 1
+    text = session_doc.read_text()
+    assert text.index("2 + 2, please?") < text.index("### Re: sum")
+    # A second human edit is a new cycle (the counter resets).
+    session_doc.write_text(
+        text.replace("<!-- /agent:exchange -->", "And 3 + 3?\n<!-- /agent:exchange -->")
+    )
+    wait_for(lambda: [e["event"] for e in events(project)].count("cycle-done") == 2)
+    assert _calls(agent_log) == 2
+
+
+def test_busy_document_is_skipped(
+    project: Path, session_doc: Path, agent_log: Path, daemon: subprocess.Popen[str]
+) -> None:
+    from agent_doc.status import set_status
+
+    set_status(session_doc, "writing")
+    session_doc.write_text(DOC.replace("2 + 2?", "2 + 5?"))
+    wait_for(lambda: any(e["event"] == "busy" for e in events(project)))
+    assert _calls(agent_log) == 0
+
+
+def test_status_second_instance_and_stop(
+    project: Path, daemon: subprocess.Popen[str]
+) -> None:
+    status = cli(project, "watch", "--status", "--json")
+    assert status.returncode == 0, status.stderr
+    data = json.loads(status.stdout)
+    assert data["running"] is True
+    assert data["pid"] == daemon.pid
+    second = cli(project, "watch")
+    assert second.returncode == 1
+    assert "already running" in second.stderr
+    stopped = cli(project, "watch", "--stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert daemon.wait(timeout=20) == 0
+    assert not (project / ".agent-doc" / "watch.pid").exists()
+    after = json.loads(cli(project, "watch", "--status", "--json").stdout)
+    assert after["running"] is False
+
+
+def test_stop_cleans_a_stale_pid_file(project: Path) -> None:
+    pid_file = project / ".agent-doc" / "watch.pid"
+    pid_file.write_text("999999\n")
+    result = cli(project, "watch", "--stop", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "root": str(project.resolve()),
+        "running": False,
+        "pid": None,
+        "stale_pid_removed": True,
+    }
+    assert not pid_file.exists()
+
+
+def test_sigint_stops_cleanly(project: Path, daemon: subprocess.Popen[str]) -> None:
+    os.kill(daemon.pid, signal.SIGINT)
+    assert daemon.wait(timeout=20) == 0
+    assert not (project / ".agent-doc" / "watch.pid").exists()
+    assert events(project)[-1]["event"] == "stopped"

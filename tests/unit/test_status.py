@@ -1,0 +1,79 @@
+"""Per-document status files: set, read, staleness, the busy context."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_doc.errors import StateError
+from agent_doc.state import doc_hash
+from agent_doc.status import busy
+from agent_doc.status import get_status
+from agent_doc.status import is_busy
+from agent_doc.status import parse_status
+from agent_doc.status import set_status
+
+
+@pytest.fixture
+def doc(project: Path) -> Path:
+    path = project / "d.md"
+    path.write_text("---\nagent_doc_status_timeout_ms: 1000\n---\nhi\n")
+    return path
+
+
+def test_status_file_format_and_location(project: Path, doc: Path) -> None:
+    set_status(doc, "generating", now_ms=1_000)
+    stored = project / ".agent-doc" / "status" / doc_hash(doc)
+    assert stored.read_text() == "generating:1000"
+    assert parse_status("writing:12") == ("writing", 12)
+    assert parse_status("bogus:12") is None
+    assert parse_status("writing:x") is None
+
+
+@pytest.mark.parametrize(
+    ("age_ms", "expected"),
+    [
+        pytest.param(29_000, "writing", id="fresh"),
+        pytest.param(30_000, "writing", id="at-limit"),
+        pytest.param(31_000, "idle", id="stale"),
+    ],
+)
+def test_staleness_boundary(project: Path, age_ms: int, expected: str) -> None:
+    path = project / "plain.md"
+    path.write_text("plain\n")
+    set_status(path, "writing", now_ms=100_000)
+    assert get_status(path, now_ms=100_000 + age_ms) == expected
+
+
+def test_timeout_comes_from_frontmatter(doc: Path) -> None:
+    set_status(doc, "routing", now_ms=10_000)
+    assert get_status(doc, now_ms=10_900) == "routing"
+    assert get_status(doc, now_ms=11_100) == "idle"
+
+
+def test_missing_or_corrupt_status_is_idle(project: Path, doc: Path) -> None:
+    assert get_status(doc) == "idle"
+    target = project / ".agent-doc" / "status" / doc_hash(doc)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("garbage")
+    assert not is_busy(doc)
+
+
+def test_unknown_status_is_refused(doc: Path) -> None:
+    with pytest.raises(StateError, match="unknown status"):
+        set_status(doc, "sleeping")  # type: ignore[arg-type]
+
+
+def test_busy_context_sets_and_resets_even_on_error(doc: Path) -> None:
+    seen: list[bool] = []
+
+    def work() -> None:
+        with busy(doc, "writing"):
+            seen.append(is_busy(doc))
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        work()
+    assert seen == [True]
+    assert get_status(doc) == "idle"
