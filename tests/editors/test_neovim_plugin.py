@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.server_link import ServerLink
 from tests.editors.harness import SERVER_CMD
 from tests.editors.harness import Nvim
 from tests.editors.harness import PrivateTmux
@@ -85,6 +86,11 @@ def _server_commands(nvim: Nvim) -> list[str]:
     return list(result or [])
 
 
+def _live_text(link: ServerLink, doc: Path) -> str:
+    owner = link.find_owner(doc)
+    return owner.text if owner else ""
+
+
 def _buffer_text(nvim: Nvim) -> str:
     text: str = nvim.lua(
         "return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')"
@@ -130,6 +136,10 @@ def test_write_lands_in_unsaved_buffer(nvim: Nvim, project: Path) -> None:
         " break end end return true"
     )
     assert nvim.lua("return vim.bo.modified") is True
+    # nvim sends didChange after its debounce; the user's edit is then the
+    # server's live buffer, so the response goes after it (deterministic order).
+    link = ServerLink()
+    wait_for(lambda: "Unsaved follow-up." in _live_text(link, doc), 10, "didChange")
     res = agent_doc("write", "doc.md", "--origin", "test", cwd=project, stdin=RESPONSE)
     assert res.returncode == 0, res.stderr
     wait_for(
@@ -137,7 +147,7 @@ def test_write_lands_in_unsaved_buffer(nvim: Nvim, project: Path) -> None:
     )
     text = _buffer_text(nvim)
     assert text.index("What is 2+2?") < text.index("The agent answers.")
-    assert "Unsaved follow-up." in text
+    assert text.index("Unsaved follow-up.") < text.index("The agent answers.")
     assert doc.read_text("utf-8") == on_disk, "the file on disk must not change"
     assert nvim.lua("return vim.bo.modified") is True
 

@@ -89,6 +89,7 @@ export interface AgentStatus {
   pane?: string;
   exitCode?: number | null;
   message?: string;
+  detail?: string;
 }
 
 const LABELS: Record<string, [string, string]> = {
@@ -98,6 +99,7 @@ const LABELS: Record<string, [string, string]> = {
   stale: ["$(watch)", "stale"],
   exited: ["$(debug-stop)", "exited"],
   idle: ["$(check)", "idle"],
+  none: ["$(circle-slash)", "no agent"],
 };
 
 /** Normalize `agentDoc/status` params: `{uri, state…}` or `{documents: […]}`. */
@@ -123,7 +125,7 @@ export function formatStatus(status: AgentStatus | undefined): { text: string; t
   if (status.state === "exited" && typeof status.exitCode === "number") {
     text += ` (${status.exitCode})`;
   }
-  const tooltip = [`agent-doc: ${label}`, status.pane ? `pane ${status.pane}` : "", status.message ?? ""]
+  const tooltip = [`agent-doc: ${label}`, status.pane ? `pane ${status.pane}` : "", status.detail ?? status.message ?? ""]
     .filter((s) => s !== "")
     .join(" · ");
   return { text, tooltip };

@@ -11,6 +11,7 @@ local LABELS = {
   stale = "stale",
   exited = "exited",
   idle = "idle",
+  none = "no agent",
 }
 
 --- Record one `agentDoc/status` notification.

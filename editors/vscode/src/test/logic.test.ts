@@ -66,6 +66,8 @@ test("formatStatus labels states", () => {
   assert.equal(formatStatus({ uri: "u", state: "needs_input", pane: "%3" }).text, "$(bell) agent: needs input");
   assert.match(formatStatus({ uri: "u", state: "needs_input", pane: "%3" }).tooltip, /pane %3/);
   assert.equal(formatStatus({ uri: "u", state: "exited", exitCode: 2 }).text, "$(debug-stop) agent: exited (2)");
+  assert.equal(formatStatus({ uri: "u", state: "none", detail: "run agentDoc.claim" }).text, "$(circle-slash) agent: no agent");
+  assert.match(formatStatus({ uri: "u", state: "none", detail: "run agentDoc.claim" }).tooltip, /run agentDoc.claim/);
   assert.equal(formatStatus({ uri: "u", state: "weird_state" }).text, "$(circle-outline) agent: weird state");
 });
 
