@@ -188,3 +188,16 @@ def test_sigint_stops_cleanly(project: Path, daemon: subprocess.Popen[str]) -> N
     assert daemon.wait(timeout=20) == 0
     assert not (project / ".agent-doc" / "watch.pid").exists()
     assert events(project)[-1]["event"] == "stopped"
+
+
+def test_typing_user_delays_the_cycle(
+    project: Path, session_doc: Path, agent_log: Path, daemon: subprocess.Popen[str]
+) -> None:
+    from agent_doc.typing_state import record_typing
+
+    typed_until = time.time() + 1.0  # indicator + 1500 ms window
+    record_typing(session_doc, now_ms=int(typed_until * 1000) - 1500)
+    session_doc.write_text(DOC.replace("2 + 2?", "2 + 9?"))
+    wait_for(lambda: any(e["event"] == "cycle" for e in events(project)))
+    cycle = next(e for e in events(project) if e["event"] == "cycle")
+    assert cycle["time"] >= typed_until - 0.01
