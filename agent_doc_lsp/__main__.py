@@ -1,0 +1,73 @@
+"""Entry point of ``agent-doc-lsp`` (and ``python -m agent_doc_lsp``).
+
+Logs go to stderr (or ``--log-file``): stdout is the JSON-RPC stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from agent_doc_lsp import __version__
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parse the command line."""
+    parser = argparse.ArgumentParser(
+        prog="agent-doc-lsp", description="The agent-doc language server."
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"agent-doc-lsp {__version__}"
+    )
+    parser.add_argument(
+        "--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio"
+    )
+    parser.add_argument("--log-file", help="write logs to this file instead of stderr")
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["error", "warning", "info", "debug"],
+        help="level of the stderr / file log (default: warning)",
+    )
+    return parser.parse_args(argv)
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit():
+        raise SystemExit(f"agent-doc-lsp: --tcp expects HOST:PORT, got {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Configure logging, build the server and serve stdio (or TCP)."""
+    args = parse_args(argv)
+    address = _host_port(args.tcp) if args.tcp else None
+    handler: logging.Handler = (
+        logging.FileHandler(args.log_file, encoding="utf-8")
+        if args.log_file
+        else logging.StreamHandler(sys.stderr)
+    )
+    handler.setLevel(args.log_level.upper())
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    )
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if args.log_level == "debug" else logging.INFO)
+    if args.log_level != "debug":
+        # pygls logs every message body at INFO: costly on large documents.
+        logging.getLogger("pygls").setLevel(logging.WARNING)
+
+    from agent_doc_lsp.server import create_server
+
+    server = create_server()
+    if address is not None:
+        server.start_tcp(*address)
+    else:
+        server.start_io()
+
+
+if __name__ == "__main__":
+    main()

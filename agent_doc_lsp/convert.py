@@ -1,0 +1,152 @@
+"""Convert core ``str`` offsets ⇄ LSP positions and core results → LSP types.
+
+The core works in Python string offsets (code points). LSP positions count
+code units of the encoding negotiated at ``initialize`` (UTF-16 unless the client
+offered UTF-8 or UTF-32). This is the only module that converts between them.
+
+pygls' ``TextDocument.client_position_at_offset`` re-splits the whole document on
+every call, so converting many offsets of a large document through it is
+quadratic. :class:`LineIndex` splits once and answers each conversion with a
+binary search plus the width of one line prefix.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from lsprotocol import types
+
+UTF8 = types.PositionEncodingKind.Utf8
+UTF16 = types.PositionEncodingKind.Utf16
+UTF32 = types.PositionEncodingKind.Utf32
+
+
+def units(text: str, encoding: str) -> int:
+    """Return the length of ``text`` in code units of ``encoding``."""
+    if text.isascii() or encoding == UTF32:
+        return len(text)
+    if encoding == UTF8:
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def _codepoints(line: str, count: int, encoding: str) -> int:
+    """Return how many code points of ``line`` make up ``count`` code units."""
+    if line.isascii() or encoding == UTF32:
+        return min(count, len(line))
+    used = 0
+    for index, ch in enumerate(line):
+        if used >= count:
+            return index
+        code = ord(ch)
+        if encoding == UTF8:
+            used += (
+                1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+            )
+        else:
+            used += 2 if code > 0xFFFF else 1
+    return len(line)
+
+
+class LineIndex:
+    """Line starts of one text, for fast offset ⇄ position conversion.
+
+    Parameters
+    ----------
+    text
+        The document text (``\\n`` line endings; ``\\r\\n`` is tolerated).
+    encoding
+        The negotiated position encoding (``utf-8``, ``utf-16`` or ``utf-32``).
+    """
+
+    __slots__ = ("encoding", "starts", "text")
+
+    def __init__(self, text: str, encoding: str = UTF16) -> None:
+        self.text = text
+        """The text the index was built for."""
+        self.encoding = str(encoding)
+        """The negotiated position encoding."""
+        starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        self.starts = starts
+        """Offset of the first character of each line."""
+
+    def line_of(self, offset: int) -> int:
+        """Return the 0-based line holding ``offset``."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def line_text(self, line: int) -> str:
+        """Return line ``line`` without its line ending."""
+        start = self.starts[line]
+        end = (
+            self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
+        )
+        return self.text[start:end].rstrip("\r")
+
+    def position(self, offset: int) -> types.Position:
+        """Convert a code-point offset to an LSP position (clamped to the text)."""
+        offset = max(0, min(offset, len(self.text)))
+        line = self.line_of(offset)
+        start = self.starts[line]
+        return types.Position(
+            line=line, character=units(self.text[start:offset], self.encoding)
+        )
+
+    def range(self, start: int, end: int) -> types.Range:
+        """Convert ``[start, end)`` code-point offsets to an LSP range."""
+        return types.Range(start=self.position(start), end=self.position(end))
+
+    def offset(self, position: types.Position) -> int:
+        """Convert an LSP position to a code-point offset (clamped to the text)."""
+        if position.line >= len(self.starts):
+            return len(self.text)
+        line = self.line_text(max(position.line, 0))
+        column = _codepoints(line, max(position.character, 0), self.encoding)
+        return self.starts[max(position.line, 0)] + column
+
+    def line_range(self, first: int, last: int) -> types.Range:
+        """Return the range from the start of line ``first`` to the end of ``last``."""
+        last = min(last, len(self.starts) - 1)
+        end = types.Position(
+            line=last, character=units(self.line_text(last), self.encoding)
+        )
+        return types.Range(start=types.Position(line=first, character=0), end=end)
+
+
+def edit(index: LineIndex, start: int, end: int, new_text: str) -> types.TextEdit:
+    """Build a ``TextEdit`` replacing ``[start, end)`` with ``new_text``."""
+    return types.TextEdit(range=index.range(start, end), new_text=new_text)
+
+
+def versioned_edit(
+    uri: str, version: int | None, edits: Sequence[types.TextEdit]
+) -> types.WorkspaceEdit:
+    """Wrap edits of one document in a ``WorkspaceEdit`` pinned to ``version``."""
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=uri, version=version
+                ),
+                edits=list(edits),
+            )
+        ]
+    )
+
+
+def workspace_edit(
+    uri: str,
+    version: int | None,
+    edits: Sequence[types.TextEdit],
+    *,
+    document_changes: bool,
+) -> types.WorkspaceEdit:
+    """Build a ``WorkspaceEdit`` in the form the client supports."""
+    if document_changes:
+        return versioned_edit(uri, version, edits)
+    return types.WorkspaceEdit(changes={uri: list(edits)})

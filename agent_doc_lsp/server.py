@@ -1,0 +1,229 @@
+"""The agent-doc language server class and its factory.
+
+:class:`AgentDocLanguageServer` holds the server's state; :func:`create_server`
+builds one and lets every feature module in :data:`FEATURES` register its
+handlers. pygls allows one handler per LSP method, so the lifecycle and document
+notifications are owned by ``features.lifecycle`` and ``features.sync``; other
+features subscribe to them through :attr:`AgentDocLanguageServer.hooks`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import logging
+import time
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument
+
+from agent_doc import __version__
+from agent_doc.errors import AgentDocError
+from agent_doc_lsp.convert import UTF16
+from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.log import WindowLogMessageHandler
+from agent_doc_lsp.options import Options
+
+logger = logging.getLogger(__name__)
+
+DocumentListener = Callable[["AgentDocLanguageServer", str], Any]
+"""``listener(ls, uri)``; may be a coroutine function."""
+ServerListener = Callable[["AgentDocLanguageServer"], Any]
+"""``listener(ls)``; may be a coroutine function."""
+
+
+@dataclass
+class Hooks:
+    """Listeners run by the one handler pygls allows per notification.
+
+    Each listener is isolated: an ``AgentDocError`` is logged as a warning, any
+    other exception with its traceback, and the remaining listeners still run.
+    """
+
+    initialized: list[ServerListener] = field(default_factory=list)
+    """After ``initialized`` and the first configuration pull."""
+    options_changed: list[ServerListener] = field(default_factory=list)
+    """After :attr:`AgentDocLanguageServer.options` changed."""
+    shutdown: list[ServerListener] = field(default_factory=list)
+    """On ``shutdown`` (stop sockets, flush state)."""
+    did_open: list[DocumentListener] = field(default_factory=list)
+    """After pygls stored a newly opened document."""
+    did_change: list[DocumentListener] = field(default_factory=list)
+    """After pygls applied a ``didChange`` to its copy."""
+    did_save: list[DocumentListener] = field(default_factory=list)
+    """After ``didSave``."""
+    did_close: list[DocumentListener] = field(default_factory=list)
+    """After pygls dropped a closed document."""
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """The live text of one open document, as the editor has it."""
+
+    uri: str
+    """Document URI."""
+    path: Path | None
+    """Absolute file path (``None`` for non-``file:`` URIs)."""
+    text: str
+    """Current buffer text."""
+    version: int | None
+    """Version of ``text`` (from ``didOpen``/``didChange``)."""
+    last_edit: float | None
+    """``time.time()`` of the last ``didChange``; ``None`` if never edited."""
+
+
+class Buffers:
+    """Read access to every open buffer (pygls' workspace holds the text)."""
+
+    def __init__(self, server: AgentDocLanguageServer) -> None:
+        self._server = server
+
+    def _documents(self) -> dict[str, TextDocument]:
+        try:
+            documents: dict[str, TextDocument] = self._server.workspace.text_documents
+            return documents
+        except RuntimeError:  # not initialized yet
+            return {}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._documents()))
+
+    def __len__(self) -> int:
+        return len(self._documents())
+
+    def __contains__(self, uri: object) -> bool:
+        return isinstance(uri, str) and unquote(uri) in self._documents()
+
+    def get(self, uri: str) -> Buffer | None:
+        """Return the open buffer of ``uri``, or ``None`` if it is not open."""
+        doc = self._documents().get(unquote(uri))
+        if doc is None:
+            return None
+        path = to_fs_path(doc.uri)
+        return Buffer(
+            uri=doc.uri,
+            path=Path(path) if path else None,
+            text=doc.source,
+            version=doc.version,
+            last_edit=self._server.last_edit.get(doc.uri),
+        )
+
+    def by_path(self, path: str | Path) -> Buffer | None:
+        """Return the open buffer of the file ``path``, or ``None``."""
+        wanted = Path(path).resolve()
+        for uri, doc in list(self._documents().items()):
+            fs = to_fs_path(doc.uri)
+            if fs and Path(fs).resolve() == wanted:
+                return self.get(uri)
+        return None
+
+
+class AgentDocLanguageServer(LanguageServer):
+    """The agent-doc language server: pygls plus agent-doc's state."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            name="agent-doc-lsp",
+            version=__version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.options = Options()
+        """Current settings (``initializationOptions`` + ``agentDoc`` section)."""
+        self.hooks = Hooks()
+        """Listeners for lifecycle and document notifications."""
+        self.buffers = Buffers(self)
+        """Live text + version of each open document."""
+        self.last_edit: dict[str, float] = {}
+        """URI → ``time.time()`` of its last ``didChange``."""
+        self.loop: asyncio.AbstractEventLoop | None = None
+        """The event loop serving the connection (set at ``initialize``)."""
+        self.diagnostic_timers: dict[str, asyncio.TimerHandle] = {}
+        """URI → pending debounced diagnostics run."""
+        self.log_handler: WindowLogMessageHandler | None = None
+        """The ``window/logMessage`` handler (installed at ``initialize``)."""
+        self.init_options: Any = None
+        """Raw ``initializationOptions``, the base under pulled settings."""
+        self._indexes: dict[str, tuple[int | None, str, LineIndex]] = {}
+
+    @property
+    def encoding(self) -> str:
+        """The negotiated position encoding (``utf-16`` before ``initialize``)."""
+        try:
+            return str(self.workspace.position_encoding or UTF16)
+        except RuntimeError:
+            return str(UTF16)
+
+    def document(self, uri: str) -> tuple[TextDocument, LineIndex]:
+        """Return the document of ``uri`` and a line index of its current text."""
+        doc = self.workspace.get_text_document(uri)
+        text = doc.source
+        cached = self._indexes.get(uri)
+        if cached and cached[0] == doc.version and cached[1] is text:
+            return doc, cached[2]
+        index = LineIndex(text, self.encoding)
+        if doc.version is not None:
+            self._indexes[uri] = (doc.version, text, index)
+        return doc, index
+
+    def forget(self, uri: str) -> None:
+        """Drop per-document state of a closed document."""
+        self._indexes.pop(uri, None)
+        self.last_edit.pop(uri, None)
+        timer = self.diagnostic_timers.pop(uri, None)
+        if timer:
+            timer.cancel()
+
+    async def emit(self, listeners: list[Any], *args: Any) -> None:
+        """Run ``listeners(self, *args)`` one by one, isolating their failures."""
+        for listener in list(listeners):
+            try:
+                result = listener(self, *args)
+                if inspect.isawaitable(result):
+                    await result
+            except AgentDocError as exc:
+                logger.warning("%s: %s", getattr(listener, "__name__", listener), exc)
+            except Exception:
+                logger.exception("listener %r failed", listener)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log out-of-band errors; show them only if they are not ours."""
+        logger.error(
+            "server error (%s): %s", getattr(source, "__name__", source), error
+        )
+        if not isinstance(error, AgentDocError):
+            super().report_server_error(error, source)
+
+
+FEATURES: tuple[str, ...] = (
+    "agent_doc_lsp.features.lifecycle",
+    "agent_doc_lsp.features.sync",
+)
+"""Feature modules, each with ``register(server: AgentDocLanguageServer)``.
+
+Listed by name and imported by :func:`create_server`, so feature modules can
+import :class:`AgentDocLanguageServer` at runtime (needed for command handlers)
+without an import cycle.
+"""
+
+
+def create_server() -> AgentDocLanguageServer:
+    """Build a server with every feature in :data:`FEATURES` registered."""
+    server = AgentDocLanguageServer()
+    for name in FEATURES:
+        importlib.import_module(name).register(server)
+    return server
+
+
+def stamp_edit(server: AgentDocLanguageServer, uri: str) -> None:
+    """Record that ``uri`` was just edited (used by ``didChange``)."""
+    server.last_edit[uri] = time.time()

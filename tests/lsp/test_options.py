@@ -1,0 +1,88 @@
+"""Options: camelCase parsing, per-field fallback, and the live settings flow."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from agent_doc_lsp.options import Options
+from agent_doc_lsp.options import parse_options
+from agent_doc_lsp.options import to_wire
+from tests.lsp.editor_client import start_editor
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        pytest.param(None, Options(), id="nothing"),
+        pytest.param({}, Options(), id="empty"),
+        pytest.param(
+            {"trustWorkspace": True, "writeTimeoutMs": 250},
+            Options(trust_workspace=True, write_timeout_ms=250),
+            id="flat",
+        ),
+        pytest.param(
+            {"agentDoc": {"codeLens": False, "logLevel": "DEBUG"}},
+            Options(code_lens=False, log_level="debug"),
+            id="nested-section",
+        ),
+        pytest.param({"unknownKey": 1}, Options(), id="unknown-ignored"),
+    ],
+)
+def test_parse_options_reads_camel_case(raw, expected):
+    assert parse_options(raw) == (expected, [])
+
+
+@pytest.mark.parametrize(
+    ("raw", "bad"),
+    [
+        pytest.param({"trustWorkspace": "yes"}, "trustWorkspace", id="bool-as-str"),
+        pytest.param({"writeTimeoutMs": -1}, "writeTimeoutMs", id="negative"),
+        pytest.param({"writeTimeoutMs": True}, "writeTimeoutMs", id="bool-as-int"),
+        pytest.param(
+            {"diagnosticsDebounceMs": "10"}, "diagnosticsDebounceMs", id="str"
+        ),
+        pytest.param({"logLevel": "loud"}, "logLevel", id="level"),
+    ],
+)
+def test_bad_value_falls_back_to_default_and_keeps_the_rest(raw, bad):
+    options, problems = parse_options({**raw, "codeLens": False})
+    assert options == Options(code_lens=False)
+    assert len(problems) == 1
+    assert bad in problems[0]
+
+
+def test_non_mapping_settings_are_rejected_whole():
+    options, problems = parse_options(["x"])
+    assert options == Options()
+    assert problems
+
+
+def test_base_is_kept_for_unset_keys():
+    base = Options(write_timeout_ms=10)
+    assert parse_options({"codeLens": False}, base)[0] == Options(
+        write_timeout_ms=10, code_lens=False
+    )
+
+
+def test_to_wire_round_trips():
+    options = Options(trust_workspace=True, diagnostics_debounce_ms=7)
+    assert parse_options(to_wire(options)) == (options, [])
+
+
+async def test_bad_initialization_option_shows_a_warning(client: LanguageClient):
+    await start_editor(
+        client, initialization_options={"writeTimeoutMs": "soon"}, configuration=False
+    )
+    editor_messages = [m for m in client.messages if "writeTimeoutMs" in m.message]
+    assert editor_messages
+    assert editor_messages[0].type == types.MessageType.Warning
+
+
+async def test_pulled_configuration_is_validated_too(client: LanguageClient):
+    editor = await start_editor(client, settings={"logLevel": 3})
+    await editor.wait_for(
+        lambda: any("logLevel" in m.message for m in client.messages),
+        what="showMessage about logLevel",
+    )
