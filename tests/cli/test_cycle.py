@@ -205,3 +205,16 @@ def test_history_restore_prepends_old_exchange_once(project: Path) -> None:
     bad = cli(project, "history", "plan.md", "--restore", "0000000")
     assert bad.returncode == 1
     assert "no commit" in bad.stderr
+
+
+def test_run_with_branch_switches_to_agent_doc_branch(
+    project: Path, fake_agent: Path
+) -> None:
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    git(project, "add", "plan.md")
+    git(project, "commit", "-qm", "start")
+    result = cli(project, "run", "plan.md", "-b", env={"FAKE_CLAUDE_REPLY": "ok."})
+    assert result.returncode == 0, result.stderr
+    assert git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "agent-doc/plan"
+    assert git(project, "log", "-1", "--format=%s").startswith("agent-doc(plan): ")
