@@ -23,12 +23,19 @@ end
 --- @param handlers table<string, function>
 --- @return table
 function M.client_config(opts, handlers)
+  -- An empty Lua table encodes as a JSON array; the server expects objects.
+  local function object(t)
+    if t == nil or vim.tbl_isempty(t) then
+      return vim.empty_dict()
+    end
+    return t
+  end
   return {
     name = M.NAME,
     cmd = opts.cmd,
     filetypes = opts.filetypes,
-    init_options = opts.init_options,
-    settings = { agentDoc = opts.settings },
+    init_options = object(opts.init_options),
+    settings = { agentDoc = object(opts.settings) },
     handlers = handlers,
   }
 end
