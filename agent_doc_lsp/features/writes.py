@@ -1,0 +1,249 @@
+"""Live-buffer writes: the project socket's messages, answered in the editor.
+
+When ``agent-doc write`` finds this server has the document open, the agent's
+response is merged with the *live buffer* (unsaved edits included) and lands as
+one ``workspace/applyEdit``; the file on disk is the editor's business. Message
+types (``docs/architecture.md``): ``read``, ``write``, ``patch``,
+``reposition``, ``vcs_refresh`` (→ ``agentDoc/vcsRefresh`` notification) and
+``typing``. The merge itself is :mod:`agent_doc.live_write`; applying and
+verifying the edit is :mod:`agent_doc_lsp.live_edit`.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import Awaitable
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+from pygls.uris import to_fs_path
+
+from agent_doc import live_write
+from agent_doc.errors import EX_TEMPFAIL
+from agent_doc.errors import AgentDocError
+from agent_doc.errors import ServerTimeout
+from agent_doc.live_write import LivePlan
+from agent_doc_lsp.live_edit import ChangeTracker
+from agent_doc_lsp.live_edit import apply_live
+from agent_doc_lsp.server import AgentDocLanguageServer
+from agent_doc_lsp.server import Buffer
+from agent_doc_lsp.socket import ProjectSocket
+
+logger = logging.getLogger(__name__)
+
+VCS_REFRESH = "agentDoc/vcsRefresh"
+"""Custom notification sent to the client on a ``vcs_refresh`` message."""
+
+Message = dict[str, Any]
+
+
+@dataclass
+class LiveWrites:
+    """Per-server state of this feature."""
+
+    tracker: ChangeTracker = field(default_factory=ChangeTracker)
+    """Observes buffer changes to verify edits."""
+    socket: ProjectSocket | None = None
+    """The project socket, once ``initialized``."""
+
+
+_STATE: weakref.WeakKeyDictionary[AgentDocLanguageServer, LiveWrites] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def state_of(ls: AgentDocLanguageServer) -> LiveWrites:
+    """Return this feature's state for ``ls``."""
+    return _STATE.setdefault(ls, LiveWrites())
+
+
+def roots_of(ls: AgentDocLanguageServer) -> list[Path]:
+    """Return the workspace folders (or the root path) as absolute paths."""
+    paths = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
+    if not paths and ls.workspace.root_path:
+        paths = [ls.workspace.root_path]
+    return [Path(p).resolve() for p in paths if p]
+
+
+def configs_for(path: Path) -> dict[str, Any]:
+    """Load the component configs of ``path``'s project."""
+    from agent_doc.component_config import load_component_configs
+    from agent_doc.state import project_root_for
+
+    return dict(load_component_configs(project_root_for(path)))
+
+
+async def write_buffer(
+    ls: AgentDocLanguageServer, uri: str, response: str, baseline: str | None
+) -> LivePlan:
+    """Merge ``response`` into the open buffer ``uri``; verified, with retries."""
+    path = Path(to_fs_path(uri) or uri)
+    configs = configs_for(path)
+    base: list[str] = []
+
+    def plan_for(text: str) -> LivePlan:
+        if not base:
+            first_base, plan = live_write.plan_write(text, baseline, response, configs)
+            base.extend((first_base, plan.content_ours))
+            return plan
+        return live_write.plan_merge(base[0], base[1], text)
+
+    return await apply_live(
+        ls, state_of(ls).tracker, uri, plan_for, label="agent-doc write"
+    )
+
+
+async def patch_buffer(
+    ls: AgentDocLanguageServer, uri: str, component: str, content: str
+) -> LivePlan:
+    """Patch one component of the open buffer ``uri`` (``patch`` semantics)."""
+    configs = configs_for(Path(to_fs_path(uri) or uri))
+    return await apply_live(
+        ls,
+        state_of(ls).tracker,
+        uri,
+        lambda text: live_write.plan_patch(text, component, content, configs),
+        label="agent-doc patch",
+    )
+
+
+async def reposition_buffer(ls: AgentDocLanguageServer, uri: str) -> LivePlan:
+    """Move the boundary marker of the open buffer ``uri`` to the exchange's end."""
+    return await apply_live(
+        ls,
+        state_of(ls).tracker,
+        uri,
+        live_write.plan_reposition,
+        label="agent-doc reposition",
+    )
+
+
+def _within(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or root in path.parents for root in roots)
+
+
+def _text(message: Message, key: str, *, optional: bool = False) -> str | None:
+    value = message.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"field {key!r} must be a string")
+    return value
+
+
+def _target(ls: AgentDocLanguageServer, message: Message) -> tuple[Buffer | None, str]:
+    """Return the open buffer the request names (``None``: not open) or an error."""
+    path = Path(_text(message, "file") or "").resolve()
+    roots = roots_of(ls)
+    buffer = ls.buffers.by_path(path)
+    if not (_within(path, roots) or (not roots and buffer)):
+        return None, f"{path} is outside this server's workspace"
+    return buffer, ""
+
+
+async def handle(ls: AgentDocLanguageServer, message: Message) -> Message:
+    """Answer one socket request (see the table in ``docs/architecture.md``)."""
+    kind = message.get("type")
+    if kind == "vcs_refresh":
+        ls.protocol.notify(VCS_REFRESH, {})
+        return {"ok": True}
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None or not isinstance(kind, str):
+        return {"ok": False, "error": f"unknown request type {kind!r}"}
+    try:
+        buffer, error = _target(ls, message)
+        if error:
+            return {"ok": False, "error": error}
+        if kind in ("read", "typing") or buffer is None:
+            return _describe(kind, buffer)
+        return {"ok": True, **await handler(ls, buffer.uri, message)}
+    except ServerTimeout as exc:
+        return {"ok": False, "error": str(exc), "code": EX_TEMPFAIL}
+    except (AgentDocError, ValueError) as exc:
+        return {"ok": False, "error": str(exc)}
+
+
+def _describe(kind: str, buffer: Buffer | None) -> Message:
+    if buffer is None:
+        if kind in ("read", "typing"):
+            return {"ok": True, "open": False}
+        return {"ok": False, "open": False, "error": "the document is not open here"}
+    if kind == "read":
+        return {
+            "ok": True,
+            "open": True,
+            "text": buffer.text,
+            "version": buffer.version,
+        }
+    reply: Message = {"ok": True, "open": True}
+    if buffer.last_edit is not None:
+        reply["last_typed_ms"] = int(buffer.last_edit * 1000)
+    return reply
+
+
+async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
+    response = _text(message, "response") or ""
+    plan = await write_buffer(
+        ls, uri, response, _text(message, "baseline", optional=True)
+    )
+    logger.info("write into %s (origin %s)", uri, message.get("origin"))
+    return {"content_ours": plan.content_ours, "text": plan.merged}
+
+
+async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
+    component = _text(message, "component") or ""
+    plan = await patch_buffer(ls, uri, component, _text(message, "content") or "")
+    return {"text": plan.merged}
+
+
+async def _reposition(
+    ls: AgentDocLanguageServer, uri: str, _message: Message
+) -> Message:
+    await reposition_buffer(ls, uri)
+    return {}
+
+
+async def _unused(_ls: AgentDocLanguageServer, _uri: str, _message: Message) -> Message:
+    return {}  # read/typing are answered by _describe
+
+
+_HANDLERS: dict[
+    str, Callable[[AgentDocLanguageServer, str, Message], Awaitable[Message]]
+] = {
+    "read": _unused,
+    "typing": _unused,
+    "write": _write,
+    "patch": _patch,
+    "reposition": _reposition,
+}
+
+
+async def start_socket(ls: AgentDocLanguageServer) -> None:
+    """Open the project socket and register in every agent-doc project."""
+    from agent_doc.state import find_project_root
+
+    state = state_of(ls)
+    state.tracker.install(ls)
+    roots = roots_of(ls)
+    projects = [p for p in (find_project_root(r) for r in roots) if p is not None]
+    state.socket = ProjectSocket(lambda message: handle(ls, message))
+    await state.socket.start(projects, roots)
+
+
+def stop_socket(ls: AgentDocLanguageServer) -> None:
+    """Close the project socket and remove the registrations."""
+    state = state_of(ls)
+    if state.socket is not None:
+        state.socket.close()
+        state.socket = None
+
+
+def register(server: AgentDocLanguageServer) -> None:
+    """Subscribe to the lifecycle and change hooks."""
+    server.hooks.initialized.append(start_socket)
+    server.hooks.shutdown.append(stop_socket)
+    server.hooks.did_change.append(lambda ls, uri: state_of(ls).tracker.notified(uri))

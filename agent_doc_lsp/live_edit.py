@@ -1,0 +1,211 @@
+"""Apply one planned edit to a live editor buffer, and make sure it landed.
+
+Editors disagree on stale edits: VS Code and eglot reject a ``TextDocumentEdit``
+pinned to an old version (``applied=false``), while Neovim answers
+``applied=true`` and silently skips it. So an answer is never trusted: after the
+client answers, we wait until the server's own copy of the buffer (fed by the
+client's ``didChange``) has passed through the expected text. If it has not, the
+newest buffer text is re-planned (same baseline, same ``content_ours``) and the
+edit is sent again, a bounded number of times within ``writeTimeoutMs``.
+
+To see every intermediate state (an editor may coalesce our edit and the user's
+next keystroke into one ``didChange``) the workspace's per-change update is
+observed through :class:`ChangeTracker`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from agent_doc.errors import ServerTimeout
+from agent_doc.live_write import LivePlan
+from agent_doc_lsp import convert
+from agent_doc_lsp.server import AgentDocLanguageServer
+
+logger = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 5
+"""How many times one write is (re)sent before giving up."""
+SETTLE_S = 0.5
+"""How long to wait for the ``didChange`` of an edit the client says it applied."""
+PROGRESS_AFTER_S = 0.2
+"""Writes slower than this show ``$/progress`` (when the client supports it)."""
+
+
+@dataclass(eq=False)
+class _Watch:
+    """Waits for one buffer to pass through an expected text."""
+
+    expected: str
+    matched: bool = False
+    notifications: int = 0
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class ChangeTracker:
+    """Observes every content change pygls applies to an open document."""
+
+    def __init__(self) -> None:
+        self._watches: dict[str, list[_Watch]] = {}
+
+    def install(self, ls: AgentDocLanguageServer) -> None:
+        """Wrap the workspace's per-change update (once per workspace)."""
+        workspace = ls.workspace
+        original = workspace.update_text_document
+        if getattr(original, "_agent_doc_tracked", False):
+            return
+
+        def update(ident: Any, change: Any) -> None:
+            original(ident, change)
+            watches = self._watches.get(ident.uri)
+            if watches:
+                text = workspace.get_text_document(ident.uri).source
+                for watch in watches:
+                    if not watch.matched and text == watch.expected:
+                        watch.matched = True
+                        watch.event.set()
+
+        update._agent_doc_tracked = True  # type: ignore[attr-defined]
+        # HACK: pygls has no per-change hook; didChange listeners only see the
+        # final text of a notification that may hold several changes.
+        setattr(workspace, "update_text_document", update)  # noqa: B010
+
+    def notified(self, uri: str) -> None:
+        """Record that a whole ``didChange`` notification was processed."""
+        for watch in self._watches.get(uri, []):
+            watch.notifications += 1
+            watch.event.set()
+
+    @contextlib.contextmanager
+    def watch(self, uri: str, expected: str) -> Any:
+        """Watch ``uri`` for ``expected`` while the block runs."""
+        item = _Watch(expected)
+        self._watches.setdefault(uri, []).append(item)
+        try:
+            yield item
+        finally:
+            self._watches[uri].remove(item)
+            if not self._watches[uri]:
+                del self._watches[uri]
+
+
+async def _settled(watch: _Watch, timeout: float) -> bool:
+    """Wait until ``watch`` matched or one more ``didChange`` arrived."""
+    seen = watch.notifications
+    deadline = time.monotonic() + timeout
+    while not watch.matched and watch.notifications == seen:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        watch.event.clear()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(watch.event.wait(), remaining)
+    return watch.matched
+
+
+def _edit_params(
+    ls: AgentDocLanguageServer,
+    uri: str,
+    version: int | None,
+    plan: LivePlan,
+    label: str,
+) -> types.ApplyWorkspaceEditParams:
+    change = plan.change
+    assert change is not None
+    index = convert.LineIndex(plan.live_text, ls.encoding)
+    edit = convert.edit(index, change.start, change.end, change.new_text)
+    pinned = get_capability(
+        ls.client_capabilities, "workspace.workspace_edit.document_changes", False
+    )
+    return types.ApplyWorkspaceEditParams(
+        edit=convert.workspace_edit(uri, version, [edit], document_changes=pinned),
+        label=label,
+    )
+
+
+async def apply_live(
+    ls: AgentDocLanguageServer,
+    tracker: ChangeTracker,
+    uri: str,
+    plan_for: Callable[[str], LivePlan],
+    *,
+    label: str,
+) -> LivePlan:
+    """Bring the buffer of ``uri`` to ``plan_for(buffer_text).merged``.
+
+    ``plan_for`` is called with the newest buffer text on every attempt.
+    Raises :class:`ServerTimeout` when the edit did not land within
+    ``ls.options.write_timeout_ms`` or :data:`MAX_ATTEMPTS`.
+    """
+    deadline = time.monotonic() + ls.options.write_timeout_ms / 1000
+    async with _progress(ls, label):
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            doc = ls.workspace.get_text_document(uri)
+            version, text = doc.version, doc.source  # before any await
+            plan = plan_for(text)
+            if plan.change is None:
+                return plan
+            with tracker.watch(uri, plan.merged) as watch:
+                params = _edit_params(ls, uri, version, plan, label)
+                remaining = deadline - time.monotonic()
+                try:
+                    result = await asyncio.wait_for(
+                        ls.workspace_apply_edit_async(params), max(remaining, 0.001)
+                    )
+                except asyncio.TimeoutError:
+                    break
+                except Exception as exc:  # an error answer: like a rejection
+                    result = types.ApplyWorkspaceEditResult(False, str(exc))
+                if result.applied:
+                    wait = min(SETTLE_S, max(deadline - time.monotonic(), 0))
+                    if watch.matched or await _settled(watch, wait):
+                        return plan
+                    reason = "the buffer does not hold the edit"
+                else:
+                    reason = result.failure_reason or "client rejected the edit"
+            logger.info(
+                "%s: attempt %d on version %s: %s", label, attempt, version, reason
+            )
+            if time.monotonic() >= deadline:
+                break
+    raise ServerTimeout(f"{label}: the editor did not apply the edit in time")
+
+
+@contextlib.asynccontextmanager
+async def _progress(ls: AgentDocLanguageServer, title: str) -> AsyncIterator[None]:
+    """Show work-done progress if the block runs longer than PROGRESS_AFTER_S."""
+    if not get_capability(ls.client_capabilities, "window.work_done_progress", False):
+        yield
+        return
+    token = f"agent-doc-{uuid.uuid4().hex[:8]}"
+    started = asyncio.Event()
+
+    async def begin() -> None:
+        await asyncio.sleep(PROGRESS_AFTER_S)
+        await ls.work_done_progress.create_async(token)
+        ls.work_done_progress.begin(
+            token, types.WorkDoneProgressBegin(title=title, cancellable=False)
+        )
+        started.set()
+
+    task = asyncio.create_task(begin())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        if started.is_set():
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd())

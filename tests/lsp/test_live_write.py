@@ -1,0 +1,237 @@
+"""``agent-doc write`` into an open editor buffer, end to end.
+
+The real CLI runs in a subprocess, finds the real server through its project
+socket, and the edit lands in the editor-like client's buffer; the file on disk
+is the editor's business and must not change.
+"""
+
+# ruff: noqa: ASYNC240 - small filesystem checks in async tests are fine
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig
+from pytest_lsp import LanguageClient
+
+from agent_doc.errors import EX_TEMPFAIL
+from agent_doc.state import StateStore
+from tests.lsp.editor_client import ApplyMode
+from tests.lsp.editor_client import Editor
+from tests.lsp.editor_client import start_editor
+
+DOC = (
+    "---\nagent_doc_format: template\n---\n# Session\n\n"
+    "<!-- agent:exchange -->\nFirst question?\n<!-- /agent:exchange -->\n"
+)
+RESPONSE = "<!-- patch:exchange -->\nThe answer is 42.\n<!-- /patch:exchange -->\n"
+SERVER = [sys.executable, "-m", "agent_doc_lsp"]
+
+
+async def run_cli(*args: str, stdin: str = "", timeout: float = 30) -> tuple[int, str]:
+    """Run ``agent-doc`` in a subprocess; return (exit code, stderr)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "agent_doc.cli.entry",
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _out, err = await asyncio.wait_for(proc.communicate(stdin.encode()), timeout)
+    assert proc.returncode is not None
+    return proc.returncode, err.decode()
+
+
+async def registered(editor: Editor, project: Path, count: int = 1) -> None:
+    """Wait (bounded) until ``count`` servers registered in ``project``."""
+    servers = project / ".agent-doc" / "servers"
+    await editor.wait_for(
+        lambda: servers.is_dir() and len(list(servers.glob("*.json"))) >= count,
+        what="registration",
+    )
+
+
+async def open_doc(editor: Editor, project: Path, name: str = "doc.md") -> Path:
+    doc = project / name
+    doc.write_text(DOC)
+    editor.open(doc.as_uri(), DOC)
+    await registered(editor, project)
+    return doc
+
+
+def type_prompt(editor: Editor, uri: str, text: str) -> None:
+    """Type ``text`` at the end of the exchange (before its close marker)."""
+    line = editor.text(uri).split("\n").index("<!-- /agent:exchange -->")
+    editor.type(uri, line, 0, text)
+
+
+async def write(doc: Path, *extra: str, response: str = RESPONSE) -> tuple[int, str]:
+    baseline = doc.with_suffix(".baseline")
+    baseline.write_text(doc.read_text())
+    return await run_cli(
+        "write", str(doc), "--baseline-file", str(baseline), *extra, stdin=response
+    )
+
+
+@pytest.fixture
+async def ed(client: LanguageClient, project: Path) -> Editor:
+    return await start_editor(client, root=project)
+
+
+async def test_cli_write_lands_in_buffer_after_unsaved_user_text(ed, project):
+    doc = await open_doc(ed, project)
+    uri = doc.as_uri()
+    type_prompt(ed, uri, "Unsaved follow-up\n")
+    code, err = await write(doc)
+    assert code == 0, err
+    text = ed.text(uri)
+    assert "Unsaved follow-up" in text
+    assert "The answer is 42." in text
+    assert text.index("First question?") < text.index("The answer is 42.")
+    assert len(ed.applied) == 1
+    assert doc.read_text() == DOC  # the editor owns the file
+    snapshot = StateStore(project).load_snapshot(doc)
+    assert snapshot is not None
+    assert "The answer is 42." in snapshot
+    assert "Unsaved follow-up" not in snapshot  # snapshot = content_ours
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        pytest.param(ApplyMode.REJECT_STALE, id="rejects-stale"),
+        pytest.param(ApplyMode.SKIP_STALE, id="applied-true-but-skips"),
+    ],
+)
+async def test_typing_while_the_edit_travels_is_retried(client, project, mode):
+    ed = await start_editor(client, root=project, mode=mode)
+    doc = await open_doc(ed, project)
+    uri = doc.as_uri()
+    keystrokes = iter(["x", "y"])
+
+    def user_types(editor: Editor) -> None:
+        key = next(keystrokes, None)
+        if key is not None:  # the first two attempts go stale
+            type_prompt(editor, uri, key + "\n")
+
+    ed.before_apply = user_types
+    code, err = await write(doc)
+    assert code == 0, err
+    text = ed.text(uri)
+    assert text.count("The answer is 42.") == 1
+    assert "\nx\n" in text
+    assert "\ny\n" in text
+    assert len(ed.applied) == 3
+    assert doc.read_text() == DOC
+
+
+async def test_document_not_open_is_written_to_disk(ed, project):
+    await registered(ed, project)
+    doc = project / "closed.md"
+    doc.write_text(DOC)
+    code, err = await write(doc)
+    assert code == 0, err
+    assert "The answer is 42." in doc.read_text()
+    assert ed.applied == []
+
+
+async def test_stuck_editor_exits_75_and_writes_nothing(client, project):
+    ed = await start_editor(client, root=project, settings={"writeTimeoutMs": 800})
+    never = asyncio.Event()
+
+    async def stuck(params: types.ApplyWorkspaceEditParams) -> Any:
+        ed.applied.append(params)
+        await never.wait()
+
+    client.protocol.fm.features[types.WORKSPACE_APPLY_EDIT] = stuck
+    doc = await open_doc(ed, project)
+    code, err = await write(doc)
+    assert code == EX_TEMPFAIL, err
+    assert len(ed.applied) == 1
+    assert ed.text(doc.as_uri()) == DOC
+    assert doc.read_text() == DOC
+    assert StateStore(project).load_snapshot(doc) is None
+    never.set()
+
+
+async def test_two_servers_cli_picks_the_one_with_the_document(ed, project):
+    second = await ClientServerConfig(server_command=SERVER).start(devtools=None)
+    try:
+        ed2 = await start_editor(second, root=project)
+        doc_a = await open_doc(ed, project, "a.md")
+        doc_b = project / "b.md"
+        doc_b.write_text(DOC)
+        ed2.open(doc_b.as_uri(), DOC)
+        await registered(ed, project, count=2)
+        code, err = await write(doc_b)
+        assert code == 0, err
+        assert "The answer is 42." in ed2.text(doc_b.as_uri())
+        assert ed.applied == []
+        assert ed.text(doc_a.as_uri()) == DOC
+        assert doc_b.read_text() == DOC
+    finally:
+        await asyncio.wait_for(second.shutdown_session(), 10)
+        await second.stop()
+
+
+async def test_stale_registration_is_cleaned_and_write_goes_to_disk(ed, project):
+    await registered(ed, project)
+    servers = project / ".agent-doc" / "servers"
+    dead = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await dead.wait()
+    stale = servers / f"{dead.pid}.json"
+    stale.write_text(
+        json.dumps(
+            {"pid": dead.pid, "socket": "/nonexistent.sock", "roots": [str(project)]}
+        )
+    )
+    doc = project / "closed.md"
+    doc.write_text(DOC)
+    code, err = await write(doc)
+    assert code == 0, err
+    assert not stale.exists()
+    assert "The answer is 42." in doc.read_text()
+
+
+async def test_very_long_project_path(client, tmp_path):
+    deep = tmp_path
+    while len(str(deep)) < 220:
+        deep = deep / "a-rather-long-directory-name"
+    project = deep / "proj"
+    (project / ".agent-doc").mkdir(parents=True)
+    ed = await start_editor(client, root=project)
+    doc = await open_doc(ed, project)
+    code, err = await write(doc)
+    assert code == 0, err
+    assert "The answer is 42." in ed.text(doc.as_uri())
+
+
+async def test_long_runtime_dir_falls_back_to_tmp(tmp_path, project):
+    runtime = tmp_path / ("r" * 120)
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    client = await ClientServerConfig(server_command=SERVER, server_env=env).start(
+        devtools=None
+    )
+    try:
+        ed = await start_editor(client, root=project)
+        doc = await open_doc(ed, project)
+        reg = json.loads(
+            next((project / ".agent-doc" / "servers").glob("*.json")).read_text()
+        )
+        assert len(reg["socket"]) < 100
+        code, err = await write(doc)
+        assert code == 0, err
+        assert "The answer is 42." in ed.text(doc.as_uri())
+    finally:
+        await asyncio.wait_for(client.shutdown_session(), 10)
+        await client.stop()

@@ -1,0 +1,93 @@
+"""Unit tests for agent_doc.live_write (pure planning of live-buffer writes)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_doc.live_write import TextChange
+from agent_doc.live_write import minimal_change
+from agent_doc.live_write import plan_merge
+from agent_doc.live_write import plan_write
+
+HAVE_CORE = all(
+    importlib.util.find_spec(m) is not None
+    for m in ("agent_doc.merge", "agent_doc.patching", "agent_doc.boundary")
+)
+needs_core = pytest.mark.skipif(not HAVE_CORE, reason="core merge/patching not built")
+
+TEMPLATE = (
+    "---\nagent_doc_format: template\n---\n\n"
+    "<!-- agent:exchange -->\nQuestion?\n<!-- /agent:exchange -->\n"
+)
+
+
+@given(st.text(alphabet="ab\n\r😀é"), st.text(alphabet="ab\n\r😀é"))
+def test_minimal_change_turns_old_into_new(old: str, new: str) -> None:
+    change = minimal_change(old, new)
+    if old == new:
+        assert change is None
+        return
+    assert change is not None
+    assert change.apply(old) == new
+    assert 0 <= change.start <= change.end <= len(old)
+
+
+def test_minimal_change_is_one_small_range() -> None:
+    old = "alpha\nbeta\ngamma\n"
+    new = "alpha\nbeta\nNEW\ngamma\n"
+    assert minimal_change(old, new) == TextChange(11, 11, "NEW\n")
+
+
+def test_minimal_change_never_splits_crlf() -> None:
+    change = minimal_change("a\r\nb", "a\r\r\nb")
+    assert change is not None
+    assert change.start != 2
+    assert change.apply("a\r\nb") == "a\r\r\nb"
+
+
+def test_plan_merge_unchanged_buffer_takes_ours() -> None:
+    plan = plan_merge("base\n", "base\nanswer\n", "base\n")
+    assert plan.merged == "base\nanswer\n"
+    assert plan.change == TextChange(5, 5, "answer\n")
+
+
+def test_plan_merge_agent_changed_nothing_keeps_buffer() -> None:
+    plan = plan_merge("base\n", "base\n", "base\nuser\n")
+    assert plan.merged == "base\nuser\n"
+    assert plan.change is None
+
+
+def test_plan_merge_keeps_crlf_buffer_line_endings() -> None:
+    plan = plan_merge("a\nb\n", "a\nb\nc\n", "a\r\nb\r\n")
+    assert plan.merged == "a\r\nb\r\nc\r\n"
+    assert plan.change == TextChange(6, 6, "c\r\n")
+
+
+@needs_core
+def test_plan_merge_keeps_user_text_before_response() -> None:
+    base = "Line 1\nLine 3\n"
+    ours = "Line 1\nAgent line\nLine 3\n"
+    theirs = "Line 1\nUser line\nLine 3\n"
+    plan = plan_merge(base, ours, theirs)
+    assert "Agent line" in plan.merged
+    assert "User line" in plan.merged
+    assert plan.change is not None
+    assert plan.change.apply(theirs) == plan.merged
+
+
+@needs_core
+def test_plan_write_merges_response_with_live_edits() -> None:
+    live = TEMPLATE.replace("Question?\n", "Question?\nmore typing\n")
+    response = "<!-- patch:exchange -->\nAnswer.\n<!-- /patch:exchange -->\n"
+    base, plan = plan_write(live, TEMPLATE, response, {})
+    assert base == TEMPLATE
+    assert "Answer." in plan.content_ours
+    assert "more typing" not in plan.content_ours
+    assert "Answer." in plan.merged
+    assert "more typing" in plan.merged
+    assert plan.change is not None
+    assert plan.change.apply(live) == plan.merged
