@@ -147,14 +147,21 @@ def _plan_transform(live_text: str, transform: Callable[[str], str]) -> LivePlan
 
 
 def plan_patch(
-    live_text: str, component: str, content: str, configs: Mapping[str, Any]
+    live_text: str,
+    component: str,
+    content: str,
+    configs: Mapping[str, Any],
+    *,
+    mode: str | None = None,
 ) -> LivePlan:
     """Plan a component patch (``patch`` semantics) on the live buffer."""
     from agent_doc.patching import apply_component_patch
 
     return _plan_transform(
         live_text,
-        lambda text: apply_component_patch(text, component, content, dict(configs)),
+        lambda text: apply_component_patch(
+            text, component, content, dict(configs), mode=mode
+        ),
     )
 
 

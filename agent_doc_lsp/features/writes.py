@@ -98,7 +98,11 @@ async def write_buffer(
 
 
 async def patch_buffer(
-    ls: AgentDocLanguageServer, uri: str, component: str, content: str
+    ls: AgentDocLanguageServer,
+    uri: str,
+    component: str,
+    content: str,
+    mode: str | None = None,
 ) -> LivePlan:
     """Patch one component of the open buffer ``uri`` (``patch`` semantics)."""
     configs = configs_for(Path(to_fs_path(uri) or uri))
@@ -106,7 +110,9 @@ async def patch_buffer(
         ls,
         state_of(ls).tracker,
         uri,
-        lambda text: live_write.plan_patch(text, component, content, configs),
+        lambda text: live_write.plan_patch(
+            text, component, content, configs, mode=mode
+        ),
         label="agent-doc patch",
     )
 
@@ -196,7 +202,9 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
 
 async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
     component = _text(message, "component") or ""
-    plan = await patch_buffer(ls, uri, component, _text(message, "content") or "")
+    content = _text(message, "content") or ""
+    mode = _text(message, "mode", optional=True)
+    plan = await patch_buffer(ls, uri, component, content, mode)
     return {"text": plan.merged}
 
 

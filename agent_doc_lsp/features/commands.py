@@ -1,0 +1,147 @@
+"""Document commands (``workspace/executeCommand``): the CLI's verbs, in the editor.
+
+``agentDoc.write``, ``agentDoc.patch``, ``agentDoc.diff``, ``agentDoc.reset``,
+``agentDoc.outline``, ``agentDoc.preflight`` and ``agentDoc.commit`` call the
+same core functions as the CLI, in a worker thread, with a
+:class:`~agent_doc_lsp.local_link.LocalLink` so that every edit goes to this
+editor's live buffer (one verified ``workspace/applyEdit``). Each returns a
+JSON object; an ``AgentDocError`` becomes a JSON-RPC error with its message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+
+from agent_doc.errors import AgentDocError
+from agent_doc_lsp import commands
+from agent_doc_lsp.commands import DocumentArgs
+from agent_doc_lsp.commands import PatchArgs
+from agent_doc_lsp.commands import PreflightArgs
+from agent_doc_lsp.commands import WriteArgs
+from agent_doc_lsp.local_link import LocalLink
+from agent_doc_lsp.server import AgentDocLanguageServer
+
+logger = logging.getLogger(__name__)
+
+AGENT_DOC_ERROR = -32001
+"""JSON-RPC error code of a failed agent-doc operation."""
+
+
+def path_of(uri: str) -> Path:
+    """The file path of a ``file:`` URI (``JsonRpcInvalidParams`` otherwise)."""
+    path = to_fs_path(uri)
+    if not path:
+        raise JsonRpcInvalidParams(f"not a file: URI: {uri}")
+    return Path(path)
+
+
+def jsonable(value: Any) -> Any:
+    """Dataclasses → dicts, paths → strings, recursively."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return str(value) if isinstance(value, Path) else value
+
+
+async def run_core(
+    ls: AgentDocLanguageServer, function: Callable[[LocalLink], Any]
+) -> Any:
+    """Run ``function(link)`` in a thread; ``AgentDocError`` → JSON-RPC error."""
+    link = LocalLink(ls, asyncio.get_running_loop())
+    try:
+        return jsonable(await asyncio.to_thread(function, link))
+    except AgentDocError as exc:
+        logger.warning("command failed: %s", exc)
+        raise JsonRpcException(message=str(exc), code=AGENT_DOC_ERROR) from exc
+
+
+def write(link: LocalLink, args: WriteArgs) -> Any:
+    """``agentDoc.write``: the write path, then the snapshot (as the CLI)."""
+    from agent_doc.lifecycle import post_write
+    from agent_doc.writing import WriteRequest
+    from agent_doc.writing import write_response
+
+    request = WriteRequest(
+        path_of(args.uri), args.response, args.baseline, origin=args.origin
+    )
+    outcome = write_response(request, link, on_written=post_write)
+    return _without(jsonable(outcome), "content_ours", "final_text")
+
+
+def _without(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in keys}
+
+
+def commit(link: LocalLink, path: Path) -> Any:
+    """``agentDoc.commit``: commit the snapshot, then refresh the editor."""
+    from agent_doc.lifecycle import commit_with_hooks
+
+    committed, message = commit_with_hooks(path)
+    if committed:
+        link.reposition(path)
+        link.vcs_refresh(path)
+    return {"committed": committed, "message": message}
+
+
+def outline(link: LocalLink, path: Path) -> Any:
+    """``agentDoc.outline``: sections of the live buffer (or the file)."""
+    from agent_doc.outline import outline as sections
+    from agent_doc.preflight import current_text
+
+    return [s.as_dict() for s in sections(current_text(path, link))]
+
+
+def register(server: AgentDocLanguageServer) -> None:
+    """Register the document commands."""
+    from agent_doc.preflight import run_preflight
+    from agent_doc.project import document_diff
+    from agent_doc.project import reset_document
+    from agent_doc.writing import patch_component
+
+    @server.command(commands.WRITE)
+    async def write_(ls: AgentDocLanguageServer, args: WriteArgs) -> Any:
+        return await run_core(ls, lambda link: write(link, args))
+
+    @server.command(commands.PATCH)
+    async def patch(ls: AgentDocLanguageServer, args: PatchArgs) -> Any:
+        path = path_of(args.uri)
+        result = await run_core(
+            ls,
+            lambda link: patch_component(path, args.component, args.content, link=link),
+        )
+        return _without(result, "text")
+
+    @server.command(commands.DIFF)
+    async def diff(ls: AgentDocLanguageServer, args: DocumentArgs) -> Any:
+        return await run_core(ls, lambda link: document_diff(path_of(args.uri), link))
+
+    @server.command(commands.RESET)
+    async def reset(ls: AgentDocLanguageServer, args: DocumentArgs) -> Any:
+        return await run_core(ls, lambda _link: reset_document(path_of(args.uri)))
+
+    @server.command(commands.OUTLINE)
+    async def outline_(ls: AgentDocLanguageServer, args: DocumentArgs) -> Any:
+        return await run_core(ls, lambda link: outline(link, path_of(args.uri)))
+
+    @server.command(commands.PREFLIGHT)
+    async def preflight(ls: AgentDocLanguageServer, args: PreflightArgs) -> Any:
+        path = path_of(args.uri)
+        return await run_core(
+            ls, lambda link: run_preflight(path, link, settle=args.settle).to_json()
+        )
+
+    @server.command(commands.COMMIT)
+    async def commit_(ls: AgentDocLanguageServer, args: DocumentArgs) -> Any:
+        return await run_core(ls, lambda link: commit(link, path_of(args.uri)))
