@@ -207,6 +207,8 @@ class AgentDocLanguageServer(LanguageServer):
 FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.lifecycle",
     "agent_doc_lsp.features.sync",
+    "agent_doc_lsp.features.writes",
+    "agent_doc_lsp.features.commands",
 )
 """Feature modules, each with ``register(server: AgentDocLanguageServer)``.
 
