@@ -17,6 +17,15 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from agent_doc.editor.model import Completion
+from agent_doc.editor.model import Fix
+from agent_doc.editor.model import Fold
+from agent_doc.editor.model import HoverInfo
+from agent_doc.editor.model import Problem
+from agent_doc.editor.model import Symbol
+from agent_doc.editor.model import TextChange
+from agent_doc.editor.project import SessionSymbol
+
 UTF8 = types.PositionEncodingKind.Utf8
 UTF16 = types.PositionEncodingKind.Utf16
 UTF32 = types.PositionEncodingKind.Utf32
@@ -150,3 +159,123 @@ def workspace_edit(
     if document_changes:
         return versioned_edit(uri, version, edits)
     return types.WorkspaceEdit(changes={uri: list(edits)})
+
+
+# -- core editor results → lsprotocol ------------------------------------------
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+}
+_SYMBOL_KIND = {
+    "component": types.SymbolKind.Module,
+    "frontmatter": types.SymbolKind.Namespace,
+    "field": types.SymbolKind.Property,
+    "heading": types.SymbolKind.String,
+}
+_COMPLETION_KIND = {
+    "field": types.CompletionItemKind.Property,
+    "value": types.CompletionItemKind.EnumMember,
+    "component": types.CompletionItemKind.Module,
+    "attribute": types.CompletionItemKind.Field,
+}
+
+
+def diagnostic(index: LineIndex, problem: Problem) -> types.Diagnostic:
+    """Convert a core :class:`Problem` to a ``Diagnostic``."""
+    return types.Diagnostic(
+        range=index.range(problem.start, problem.end),
+        message=problem.message,
+        severity=_SEVERITY.get(problem.severity, types.DiagnosticSeverity.Error),
+        code=problem.code,
+        source="agent-doc",
+        tags=[types.DiagnosticTag.Deprecated] if problem.deprecated else None,
+    )
+
+
+def document_symbol(index: LineIndex, symbol: Symbol) -> types.DocumentSymbol:
+    """Convert a core :class:`Symbol` (recursively) to a ``DocumentSymbol``."""
+    return types.DocumentSymbol(
+        name=symbol.name,
+        detail=symbol.detail or None,
+        kind=_SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
+        range=index.range(symbol.start, symbol.end),
+        selection_range=index.range(symbol.sel_start, symbol.sel_end),
+        children=[document_symbol(index, c) for c in symbol.children] or None,
+    )
+
+
+def folding_range(fold: Fold) -> types.FoldingRange:
+    """Convert a core :class:`Fold` to a ``FoldingRange``."""
+    return types.FoldingRange(
+        start_line=fold.start_line,
+        end_line=fold.end_line,
+        kind=types.FoldingRangeKind.Region,
+    )
+
+
+def text_edits(index: LineIndex, changes: Sequence[TextChange]) -> list[types.TextEdit]:
+    """Convert core :class:`TextChange` objects to ``TextEdit`` objects."""
+    return [edit(index, c.start, c.end, c.new_text) for c in changes]
+
+
+def completion_item(index: LineIndex, item: Completion) -> types.CompletionItem:
+    """Convert a core :class:`Completion` to a ``CompletionItem``."""
+    return types.CompletionItem(
+        label=item.label,
+        kind=_COMPLETION_KIND.get(item.kind, types.CompletionItemKind.Text),
+        detail=item.detail or None,
+        documentation=types.MarkupContent(
+            kind=types.MarkupKind.Markdown, value=item.documentation
+        )
+        if item.documentation
+        else None,
+        text_edit=edit(index, item.start, item.end, item.insert),
+    )
+
+
+def hover(index: LineIndex, info: HoverInfo) -> types.Hover:
+    """Convert a core :class:`HoverInfo` to a ``Hover``."""
+    return types.Hover(
+        contents=types.MarkupContent(
+            kind=types.MarkupKind.Markdown, value=info.markdown
+        ),
+        range=index.range(info.start, info.end),
+    )
+
+
+def workspace_symbol(symbol: SessionSymbol) -> types.WorkspaceSymbol:
+    """Convert a :class:`SessionSymbol` (whole lines) to a ``WorkspaceSymbol``."""
+    return types.WorkspaceSymbol(
+        name=symbol.name,
+        kind=_SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
+        container_name=symbol.container,
+        location=types.Location(
+            uri=symbol.path.as_uri(),
+            range=types.Range(
+                start=types.Position(line=symbol.start_line, character=0),
+                end=types.Position(line=symbol.end_line + 1, character=0),
+            ),
+        ),
+    )
+
+
+def code_action(
+    index: LineIndex,
+    uri: str,
+    version: int | None,
+    fix: Fix,
+    versioned: bool,
+    context: Sequence[types.Diagnostic] = (),
+) -> types.CodeAction:
+    """Convert a core :class:`Fix` to a quick-fix ``CodeAction``."""
+    return types.CodeAction(
+        title=fix.title,
+        kind=types.CodeActionKind.QuickFix,
+        is_preferred=fix.preferred,
+        diagnostics=[d for d in context if d.code == fix.code] or None,
+        edit=workspace_edit(
+            uri, version, text_edits(index, fix.changes), document_changes=versioned
+        ),
+    )

@@ -28,6 +28,9 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from agent_doc import __version__
+from agent_doc.component_config import ComponentConfig
+from agent_doc.editor.project import ConfigCache
+from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
@@ -153,6 +156,10 @@ class AgentDocLanguageServer(LanguageServer):
         """The ``window/logMessage`` handler (installed at ``initialize``)."""
         self.init_options: Any = None
         """Raw ``initializationOptions``, the base under pulled settings."""
+        self.configs = ConfigCache()
+        """Component configs per project, reloaded when the TOML files change."""
+        self.sessions = SessionIndex()
+        """Session documents under the workspace folders (``workspace/symbol``)."""
         self._indexes: dict[str, tuple[int | None, str, LineIndex]] = {}
 
     @property
@@ -166,7 +173,11 @@ class AgentDocLanguageServer(LanguageServer):
     def document(self, uri: str) -> tuple[TextDocument, LineIndex]:
         """Return the document of ``uri`` and a line index of its current text."""
         doc = self.workspace.get_text_document(uri)
-        text = doc.source
+        try:
+            text = doc.source  # read from disk when the document is not open
+        except (OSError, UnicodeDecodeError) as exc:
+            logger.info("cannot read %s: %s", uri, exc)
+            text = ""
         cached = self._indexes.get(uri)
         if cached and cached[0] == doc.version and cached[1] is text:
             return doc, cached[2]
@@ -174,6 +185,22 @@ class AgentDocLanguageServer(LanguageServer):
         if doc.version is not None:
             self._indexes[uri] = (doc.version, text, index)
         return doc, index
+
+    def configs_for(self, uri: str) -> tuple[dict[str, ComponentConfig], str | None]:
+        """Component configs of the project of ``uri`` (and a config error)."""
+        path = to_fs_path(uri)
+        return self.configs.for_document(Path(path) if path else None)
+
+    def roots(self) -> list[Path]:
+        """The workspace folders (or the root path) as local paths."""
+        try:
+            workspace = self.workspace
+        except RuntimeError:
+            return []
+        paths = [to_fs_path(f.uri) for f in workspace.folders.values()]
+        if not paths and workspace.root_path:
+            paths = [workspace.root_path]
+        return [Path(p) for p in paths if p]
 
     def forget(self, uri: str) -> None:
         """Drop per-document state of a closed document."""
@@ -207,6 +234,15 @@ class AgentDocLanguageServer(LanguageServer):
 FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.lifecycle",
     "agent_doc_lsp.features.sync",
+    "agent_doc_lsp.features.symbols",
+    "agent_doc_lsp.features.folding",
+    "agent_doc_lsp.features.workspace_symbols",
+    "agent_doc_lsp.features.diagnostics",
+    "agent_doc_lsp.features.actions",
+    "agent_doc_lsp.features.completion",
+    "agent_doc_lsp.features.hover",
+    "agent_doc_lsp.features.rename",
+    "agent_doc_lsp.features.lenses",
     "agent_doc_lsp.features.writes",
     "agent_doc_lsp.features.commands",
 )

@@ -287,6 +287,11 @@ def capabilities(
                 )
             ),
             rename=types.RenameClientCapabilities(prepare_support=True),
+            completion=types.CompletionClientCapabilities(
+                completion_item=types.ClientCompletionItemOptions(
+                    documentation_format=[types.MarkupKind.Markdown]
+                )
+            ),
             hover=types.HoverClientCapabilities(
                 content_format=[types.MarkupKind.Markdown]
             ),
@@ -320,9 +325,10 @@ async def start_editor(
     features = client.protocol.fm.features
     original = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
 
-    def publish(ls: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+    def publish(params: types.PublishDiagnosticsParams) -> None:
+        # the stored handler is already bound to the client (pygls wraps it)
         editor.published.append(params)
-        original(ls, params)
+        original(params)
 
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     if settings is not None:

@@ -9,7 +9,7 @@ from pytest_lsp import LanguageClient
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import start_editor
 
-DOC = "# Título 😀\n\n<!-- agent:status -->\nnaïve 😀 text\n<!-- /agent:status -->\n"
+DOC = "<!-- agent:status -->\n## Título 😀\n### naïve 😀 text\n<!-- /agent:status -->\n"
 
 
 async def test_server_announces_name_version_and_incremental_sync(editor: Editor):
@@ -17,10 +17,21 @@ async def test_server_announces_name_version_and_incremental_sync(editor: Editor
     assert result is not None
     assert result.server_info is not None
     assert result.server_info.name == "agent-doc-lsp"
+    assert result.server_info.version
     sync = result.capabilities.text_document_sync
     assert isinstance(sync, types.TextDocumentSyncOptions)
     assert sync.change == types.TextDocumentSyncKind.Incremental
     assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf16
+
+
+async def _headings(client: LanguageClient, uri: str) -> list[str]:
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert symbols is not None
+    (status,) = symbols
+    assert isinstance(status, types.DocumentSymbol)
+    return [c.name for c in status.children or []]
 
 
 @pytest.mark.parametrize(
@@ -29,36 +40,46 @@ async def test_server_announces_name_version_and_incremental_sync(editor: Editor
         pytest.param(None, "utf-16", id="default-utf16"),
         pytest.param(["utf-8", "utf-16"], "utf-8", id="utf8"),
         pytest.param(["utf-32"], "utf-32", id="utf32"),
-        pytest.param(["utf-16"], "utf-16", id="utf16-explicit"),
+        pytest.param(["utf-16", "utf-8"], "utf-16", id="utf16-preferred"),
     ],
 )
-async def _test_incremental_edits_after_emoji_land_in_the_right_place(
+async def test_incremental_edits_after_emoji_land_in_the_right_place(
     client: LanguageClient, offered: list[str] | None, expected: str
 ):
     editor = await start_editor(client, encodings=offered)
     assert editor.encoding == expected
     uri = "file:///tmp/sync-enc.md"
     editor.open(uri, DOC)
-    # after "naïve 😀" on line 3: widths differ per encoding
-    column = {"utf-8": len("naïve 😀".encode()), "utf-16": 8, "utf-32": 7}[expected]
-    editor.type(uri, 3, column, " ✅X")
-    editor.type(uri, 0, {"utf-8": 14, "utf-16": 11, "utf-32": 10}[expected], "!")
-    # delete the "é" of "Título"? -> replace "í" (1 unit except utf-8: 2)
-    width = 2 if expected == "utf-8" else 1
+    after_emoji = {"utf-8": len("### naïve 😀".encode()), "utf-16": 12, "utf-32": 11}
+    editor.type(uri, 2, after_emoji[expected], " ✅X")
+    end_of_title = {"utf-8": len("## Título 😀".encode()), "utf-16": 12, "utf-32": 11}
+    editor.type(uri, 1, end_of_title[expected], "!")
+    width = 2 if expected == "utf-8" else 1  # the "í"
     editor.replace(
         uri,
         types.Range(
-            start=types.Position(line=0, character=4),
-            end=types.Position(line=0, character=4 + width),
+            start=types.Position(line=1, character=4),
+            end=types.Position(line=1, character=4 + width),
         ),
         "i",
     )
-    assert editor.text(uri).splitlines()[3] == "naïve 😀 ✅X text"
-    assert editor.text(uri).splitlines()[0] == "# Titulo 😀!"
-    # the server's copy equals the editor's: a symbol range ends at the close
-    # marker line and hover/rename see the same text (checked through folding)
-    result = await client.text_document_folding_range_async(
-        types.FoldingRangeParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    assert editor.text(uri).splitlines()[1:3] == [
+        "## Titulo 😀!",
+        "### naïve 😀 ✅X text",
+    ]
+    assert await _headings(client, uri) == ["Titulo 😀!", "naïve 😀 ✅X text"]
+
+
+async def test_buffer_is_kept_across_many_changes_and_dropped_on_close(editor: Editor):
+    uri = "file:///tmp/sync-many.md"
+    editor.open(uri, DOC)
+    for ch in "abc":
+        editor.type(uri, 2, 4, ch)
+    assert editor.version(uri) == 4
+    assert await _headings(editor.client, uri) == ["Título 😀", "cbanaïve 😀 text"]
+    editor.close(uri)
+    # closed and not on disk: the server no longer has it (an empty outline)
+    result = await editor.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    assert result is not None
-    assert [(r.start_line, r.end_line) for r in result] == [(2, 4)]
+    assert result == []

@@ -1,0 +1,54 @@
+"""``textDocument/codeLens`` on session documents: Submit, Claim, Commit, Diff.
+
+Each lens runs a command (implemented by ``features.commands``) with
+``[{"uri": ...}]`` as arguments. Hidden when the ``codeLens`` setting is off.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from agent_doc.editor import is_session_document
+from agent_doc_lsp.server import AgentDocLanguageServer
+
+LENSES: tuple[tuple[str, str], ...] = (
+    ("Submit", "agentDoc.route"),
+    ("Claim", "agentDoc.claim"),
+    ("Commit", "agentDoc.commit"),
+    ("Diff", "agentDoc.diff"),
+)
+"""Lens title → command id, in display order."""
+
+
+def session_lenses(
+    ls: AgentDocLanguageServer, params: types.CodeLensParams
+) -> list[types.CodeLens]:
+    """The session lenses of a document (empty if not a session document)."""
+    doc, index = ls.document(params.text_document.uri)
+    if not ls.options.code_lens or not is_session_document(index.text):
+        return []
+    top = types.Range(
+        start=types.Position(line=0, character=0),
+        end=types.Position(line=0, character=0),
+    )
+    return [
+        types.CodeLens(
+            range=top,
+            command=types.Command(
+                title=title, command=command, arguments=[{"uri": doc.uri}]
+            ),
+        )
+        for title, command in LENSES
+    ]
+
+
+def register(server: AgentDocLanguageServer) -> None:
+    """Register ``textDocument/codeLens`` (other modules may wrap it)."""
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False)
+    )
+    def code_lens(
+        ls: AgentDocLanguageServer, params: types.CodeLensParams
+    ) -> list[types.CodeLens]:
+        return session_lenses(ls, params)
