@@ -193,7 +193,7 @@ class ProjectSocket:
     async def _answer(self, line: bytes) -> dict[str, Any]:
         try:
             message = json.loads(line)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _error(f"bad JSON: {exc}")
         if not isinstance(message, dict):
             return _error("a request must be a JSON object")
