@@ -3,10 +3,11 @@
 Editors disagree on stale edits: VS Code and eglot reject a ``TextDocumentEdit``
 pinned to an old version (``applied=false``), while Neovim answers
 ``applied=true`` and silently skips it. So an answer is never trusted: after the
-client answers, we wait until the server's own copy of the buffer (fed by the
-client's ``didChange``) has passed through the expected text. If it has not, the
-newest buffer text is re-planned (same baseline, same ``content_ours``) and the
-edit is sent again, a bounded number of times within ``writeTimeoutMs``.
+client answers, the server's own copy of the buffer (fed by the client's
+``didChange``) must pass through the expected text (see :func:`_confirmed`). If
+it does not, the newest buffer text is re-planned (same baseline, same
+``content_ours``) and the edit is sent again, a bounded number of times
+within ``writeTimeoutMs``.
 
 To see every intermediate state (an editor may coalesce our edit and the user's
 next keystroke into one ``didChange``) the workspace's per-change update is
@@ -38,8 +39,6 @@ logger = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
 """How many times one write is (re)sent before giving up."""
-SETTLE_S = 0.5
-"""How long to wait for the ``didChange`` of an edit the client says it applied."""
 PROGRESS_AFTER_S = 0.2
 """Writes slower than this show ``$/progress`` (when the client supports it)."""
 
@@ -115,6 +114,27 @@ async def _settled(watch: _Watch, timeout: float) -> bool:
     return watch.matched
 
 
+async def _confirmed(
+    ls: AgentDocLanguageServer,
+    uri: str,
+    version: int | None,
+    watch: _Watch,
+    deadline: float,
+) -> bool:
+    """Decide whether an edit the client says it applied is in the buffer.
+
+    The buffer passed through the expected text: yes. The client reported a
+    newer version before answering: it skipped the stale edit. Otherwise the
+    next ``didChange`` tells (editors debounce them): it carries our edit, or
+    the user's edits that made ours stale.
+    """
+    if watch.matched:
+        return True
+    if ls.workspace.get_text_document(uri).version != version:
+        return False
+    return await _settled(watch, max(deadline - time.monotonic(), 0))
+
+
 def _edit_params(
     ls: AgentDocLanguageServer,
     uri: str,
@@ -126,8 +146,13 @@ def _edit_params(
     assert change is not None
     index = convert.LineIndex(plan.live_text, ls.encoding)
     edit = convert.edit(index, change.start, change.end, change.new_text)
+    caps = ls.client_capabilities
+    # Neovim handles versioned documentChanges but only advertises
+    # resourceOperations (which exist only inside documentChanges).
     pinned = get_capability(
-        ls.client_capabilities, "workspace.workspace_edit.document_changes", False
+        caps, "workspace.workspace_edit.document_changes", False
+    ) or bool(
+        get_capability(caps, "workspace.workspace_edit.resource_operations", None)
     )
     return types.ApplyWorkspaceEditParams(
         edit=convert.workspace_edit(uri, version, [edit], document_changes=pinned),
@@ -169,8 +194,7 @@ async def apply_live(
                 except Exception as exc:  # an error answer: like a rejection
                     result = types.ApplyWorkspaceEditResult(False, str(exc))
                 if result.applied:
-                    wait = min(SETTLE_S, max(deadline - time.monotonic(), 0))
-                    if watch.matched or await _settled(watch, wait):
+                    if await _confirmed(ls, uri, version, watch, deadline):
                         return plan
                     reason = "the buffer does not hold the edit"
                 else:

@@ -90,15 +90,28 @@ async def ed(client: LanguageClient, project: Path) -> Editor:
 async def test_cli_write_lands_in_buffer_after_unsaved_user_text(ed, project):
     doc = await open_doc(ed, project)
     uri = doc.as_uri()
-    type_prompt(ed, uri, "Unsaved follow-up\n")
-    code, err = await write(doc)
+    type_prompt(ed, uri, "Unsaved prompt\n")
+    code, err = await run_cli("write", str(doc), stdin=RESPONSE)
     assert code == 0, err
     text = ed.text(uri)
-    assert "Unsaved follow-up" in text
-    assert "The answer is 42." in text
-    assert text.index("First question?") < text.index("The answer is 42.")
+    assert text.index("Unsaved prompt") < text.index("The answer is 42.")
     assert len(ed.applied) == 1
     assert doc.read_text() == DOC  # the editor owns the file
+    snapshot = StateStore(project).load_snapshot(doc)
+    assert snapshot is not None
+    assert "The answer is 42." in snapshot
+
+
+async def test_edits_made_after_the_baseline_follow_the_response(ed, project):
+    doc = await open_doc(ed, project)
+    uri = doc.as_uri()
+    type_prompt(ed, uri, "Unsaved follow-up\n")
+    code, err = await write(doc)  # --baseline-file = the text the agent saw
+    assert code == 0, err
+    text = ed.text(uri)
+    assert "First question?" in text
+    assert text.index("The answer is 42.") < text.index("Unsaved follow-up")
+    assert doc.read_text() == DOC
     snapshot = StateStore(project).load_snapshot(doc)
     assert snapshot is not None
     assert "The answer is 42." in snapshot
