@@ -40,8 +40,11 @@ def units(text: str, encoding: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
-def _codepoints(line: str, count: int, encoding: str) -> int:
-    """Return how many code points of ``line`` make up ``count`` code units."""
+def codepoints(line: str, count: int, encoding: str) -> int:
+    """Return how many code points of ``line`` make up ``count`` code units.
+
+    A count that ends inside a character (half a surrogate pair) rounds up.
+    """
     if line.isascii() or encoding == UTF32:
         return min(count, len(line))
     used = 0
@@ -99,12 +102,17 @@ class LineIndex:
 
     def position(self, offset: int) -> types.Position:
         """Convert a code-point offset to an LSP position (clamped to the text)."""
-        offset = max(0, min(offset, len(self.text)))
-        line = self.line_of(offset)
+        if offset < 0:
+            offset = 0
+        elif offset > len(self.text):
+            offset = len(self.text)
+        line = bisect.bisect_right(self.starts, offset) - 1
         start = self.starts[line]
-        return types.Position(
-            line=line, character=units(self.text[start:offset], self.encoding)
-        )
+        if offset == start:
+            return types.Position(line=line, character=0)
+        prefix = self.text[start:offset]
+        column = len(prefix) if prefix.isascii() else units(prefix, self.encoding)
+        return types.Position(line=line, character=column)
 
     def range(self, start: int, end: int) -> types.Range:
         """Convert ``[start, end)`` code-point offsets to an LSP range."""
@@ -115,7 +123,7 @@ class LineIndex:
         if position.line >= len(self.starts):
             return len(self.text)
         line = self.line_text(max(position.line, 0))
-        column = _codepoints(line, max(position.character, 0), self.encoding)
+        column = codepoints(line, max(position.character, 0), self.encoding)
         return self.starts[max(position.line, 0)] + column
 
     def line_range(self, first: int, last: int) -> types.Range:

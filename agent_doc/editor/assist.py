@@ -18,7 +18,7 @@ from agent_doc.component_config import resolve_max_lines
 from agent_doc.component_config import resolve_mode
 from agent_doc.components import Component
 from agent_doc.components import is_valid_name
-from agent_doc.components import scan_components
+from agent_doc.editor.cache import scan
 from agent_doc.editor.fields import ATTRIBUTES
 from agent_doc.editor.fields import BY_KEY
 from agent_doc.editor.fields import COMPONENT_DOCS
@@ -80,8 +80,10 @@ def _frontmatter_items(text: str, offset: int, prefix: str) -> list[Completion]:
 
 
 def _names(text: str) -> list[str]:
-    scan = scan_components(text)
-    found = {c.name for c in scan.components} | {i.name for i in scan.issues}
+    found_scan = scan(text)
+    found = {c.name for c in found_scan.components} | {
+        i.name for i in found_scan.issues
+    }
     return sorted(set(COMPONENT_DOCS) | {n for n in found if is_valid_name(n)})
 
 
@@ -147,7 +149,7 @@ def _markers(text: str, c: Component) -> list[tuple[int, int]]:
 
 def component_at(text: str, offset: int) -> tuple[Component, int, int] | None:
     """The component whose marker holds ``offset``, with that marker's span."""
-    for c in scan_components(text).components:
+    for c in scan(text).components:
         for start, end in _markers(text, c):
             if start <= offset <= end:
                 return c, start, end

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from agent_doc.boundary import find_boundaries
 from agent_doc.components import Component
-from agent_doc.components import scan_components
+from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Fix
 from agent_doc.editor.model import TextChange
 from agent_doc.errors import AgentDocError
@@ -70,14 +70,14 @@ def close_insertion(text: str, components: list[Component], open_start: int) -> 
 
 
 def _close(text: str, start: int, end: int) -> list[Fix]:
-    scan = scan_components(text)
+    found_scan = scan(text)
     out = []
-    for issue in scan.issues:
+    for issue in found_scan.issues:
         if issue.kind != "unclosed" or not _overlaps(
             issue.start, issue.end, start, end
         ):
             continue
-        at = close_insertion(text, scan.components, issue.start)
+        at = close_insertion(text, found_scan.components, issue.start)
         marker = f"<!-- /agent:{issue.name} -->\n"
         if at == len(text) and text and not text.endswith("\n"):
             marker = "\n" + marker

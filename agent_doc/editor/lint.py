@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agent_doc.boundary import find_boundaries
 from agent_doc.component_config import validate_component_attrs
-from agent_doc.components import scan_components
+from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Problem
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import FrontmatterError
@@ -32,12 +32,12 @@ def line_span(text: str, line: int) -> tuple[int, int]:
 
 def component_problems(text: str) -> list[Problem]:
     """Structure errors and invalid inline attributes of the components."""
-    scan = scan_components(text)
+    found_scan = scan(text)
     out = []
-    for issue in scan.issues:
+    for issue in found_scan.issues:
         end = issue.end - 1 if text[issue.end - 1 : issue.end] == "\n" else issue.end
         out.append(Problem(issue.start, end, issue.message, "error", issue.kind))
-    for comp in scan.components:
+    for comp in found_scan.components:
         end = comp.open_end
         end = end - 1 if text[end - 1 : end] == "\n" else end
         for message in validate_component_attrs(comp):

@@ -83,3 +83,73 @@ async def test_buffer_is_kept_across_many_changes_and_dropped_on_close(editor: E
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert result == []
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_fast_document_matches_pygls_on_random_edits(encoding):
+    import random
+
+    from pygls.workspace import TextDocument
+    from pygls.workspace.position_codec import PositionCodec
+
+    from agent_doc_lsp.fast_document import FastTextDocument
+    from agent_doc_lsp.fast_document import line_starts
+    from tests.lsp.editor_client import position_of
+
+    rng = random.Random(7)
+    alphabet = ["a", "b", "\n", "é", "😀", " ", "\r\n", "x", "y", "z"]
+    text = "start 😀\nline two\n\nend"
+    codec = PositionCodec(encoding)
+    fast = FastTextDocument("file:///f.md", text, version=1, position_codec=codec)
+    slow = TextDocument("file:///s.md", text, version=1, position_codec=codec)
+    for step in range(600):
+        src = slow.source
+        a, b = sorted(rng.randrange(len(src) + 1) for _ in range(2))
+        if step % 3:  # mostly typing within a line, like an editor
+            b = a
+        if src[a - 1 : a + 1] == "\r\n" or src[b - 1 : b + 1] == "\r\n":
+            continue  # positions inside a CRLF are not valid LSP positions
+        new = "".join(rng.choice(alphabet) for _ in range(rng.randrange(4)))
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(
+                start=position_of(src, a, encoding), end=position_of(src, b, encoding)
+            ),
+            text=new,
+        )
+        slow.apply_change(change)
+        fast.apply_change(change)
+        assert fast.source == slow.source == src[:a] + new + src[b:]
+        if step % 7 == 0:
+            assert fast._line_starts() == line_starts(fast.source)
+
+
+def test_fast_document_typing_run_then_other_lines():
+    from pygls.workspace import TextDocument
+
+    from agent_doc_lsp.fast_document import FastTextDocument
+    from agent_doc_lsp.fast_document import line_starts
+
+    text = "one\ntwo 😀\nthree\nfour\n"
+    fast = FastTextDocument("file:///f.md", text, version=1)
+    slow = TextDocument("file:///s.md", text, version=1)
+
+    def put(line: int, ch: int, new: str, end: tuple[int, int] | None = None) -> None:
+        start = types.Position(line=line, character=ch)
+        stop = types.Position(line=end[0], character=end[1]) if end else start
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=start, end=stop), text=new
+        )
+        fast.apply_change(change)
+        slow.apply_change(change)
+        assert fast.source == slow.source
+
+    for i, ch in enumerate("typed"):
+        put(1, 6 + i, ch)  # a run on line 1 (after the emoji: 2 UTF-16 units)
+    put(3, 0, ">")  # a later line, with the run's shift still pending
+    put(1, 0, "<")  # back on line 1
+    put(2, 5, "!", end=(3, 1))  # join lines 2 and 3
+    put(0, 3, "\nnew")  # insert a line
+    for ch in "xyz":
+        put(4, 0, ch)
+    assert fast._line_starts() == line_starts(fast.source)
+    assert fast.source == "one\nnew\n<two 😀typed\nthree!four\nzyx"

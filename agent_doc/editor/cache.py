@@ -1,0 +1,46 @@
+"""Reuse one document analysis across the editor features of one version.
+
+The language server asks for symbols, folding, diagnostics and code lenses of
+the same text (pygls hands out the same ``str`` object until the next change),
+so the component scan and the fence ranges are kept for the last few texts,
+matched by identity (never by a full comparison).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from agent_doc.codeblocks import CodeRanges
+from agent_doc.codeblocks import block_ranges
+from agent_doc.components import ComponentScan
+from agent_doc.components import scan_components
+
+T = TypeVar("T")
+_SIZE = 4
+_lock = threading.Lock()
+_entries: dict[str, list[tuple[str, object]]] = {}
+
+
+def _memo(kind: str, text: str, compute: Callable[[str], T]) -> T:
+    with _lock:
+        for cached_text, value in _entries.get(kind, ()):
+            if cached_text is text:
+                return value  # type: ignore[return-value]
+    value = compute(text)
+    with _lock:
+        entries = _entries.setdefault(kind, [])
+        entries.insert(0, (text, value))
+        del entries[_SIZE:]
+    return value
+
+
+def scan(text: str) -> ComponentScan:
+    """:func:`agent_doc.components.scan_components`, memoized per text object."""
+    return _memo("scan", text, scan_components)
+
+
+def fences(text: str) -> CodeRanges:
+    """Fenced code block ranges of ``text``, memoized per text object."""
+    return _memo("fences", text, lambda t: CodeRanges(block_ranges(t)[0]))
