@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -85,4 +87,63 @@ async def test_pulled_configuration_is_validated_too(client: LanguageClient):
     await editor.wait_for(
         lambda: any("logLevel" in m.message for m in client.messages),
         what="showMessage about logLevel",
+    )
+
+
+async def test_log_messages_are_forwarded_without_pygls_chatter(client: LanguageClient):
+    editor = await start_editor(client, settings={"codeLens": "no"})
+    await editor.wait_for(
+        lambda: any("codeLens" in m.message for m in client.log_messages),
+        what="logMessage about codeLens",
+    )
+    warning = next(m for m in client.log_messages if "codeLens" in m.message)
+    assert warning.type == types.MessageType.Warning
+    editor.open("file:///tmp/log.md", "text\n")
+    await editor.diagnostics("file:///tmp/log.md")
+    # pygls logs every message it sends at INFO: none of that is forwarded
+    assert not [m for m in client.log_messages if m.message.startswith("pygls")]
+
+
+async def test_did_change_configuration_refreshes_options(client: LanguageClient):
+    editor = await start_editor(client, settings={"codeLens": False})
+    uri = "file:///tmp/opts-lens.md"
+    editor.open(uri, "---\nagent_doc_session: a\n---\n")
+
+    async def lens_titles() -> list[str]:
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        return [lens.command.title for lens in lenses or [] if lens.command]
+
+    async def wait_until(present: bool) -> None:
+        # the configuration pull runs after `initialized`: poll, bounded
+        for _ in range(200):
+            if ("Submit" in await lens_titles()) is present:
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"Submit lens present={present} never seen")
+
+    await wait_until(False)
+    client.set_configuration({"codeLens": True}, section="agentDoc")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings=None)
+    )
+    await wait_until(True)
+
+
+async def test_settings_from_the_notification_when_no_configuration_support(
+    client: LanguageClient,
+):
+    editor = await start_editor(client, configuration=False)
+    uri = "file:///tmp/opts-push.md"
+    editor.open(uri, "<!-- agent:a -->\n")
+    await editor.diagnostics(uri)
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"agentDoc": {"diagnosticsDebounceMs": -5}}
+        )
+    )
+    await editor.wait_for(
+        lambda: any("diagnosticsDebounceMs" in m.message for m in client.messages),
+        what="warning about diagnosticsDebounceMs",
     )

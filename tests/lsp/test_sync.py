@@ -6,6 +6,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.lsp.editor_client import Buffer
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import start_editor
 
@@ -153,3 +154,87 @@ def test_fast_document_typing_run_then_other_lines():
         put(4, 0, ch)
     assert fast._line_starts() == line_starts(fast.source)
     assert fast.source == "one\nnew\n<two 😀typed\nthree!four\nzyx"
+
+
+async def test_a_failing_listener_does_not_stop_the_others():
+    from agent_doc.errors import ComponentError
+    from agent_doc_lsp.server import create_server
+
+    server = create_server()
+    ran: list[str] = []
+
+    def domain_error(ls, uri):
+        raise ComponentError("bad component")
+
+    def crash(ls, uri):
+        raise RuntimeError("boom")
+
+    async def good(ls, uri):
+        ran.append(uri)
+
+    server.hooks.did_change[:] = [domain_error, crash, good]
+    await server.emit(server.hooks.did_change, "file:///x.md")
+    assert ran == ["file:///x.md"]
+
+
+async def test_server_survives_a_change_to_an_unopened_document(editor: Editor):
+    uri0 = "file:///tmp/never-opened.md"
+    editor.buffers[uri0] = Buffer(uri0, "", 1)  # only the editor has it
+    editor.append(uri0, "x")  # the server has no such buffer
+    uri = "file:///tmp/after.md"
+    editor.open(uri, DOC)
+    assert await _headings(editor.client, uri) == ["Título 😀", "naïve 😀 text"]
+
+
+class _StubClient:
+    def __init__(self):
+        self.changes: list[types.DidChangeTextDocumentParams] = []
+
+    def text_document_did_change(self, params):
+        self.changes.append(params)
+
+
+def _edit(uri: str, version: int, text: str) -> types.ApplyWorkspaceEditParams:
+    pos = types.Position(line=0, character=0)
+    return types.ApplyWorkspaceEditParams(
+        edit=types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=uri, version=version
+                    ),
+                    edits=[
+                        types.TextEdit(
+                            range=types.Range(start=pos, end=pos), new_text=text
+                        )
+                    ],
+                )
+            ]
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "applied", "text"),
+    [
+        pytest.param("reject-stale", False, "doc", id="reject"),
+        pytest.param("skip-stale", True, "doc", id="skip-like-neovim"),
+        pytest.param("apply", True, "new doc", id="apply-anyway"),
+    ],
+)
+def test_editor_client_apply_modes_on_a_stale_version(mode, applied, text):
+    from tests.lsp.editor_client import ApplyMode
+
+    stub = _StubClient()
+    editor = Editor(client=stub, mode=ApplyMode(mode))  # type: ignore[arg-type]
+    editor.buffers["file:///a.md"] = Buffer("file:///a.md", "doc", 3)
+    result = editor.handle_apply_edit(_edit("file:///a.md", 2, "new "))
+    assert result.applied is applied
+    assert editor.text("file:///a.md") == text
+    assert len(stub.changes) == (1 if text != "doc" else 0)
+    fresh = editor.handle_apply_edit(
+        _edit("file:///a.md", editor.version("file:///a.md"), "x")
+    )
+    assert fresh.applied
+    assert editor.text("file:///a.md") == "x" + text
+    assert stub.changes[-1].text_document.version == editor.version("file:///a.md")
