@@ -222,6 +222,26 @@ def _write_to_server(
     )
 
 
+def _single_boundary(merged: str, ours: str) -> str:
+    """Keep only this write's boundary marker in a merged text.
+
+    With a stale baseline the merge also keeps the markers of writes the
+    baseline never saw; those are removed (the newest write's marker stays).
+    """
+    from agent_doc.boundary import find_boundaries
+
+    found = find_boundaries(merged)
+    if len(found) <= 1:
+        return merged
+    keep = {b.id for b in find_boundaries(ours)}
+    drop = [b for b in found if b.id not in keep] or found[:-1]
+    if len(drop) == len(found):
+        drop = drop[:-1]
+    for boundary in reversed(drop):
+        merged = merged[: boundary.start] + merged[boundary.end :]
+    return merged
+
+
 def _write_to_disk(
     path: Path, baseline: str, ours: str, store: StateStore
 ) -> WriteOutcome:
@@ -238,7 +258,7 @@ def _write_to_disk(
             from agent_doc.merge import merge_texts
 
             result = merge_texts(baseline, ours, current.text, store.load_crdt(path))
-            final, state = result.text, result.state
+            final, state = _single_boundary(result.text, ours), result.state
         changed = final != current.text
         if changed:
             write_document(path, current, final)
