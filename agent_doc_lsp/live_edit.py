@@ -58,6 +58,11 @@ class ChangeTracker:
 
     def __init__(self) -> None:
         self._watches: dict[str, list[_Watch]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def lock(self, uri: str) -> asyncio.Lock:
+        """The lock serialising live writes to one document."""
+        return self._locks.setdefault(uri, asyncio.Lock())
 
     def install(self, ls: AgentDocLanguageServer) -> None:
         """Wrap the workspace's per-change update (once per workspace)."""
@@ -175,35 +180,55 @@ async def apply_live(
     ``ls.options.write_timeout_ms`` or :data:`MAX_ATTEMPTS`.
     """
     deadline = time.monotonic() + ls.options.write_timeout_ms / 1000
-    async with _progress(ls, label):
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            doc = ls.workspace.get_text_document(uri)
-            version, text = doc.version, doc.source  # before any await
-            plan = plan_for(text)
-            if plan.change is None:
-                return plan
-            with tracker.watch(uri, plan.merged) as watch:
-                params = _edit_params(ls, uri, version, plan, label)
-                remaining = deadline - time.monotonic()
-                try:
-                    result = await asyncio.wait_for(
-                        ls.workspace_apply_edit_async(params), max(remaining, 0.001)
-                    )
-                except asyncio.TimeoutError:
-                    break
-                except Exception as exc:  # an error answer: like a rejection
-                    result = types.ApplyWorkspaceEditResult(False, str(exc))
-                if result.applied:
-                    if await _confirmed(ls, uri, version, watch, deadline):
-                        return plan
-                    reason = "the buffer does not hold the edit"
-                else:
-                    reason = result.failure_reason or "client rejected the edit"
-            logger.info(
-                "%s: attempt %d on version %s: %s", label, attempt, version, reason
-            )
-            if time.monotonic() >= deadline:
+    lock = tracker.lock(uri)
+    try:
+        await asyncio.wait_for(lock.acquire(), ls.options.write_timeout_ms / 1000)
+    except asyncio.TimeoutError:
+        raise ServerTimeout(f"{label}: another write is still in progress") from None
+    try:
+        async with _progress(ls, label):
+            return await _attempts(ls, tracker, uri, plan_for, label, deadline)
+    finally:
+        lock.release()
+
+
+async def _attempts(
+    ls: AgentDocLanguageServer,
+    tracker: ChangeTracker,
+    uri: str,
+    plan_for: Callable[[str], LivePlan],
+    label: str,
+    deadline: float,
+) -> LivePlan:
+    """The bounded apply → verify → re-plan loop of :func:`apply_live`."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        if uri not in ls.workspace.text_documents:
+            raise ServerTimeout(f"{label}: the document was closed in the editor")
+        doc = ls.workspace.get_text_document(uri)
+        version, text = doc.version, doc.source  # before any await
+        plan = plan_for(text)
+        if plan.change is None:
+            return plan
+        with tracker.watch(uri, plan.merged) as watch:
+            params = _edit_params(ls, uri, version, plan, label)
+            remaining = deadline - time.monotonic()
+            try:
+                result = await asyncio.wait_for(
+                    ls.workspace_apply_edit_async(params), max(remaining, 0.001)
+                )
+            except asyncio.TimeoutError:
                 break
+            except Exception as exc:  # an error answer: like a rejection
+                result = types.ApplyWorkspaceEditResult(False, str(exc))
+            if result.applied:
+                if await _confirmed(ls, uri, version, watch, deadline):
+                    return plan
+                reason = "the buffer does not hold the edit"
+            else:
+                reason = result.failure_reason or "client rejected the edit"
+        logger.info("%s: attempt %d on version %s: %s", label, attempt, version, reason)
+        if time.monotonic() >= deadline:
+            break
     raise ServerTimeout(f"{label}: the editor did not apply the edit in time")
 
 

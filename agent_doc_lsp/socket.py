@@ -60,7 +60,10 @@ def socket_dir() -> Path:
     if runtime and Path(runtime).is_dir() and len(runtime) < MAX_SOCKET_PATH - 24:
         with contextlib.suppress(OSError):
             return _private_dir(Path(runtime) / "agent-doc")
-    return _private_dir(Path(tempfile.gettempdir()) / f"agent-doc-{os.getuid()}")
+    tmp = tempfile.gettempdir()
+    if len(tmp) >= MAX_SOCKET_PATH - 40:  # a long $TMPDIR
+        tmp = "/tmp"
+    return _private_dir(Path(tmp) / f"agent-doc-{os.getuid()}")
 
 
 def pid_alive(pid: int) -> bool:

@@ -25,6 +25,7 @@ from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.state import StateStore
 from tests.lsp.editor_client import ApplyMode
 from tests.lsp.editor_client import Editor
+from tests.lsp.editor_client import capabilities
 from tests.lsp.editor_client import start_editor
 
 DOC = (
@@ -248,3 +249,71 @@ async def test_long_runtime_dir_falls_back_to_tmp(tmp_path, project):
     finally:
         await asyncio.wait_for(client.shutdown_session(), 10)
         await client.stop()
+
+
+async def test_cli_patch_and_reposition_go_to_the_buffer(ed, project):
+    doc = await open_doc(ed, project)
+    uri = doc.as_uri()
+    ed.append(uri, "\n<!-- agent:status -->\nidle\n<!-- /agent:status -->\n")
+    code, err = await run_cli("patch", str(doc), "status", "busy")
+    assert code == 0, err
+    assert "<!-- agent:status -->\nbusy\n<!-- /agent:status -->" in ed.text(uri)
+    assert doc.read_text() == DOC
+    reg = json.loads(
+        next((project / ".agent-doc" / "servers").glob("*.json")).read_text()
+    )
+    reader, writer = await asyncio.open_unix_connection(reg["socket"])
+    writer.write(json.dumps({"type": "reposition", "file": str(doc)}).encode() + b"\n")
+    reply = json.loads(await asyncio.wait_for(reader.readline(), 10))
+    writer.close()
+    assert reply == {"ok": True}
+    lines = ed.text(uri).split("\n")
+    close = lines.index("<!-- /agent:exchange -->")
+    assert lines[close - 1].startswith("<!-- agent:boundary:")
+    assert lines[close - 2] == "First question?"
+    assert doc.read_text() == DOC
+
+
+async def test_slow_write_reports_progress(client, project):
+    editor = Editor(client=client)
+    slow = asyncio.Event()
+
+    async def answer_late(params: types.ApplyWorkspaceEditParams) -> Any:
+        # a slow editor: answer only after the server started its progress
+        await asyncio.wait_for(slow.wait(), 5)
+        return editor.handle_apply_edit(params)
+
+    client.feature(types.WORKSPACE_APPLY_EDIT)(answer_late)
+    caps = capabilities()
+    caps.window = types.WindowClientCapabilities(work_done_progress=True)
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=project.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=project.as_uri(), name="p")],
+        )
+    )
+    doc = await open_doc(editor, project)
+    task = asyncio.create_task(write(doc))
+    await editor.wait_for(lambda: client.progress_reports, what="progress begin")
+    slow.set()
+    code, err = await task
+    assert code == 0, err
+    (reports,) = client.progress_reports.values()
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert "The answer is 42." in editor.text(doc.as_uri())
+
+
+async def test_two_concurrent_writes_both_land_once(ed, project):
+    doc = await open_doc(ed, project)
+    answers = [f"<!-- patch:exchange -->\nAnswer {n}.\n<!-- /patch:exchange -->\n"
+               for n in (1, 2)]  # fmt: skip
+    results = await asyncio.gather(
+        *(run_cli("write", str(doc), stdin=answer) for answer in answers)
+    )
+    assert [code for code, _ in results] == [0, 0], results
+    text = ed.text(doc.as_uri())
+    assert text.count("Answer 1.") == 1
+    assert text.count("Answer 2.") == 1
+    assert doc.read_text() == DOC

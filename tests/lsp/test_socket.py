@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import stat
 import sys
 import time
@@ -180,3 +181,15 @@ async def test_folder_without_agent_doc_is_not_registered(client, tmp_path):
     sockets = Path(os.environ["XDG_RUNTIME_DIR"]) / "agent-doc"
     await editor.wait_for(lambda: list(sockets.glob("*.sock")), what="socket")
     assert not (plain / ".agent-doc").exists()
+
+
+async def test_sigterm_removes_socket_and_registration(client, project):
+    editor = await start_editor(client, root=project)
+    reg = await registration(project, editor)
+    server = client._server
+    assert server is not None
+    server.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(server.wait(), 10)
+    client.capabilities = None  # nothing left to shut down
+    assert not Path(reg["socket"]).exists()
+    assert list((project / ".agent-doc" / "servers").glob("*.json")) == []
