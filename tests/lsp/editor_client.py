@@ -309,10 +309,12 @@ async def start_editor(
     initialization_options: Any = None,
     settings: dict[str, Any] | None = None,
     configuration: bool = True,
+    client_caps: types.ClientCapabilities | None = None,
 ) -> Editor:
     """Initialize ``client`` as an editor and return the :class:`Editor`.
 
-    ``settings`` become the client's ``agentDoc`` configuration section.
+    ``settings`` become the client's ``agentDoc`` configuration section;
+    ``client_caps`` replaces the default capabilities (e.g. a real editor's).
     """
     editor = Editor(client=client, mode=mode)
 
@@ -341,7 +343,8 @@ async def start_editor(
     result = await asyncio.wait_for(
         client.initialize_session(
             types.InitializeParams(
-                capabilities=capabilities(encodings, configuration=configuration),
+                capabilities=client_caps
+                or capabilities(encodings, configuration=configuration),
                 root_uri=root_uri,
                 workspace_folders=folders,
                 initialization_options=initialization_options,

@@ -8,6 +8,7 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp.editor_client import Buffer
 from tests.lsp.editor_client import Editor
+from tests.lsp.editor_client import position_of
 from tests.lsp.editor_client import start_editor
 
 DOC = "<!-- agent:status -->\n## Título 😀\n### naïve 😀 text\n<!-- /agent:status -->\n"
@@ -95,7 +96,6 @@ def test_fast_document_matches_pygls_on_random_edits(encoding):
 
     from agent_doc_lsp.fast_document import FastTextDocument
     from agent_doc_lsp.fast_document import line_starts
-    from tests.lsp.editor_client import position_of
 
     rng = random.Random(7)
     alphabet = ["a", "b", "\n", "é", "😀", " ", "\r\n", "x", "y", "z"]
@@ -238,3 +238,20 @@ def test_editor_client_apply_modes_on_a_stale_version(mode, applied, text):
     assert fresh.applied
     assert editor.text("file:///a.md") == "x" + text
     assert stub.changes[-1].text_document.version == editor.version("file:///a.md")
+
+
+@pytest.mark.parametrize("spec", ["neovim", "visual-studio-code"])
+async def test_smoke_with_real_editor_capabilities(client: LanguageClient, spec: str):
+    from pytest_lsp import client_capabilities
+
+    editor = await start_editor(client, client_caps=client_capabilities(spec))
+    uri = f"file:///tmp/smoke-{spec}.md"
+    editor.open(uri, DOC + "<!-- agent:open -->\n")
+    editor.type(uri, 2, 4, "😀")
+    text = editor.text(uri)
+    after = position_of(text, text.index("😀 text") + 1, editor.encoding)
+    editor.type(uri, after.line, after.character, "é")
+    assert await _headings(client, uri) == ["Título 😀", "😀naïve 😀é text"]
+    (diag,) = await editor.diagnostics(uri)
+    assert diag.code == "unclosed"
+    assert diag.range.start.line == 4
