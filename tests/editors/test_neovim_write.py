@@ -109,7 +109,7 @@ def test_cli_write_lands_in_the_neovim_buffer_after_unsaved_text(nvim, project):
     assert nvim.lua("return vim.bo.modified") is True
 
 
-@pytest.mark.parametrize("nvim", [1000], indirect=True, ids=["debounce-1s"])
+@pytest.mark.parametrize("nvim", [2500], indirect=True, ids=["debounce-2.5s"])
 def test_neovim_skipping_a_stale_edit_is_detected_and_retried(nvim, project):
     doc = project / "doc.md"
     servers = project / ".agent-doc" / "servers"
@@ -125,7 +125,7 @@ def test_neovim_skipping_a_stale_edit_is_detected_and_retried(nvim, project):
         return owner.version if owner is not None and owner.version else 0
 
     wait_for(lambda: server_version() > 0, 10, "first didChange")
-    # Neovim holds the next change for 1 s (debounce): the server's first edit is
+    # Neovim holds the next change for 2.5 s (debounce): the server's first edit is
     # pinned to a version Neovim already left, and Neovim skips it while
     # answering applied=true.
     nvim.lua(
