@@ -126,19 +126,30 @@ class ProjectSocket:
         self.path = path
         atexit.register(self.close)
         _install_signal_cleanup(self.close)
-        record = {
-            "pid": os.getpid(),
-            "socket": str(path),
-            "roots": [str(r) for r in roots],
-        }
-        for project in dict.fromkeys(projects):
-            self._register(project, record)
+        self.register(projects, roots)
         logger.info(
             "project socket %s registered in %d project(s)",
             path,
             len(self.registrations),
         )
         return path
+
+    def register(self, projects: Iterable[Path], roots: Iterable[Path]) -> None:
+        """(Re)write the registrations: one per project, listing ``roots``."""
+        self._unregister()
+        record = {
+            "pid": os.getpid(),
+            "socket": str(self.path),
+            "roots": [str(r) for r in roots],
+        }
+        for project in dict.fromkeys(projects):
+            self._register(project, record)
+
+    def _unregister(self) -> None:
+        for entry in self.registrations:
+            with contextlib.suppress(OSError):
+                entry.unlink(missing_ok=True)
+        self.registrations = []
 
     def _register(self, project: Path, record: dict[str, Any]) -> None:
         servers = project / ".agent-doc" / "servers"
@@ -156,10 +167,7 @@ class ProjectSocket:
 
     def close(self) -> None:
         """Stop listening; remove the socket and every registration (idempotent)."""
-        for entry in self.registrations:
-            with contextlib.suppress(OSError):
-                entry.unlink(missing_ok=True)
-        self.registrations = []
+        self._unregister()
         if self._server is not None:
             self._server.close()
             self._server = None

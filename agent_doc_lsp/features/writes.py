@@ -20,6 +20,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from agent_doc import live_write
@@ -230,16 +231,28 @@ _HANDLERS: dict[
 }
 
 
-async def start_socket(ls: AgentDocLanguageServer) -> None:
-    """Open the project socket and register in every agent-doc project."""
+def projects_of(roots: list[Path]) -> list[Path]:
+    """The agent-doc projects (folders with ``.agent-doc/``) holding ``roots``."""
     from agent_doc.state import find_project_root
 
+    return [p for p in (find_project_root(r) for r in roots) if p is not None]
+
+
+async def start_socket(ls: AgentDocLanguageServer) -> None:
+    """Open the project socket and register in every agent-doc project."""
     state = state_of(ls)
     state.tracker.install(ls)
     roots = roots_of(ls)
-    projects = [p for p in (find_project_root(r) for r in roots) if p is not None]
     state.socket = ProjectSocket(lambda message: handle(ls, message))
-    await state.socket.start(projects, roots)
+    await state.socket.start(projects_of(roots), roots)
+
+
+def reregister(ls: AgentDocLanguageServer) -> None:
+    """Follow workspace folder changes in the registrations."""
+    state = state_of(ls)
+    if state.socket is not None:
+        roots = roots_of(ls)
+        state.socket.register(projects_of(roots), roots)
 
 
 def stop_socket(ls: AgentDocLanguageServer) -> None:
@@ -255,3 +268,9 @@ def register(server: AgentDocLanguageServer) -> None:
     server.hooks.initialized.append(start_socket)
     server.hooks.shutdown.append(stop_socket)
     server.hooks.did_change.append(lambda ls, uri: state_of(ls).tracker.notified(uri))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(
+        ls: AgentDocLanguageServer, _params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        reregister(ls)

@@ -193,3 +193,28 @@ async def test_sigterm_removes_socket_and_registration(client, project):
     client.capabilities = None  # nothing left to shut down
     assert not Path(reg["socket"]).exists()
     assert list((project / ".agent-doc" / "servers").glob("*.json")) == []
+
+
+async def test_workspace_folder_changes_update_the_registrations(
+    client, project, tmp_path
+):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    editor = await start_editor(client, root=plain)
+    sockets = Path(os.environ["XDG_RUNTIME_DIR"]) / "agent-doc"
+    await editor.wait_for(lambda: list(sockets.glob("*.sock")), what="socket")
+    folder = types.WorkspaceFolder(uri=project.as_uri(), name="proj")
+
+    def change(added: list, removed: list) -> None:
+        client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(added=added, removed=removed)
+            )
+        )
+
+    change([folder], [])
+    reg = await registration(project, editor)
+    assert str(project.resolve()) in reg["roots"]
+    change([], [folder])
+    servers = project / ".agent-doc" / "servers"
+    await editor.wait_for(lambda: not list(servers.glob("*.json")), what="unregister")
