@@ -13,6 +13,7 @@ binary search plus the width of one line prefix.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 
 from lsprotocol import types
@@ -29,6 +30,7 @@ from agent_doc.editor.project import SessionSymbol
 UTF8 = types.PositionEncodingKind.Utf8
 UTF16 = types.PositionEncodingKind.Utf16
 UTF32 = types.PositionEncodingKind.Utf32
+_NEWLINE = re.compile("\n")
 
 
 def units(text: str, encoding: str) -> int:
@@ -80,11 +82,7 @@ class LineIndex:
         self.encoding = str(encoding)
         """The negotiated position encoding."""
         starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        starts.extend(m.end() for m in _NEWLINE.finditer(text))
         self.starts = starts
         """Offset of the first character of each line."""
 
@@ -204,12 +202,14 @@ def diagnostic(index: LineIndex, problem: Problem) -> types.Diagnostic:
 
 def document_symbol(index: LineIndex, symbol: Symbol) -> types.DocumentSymbol:
     """Convert a core :class:`Symbol` (recursively) to a ``DocumentSymbol``."""
+    full = index.range(symbol.start, symbol.end)
+    same = (symbol.sel_start, symbol.sel_end) == (symbol.start, symbol.end)
     return types.DocumentSymbol(
         name=symbol.name,
         detail=symbol.detail or None,
         kind=_SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
-        range=index.range(symbol.start, symbol.end),
-        selection_range=index.range(symbol.sel_start, symbol.sel_end),
+        range=full,
+        selection_range=full if same else index.range(symbol.sel_start, symbol.sel_end),
         children=[document_symbol(index, c) for c in symbol.children] or None,
     )
 
