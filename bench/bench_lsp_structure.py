@@ -256,7 +256,7 @@ def main() -> None:
     rows += [
         ("keystroke on 1 MB: incremental apply", apply_ms, "ms", 2),
         (
-            "keystroke on 1 MB: apply + all didChange listeners (wall)",
+            "keystroke on 1 MB: apply + all didChange listeners",
             keystroke_ms,
             "ms",
             2,
