@@ -147,3 +147,75 @@ async def test_settings_from_the_notification_when_no_configuration_support(
         lambda: any("diagnosticsDebounceMs" in m.message for m in client.messages),
         what="warning about diagnosticsDebounceMs",
     )
+
+
+def test_main_version_and_bad_tcp_argument():
+    import subprocess
+    import sys
+
+    from agent_doc import __version__
+
+    version = subprocess.run(
+        [sys.executable, "-m", "agent_doc_lsp", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert version.stdout.strip() == f"agent-doc-lsp {__version__}"
+    bad = subprocess.run(
+        [sys.executable, "-m", "agent_doc_lsp", "--tcp", "nowhere"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert bad.returncode != 0
+    assert "HOST:PORT" in bad.stderr
+    assert bad.stdout == ""  # stdout is reserved for the protocol
+
+
+def test_main_serves_tcp():
+    import json
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_doc_lsp", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=5)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        with conn:
+            body = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {"processId": None, "rootUri": None, "capabilities": {}},
+                }
+            ).encode()
+            conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            data = b""
+            while b'"serverInfo"' not in data:
+                chunk = conn.recv(65536)
+                assert chunk, "connection closed"
+                data += chunk
+        assert b'"agent-doc-lsp"' in data
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
