@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Collection
 from dataclasses import asdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,8 +128,13 @@ def agent_states(
     config: AgentStateConfig | None = None,
     store: dict[str, Observation] | None = None,
     now: float | None = None,
+    keys: Collection[str] | None = None,
 ) -> list[AgentStatus]:
-    """Observe every registered pane of the project once; return their states."""
+    """Observe every registered pane of the project once; return their states.
+
+    ``keys`` limits the observation to those session ids (the language server
+    watches only the documents open in the editor).
+    """
     tmux = tmux or Tmux.from_env()
     config = config or AgentStateConfig.from_env()
     persist = store is None
@@ -137,6 +143,8 @@ def agent_states(
     panes = tmux.panes()
     result: list[AgentStatus] = []
     for key, entry in sorted(registry.load(root).entries.items()):
+        if keys is not None and key not in keys:
+            continue
         info = panes.get(entry.pane)
         alive = info is not None and not info.dead and info.command not in SHELLS
         screen = tmux.capture(entry.pane) if info is not None and not info.dead else ""

@@ -245,6 +245,9 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.lenses",
     "agent_doc_lsp.features.writes",
     "agent_doc_lsp.features.commands",
+    "agent_doc_lsp.features.tmux_commands",
+    "agent_doc_lsp.features.agent_status",
+    "agent_doc_lsp.features.prompts",
 )
 """Feature modules, each with ``register(server: AgentDocLanguageServer)``.
 
