@@ -82,6 +82,31 @@ async def test_sync_with_two_columns_puts_two_agent_panes_side_by_side(
     await wait_text(private_tmux, right_pane, "❯")
 
 
+async def test_layout_joins_the_claimed_panes_side_by_side(
+    lsp_on_tmux: LanguageClient,  # noqa: F811
+    private_tmux: Tmux,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    first, second = make_doc(root, "a.md"), make_doc(root, "b.md")
+    panes = [spawn_agent(private_tmux), spawn_agent(private_tmux)]
+    session = await start(lsp_on_tmux, root)
+    for doc, pane in zip((first, second), panes, strict=True):
+        await session.command("agentDoc.claim", {"uri": doc.as_uri(), "pane": pane})
+    windows = {private_tmux.panes()[p].window_id for p in panes}
+    assert len(windows) == 2
+
+    result = await session.command(
+        "agentDoc.layout", {"uris": [first.as_uri(), second.as_uri()]}
+    )
+
+    assert result["panes"] == panes
+    assert result["warnings"] == []
+    after = private_tmux.panes()
+    assert after[panes[0]].window_id == after[panes[1]].window_id == result["window"]
+    assert after[panes[0]].left != after[panes[1]].left
+
+
 async def test_a_document_without_session_gets_a_clear_error(
     lsp_on_tmux: LanguageClient,  # noqa: F811
     tmp_path: Path,
