@@ -31,6 +31,7 @@ from typing import Any
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
+from agent_doc.procs import pid_alive
 
 SUN_PATH_MAX = 100
 """Socket paths at least this long (bytes) are connected to indirectly."""
@@ -68,18 +69,6 @@ class ServerWriteReply:
 
     content_ours: str
     text: str
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _connect(sock: socket.socket, path: str) -> None:
@@ -217,7 +206,7 @@ class ServerLink:
         for folder in self._server_dirs(path):
             for entry in sorted(folder.glob("*.json")):
                 reg = _load_registration(entry)
-                if reg is None or not _pid_alive(reg.pid):
+                if reg is None or not pid_alive(reg.pid):
                     self._forget(entry)
                 elif reg.socket not in sockets:
                     sockets.add(reg.socket)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import AgentDocError
+from agent_doc.procs import pid_alive
 
 PER_DOCUMENT = ("snapshots", "baselines", "pending", "crdt", "typing", "status")
 TRANSIENT = ("typing", "status")
@@ -84,24 +85,12 @@ def _files(folder: Path) -> list[Path]:
         return []
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _dead_server(path: Path) -> bool:
     try:
         pid = json.loads(path.read_text(encoding="utf-8")).get("pid")
     except (OSError, ValueError, AttributeError):
         return True
-    return not (isinstance(pid, int) and _pid_alive(pid))
+    return not (isinstance(pid, int) and pid_alive(pid))
 
 
 def find_garbage(root: Path, *, now: float | None = None) -> list[GcItem]:

@@ -32,6 +32,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from agent_doc.procs import pid_alive
+
 logger = logging.getLogger(__name__)
 
 MAX_LINE = 16 * 1024 * 1024
@@ -64,17 +66,6 @@ def socket_dir() -> Path:
     if len(tmp) >= MAX_SOCKET_PATH - 40:  # a long $TMPDIR
         tmp = "/tmp"
     return _private_dir(Path(tmp) / f"agent-doc-{os.getuid()}")
-
-
-def pid_alive(pid: int) -> bool:
-    """Return whether a process with ``pid`` exists."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def prune_registrations(servers: Path) -> None:
