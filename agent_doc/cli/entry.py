@@ -1,8 +1,8 @@
 """Console-script entry point of ``agent-doc``: fast paths first, typer after.
 
 ``agent-doc --version`` must not pay for typer (≈85 ms) or anything else it does
-not use, so it is answered here before the typer app is imported. ``write`` and
-``diff`` run on every agent cycle; they are parsed with argparse in
+not use, so it is answered here before the typer app is imported. ``write``,
+``patch`` and ``diff`` run on every agent cycle; they are parsed with argparse in
 :mod:`agent_doc.cli.commands._fast`, which the typer commands call too (one
 definition of the work). ``--help`` and anything argparse cannot parse go to
 typer, so usage errors and help look the same as for every other command.
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"agent-doc {__version__}\n")
         return 0
-    if args and args[0] in ("write", "diff"):
+    if args and args[0] in ("write", "diff", "patch"):
         from agent_doc.cli.commands._fast import run_fast
 
         code = run_fast(args)

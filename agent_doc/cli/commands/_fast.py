@@ -80,6 +80,35 @@ def do_diff(file: Path, *, as_json: bool) -> int:
     return 0
 
 
+def do_patch(
+    file: Path,
+    component: str,
+    content: str | None,
+    *,
+    force_disk: bool,
+    as_json: bool,
+) -> int:
+    """``agent-doc patch``: one component, content from the argument or stdin."""
+    from agent_doc.server_link import ServerLink
+    from agent_doc.writing import patch_component
+
+    text = read_stdin() if content is None else content
+    link = None if force_disk else ServerLink()
+    outcome = patch_component(file, component, text, force_disk, link=link)
+    if as_json:
+        summary = {
+            "file": str(outcome.path),
+            "component": outcome.component,
+            "target": outcome.target,
+            "changed": outcome.changed,
+        }
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    else:
+        what = "patched" if outcome.changed else "unchanged"
+        sys.stderr.write(f"{what} {component} in {file} ({outcome.target})\n")
+    return 0
+
+
 class _UnhandledError(Exception):
     """The fast parser cannot handle these arguments; typer takes over."""
 
@@ -99,6 +128,12 @@ def _parser() -> _Parser:
     write.add_argument("--force-disk", action="store_true")
     write.add_argument("--origin", default=None)
     write.add_argument("--json", action="store_true")
+    patch = sub.add_parser("patch", add_help=False)
+    patch.add_argument("file", type=Path)
+    patch.add_argument("component")
+    patch.add_argument("content", nargs="?", default=None)
+    patch.add_argument("--force-disk", action="store_true")
+    patch.add_argument("--json", action="store_true")
     diff = sub.add_parser("diff", add_help=False)
     diff.add_argument("file", type=Path)
     diff.add_argument("--json", action="store_true")
@@ -121,6 +156,14 @@ def run_fast(args: list[str]) -> int | None:
                 stream=ns.stream,
                 force_disk=ns.force_disk,
                 origin=ns.origin,
+                as_json=ns.json,
+            )
+        if ns.command == "patch":
+            return do_patch(
+                ns.file,
+                ns.component,
+                ns.content,
+                force_disk=ns.force_disk,
                 as_json=ns.json,
             )
         return do_diff(ns.file, as_json=ns.json)

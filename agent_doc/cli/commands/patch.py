@@ -31,27 +31,9 @@ def patch(
     .agent-doc/components.toml. A language server that has FILE open applies
     the patch to the live buffer.
     """
-    from agent_doc.cli._output import emit_json
-    from agent_doc.cli._output import info
-    from agent_doc.cli.commands._fast import read_stdin
-    from agent_doc.server_link import ServerLink
-    from agent_doc.writing import patch_component
+    from agent_doc.cli.commands._fast import do_patch
 
-    text = read_stdin() if content is None else content
-    link = None if force_disk else ServerLink()
-    outcome = patch_component(file, component, text, force_disk, link=link)
-    if as_json:
-        emit_json(
-            {
-                "file": str(outcome.path),
-                "component": outcome.component,
-                "target": outcome.target,
-                "changed": outcome.changed,
-            }
-        )
-    else:
-        what = "patched" if outcome.changed else "unchanged"
-        info(f"{what} {component} in {file} ({outcome.target})")
+    do_patch(file, component, content, force_disk=force_disk, as_json=as_json)
 
 
 def register(app: typer.Typer) -> None:
