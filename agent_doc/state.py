@@ -54,10 +54,28 @@ def _start_dir(path: Path) -> Path:
     return resolved if resolved.is_dir() else resolved.parent
 
 
+CEILING_ENV = "AGENT_DOC_CEILING_DIRS"
+"""Colon-separated folders the upward searches never enter (like git's
+``GIT_CEILING_DIRECTORIES``): a search starting below one stops there."""
+
+
+def _search_dirs(path: Path) -> list[Path]:
+    """``path``'s folder and its ancestors, cut at the first ceiling folder."""
+    start = _start_dir(path)
+    ceilings = {
+        Path(c).resolve() for c in os.environ.get(CEILING_ENV, "").split(":") if c
+    }
+    folders = []
+    for folder in (start, *start.parents):
+        if folder in ceilings and folder != start:
+            break
+        folders.append(folder)
+    return folders
+
+
 def find_project_root(path: Path) -> Path | None:
     """The nearest folder at or above ``path`` holding ``.agent-doc/``, if any."""
-    start = _start_dir(path)
-    for folder in (start, *start.parents):
+    for folder in _search_dirs(path):
         if (folder / STATE_DIR).is_dir():
             return folder
     return None
@@ -72,11 +90,10 @@ def project_root_for(path: Path) -> Path:
     root = find_project_root(path)
     if root is not None:
         return root
-    start = _start_dir(path)
-    for folder in (start, *start.parents):
+    for folder in _search_dirs(path):
         if os.path.lexists(folder / ".git"):
             return folder
-    return start
+    return _start_dir(path)
 
 
 def doc_hash(path: Path) -> str:

@@ -36,4 +36,9 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TMUX", raising=False)
     monkeypatch.delenv("TMUX_PANE", raising=False)
     monkeypatch.setenv("AGENT_DOC_NO_UPDATE_CHECK", "1")
+    # Root discovery must never escape the test's folder into a stray
+    # /tmp/.agent-doc or /tmp/.git left by something else on the machine.
+    ceiling = str(tmp_path.parent)
+    monkeypatch.setenv("AGENT_DOC_CEILING_DIRS", ceiling)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", ceiling)
     os.environ.pop("AGENT_DOC_CLAUDE_ARGS", None)

@@ -385,3 +385,19 @@ def test_state_written_through_symlink_is_shared(project: Path) -> None:
     store.save_snapshot(link, "snap")
     assert store.load_snapshot(doc) == "snap"
     assert store.snapshot_path(link).name == f"{doc_hash(doc)}.md"
+
+
+def test_ceiling_dirs_stop_root_discovery(tmp_path, monkeypatch) -> None:
+    from agent_doc.state import find_project_root
+    from agent_doc.state import project_root_for
+
+    (tmp_path / ".agent-doc").mkdir()
+    (tmp_path / ".git").mkdir()
+    doc = tmp_path / "a" / "b" / "doc.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("x")
+    monkeypatch.setenv("AGENT_DOC_CEILING_DIRS", str(tmp_path.parent))
+    assert find_project_root(doc) == tmp_path.resolve()
+    monkeypatch.setenv("AGENT_DOC_CEILING_DIRS", f"/nonexistent:{tmp_path / 'a'}")
+    assert find_project_root(doc) is None
+    assert project_root_for(doc) == doc.parent.resolve()
