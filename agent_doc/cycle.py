@@ -52,9 +52,14 @@ class RunOutcome:
     """True when nothing changed since the last response (nothing sent)."""
 
 
-def frontmatter_patch(fields: dict[str, str]) -> str:
-    """Return a ``<!-- patch:frontmatter -->`` block setting ``fields``."""
-    body = "".join(f"{key}: {value}\n" for key, value in fields.items())
+def frontmatter_patch(fields: dict[str, str | None]) -> str:
+    """Return a ``<!-- patch:frontmatter -->`` block setting (None: removing) fields."""
+    import json
+
+    body = "".join(
+        f"{key}: {'null' if value is None else json.dumps(value)}\n"
+        for key, value in fields.items()
+    )
     return f"\n\n<!-- patch:frontmatter -->\n{body}<!-- /patch:frontmatter -->\n"
 
 

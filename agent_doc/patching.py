@@ -241,15 +241,21 @@ def _limit_lines(
     for _ in range(3):
         changed = False
         index = 0
-        while index < len(components := parse_components(doc)):
+        # parse once per pass, and again only after a trim moved the offsets
+        # (re-parsing for every component was quadratic: 100k components)
+        components = parse_components(doc)
+        while index < len(components):
             component = components[index]
             index += 1
             if only is not None and component.name != only:
                 continue
             limit = resolve_max_lines(component, configs)[0]
+            if limit <= 0:
+                continue
             lines = component.content(doc).splitlines(keepends=True)
-            if limit > 0 and len(lines) > limit:
+            if len(lines) > limit:
                 doc = replace_content(doc, component, "".join(lines[-limit:]))
+                components = parse_components(doc)
                 changed = True
         if not changed:
             break
@@ -287,8 +293,10 @@ def build_content_ours(
             ours = append_inline_response(baseline, response)
         return apply_frontmatter_fields(ours, fields)
     blocks, unmatched = parse_patch_blocks(response)
-    if not blocks and not unmatched.strip() and not fields:
-        raise PatchError(EMPTY_RESPONSE)
+    if not blocks and not unmatched.strip():
+        if not fields:
+            raise PatchError(EMPTY_RESPONSE)
+        return apply_frontmatter_fields(baseline, fields)
     ours = apply_patches(baseline, blocks, unmatched, configs, boundary_id)
     return apply_frontmatter_fields(ours, fields)
 

@@ -144,31 +144,39 @@ class ResetResult:
     deleted: tuple[str, ...]
 
 
-def reset_document(path: Path) -> ResetResult:
-    """Clear the ``resume`` id and delete the snapshot and CRDT state."""
+def reset_document(path: Path, link: ServerLink | None = None) -> ResetResult:
+    """Clear the ``resume`` id and delete the snapshot and CRDT state.
+
+    The ``resume`` line is removed through the write path, so a language server
+    that has the document open changes its live buffer instead of the file.
+    """
+    from agent_doc.cycle import frontmatter_patch
     from agent_doc.frontmatter import parse_frontmatter
-    from agent_doc.frontmatter import set_field
     from agent_doc.state import StateStore
-    from agent_doc.state import doc_lock
     from agent_doc.state import read_document
-    from agent_doc.state import write_document
+    from agent_doc.writing import WriteRequest
+    from agent_doc.writing import write_response
 
     path = Path(path)
     store = StateStore.for_document(path)
-    with doc_lock(path, root=store.root):
-        doc = read_document(path)
-        cleared = parse_frontmatter(doc.text).resume is not None
-        if cleared:
-            write_document(path, doc, set_field(doc.text, "resume", None))
-        deleted = []
+    owner = link.find_owner(path) if link is not None else None
+    text = owner.text if owner is not None else read_document(path).text
+    cleared = parse_frontmatter(text).resume is not None
+    if cleared:
+        request = WriteRequest(
+            path, frontmatter_patch({"resume": None}), origin="reset"
+        )
+        write_response(request, link)
+    deleted = [
+        kind
         for kind, where in (
             ("snapshot", store.snapshot_path(path)),
             ("crdt", store.crdt_path(path)),
-        ):
-            if where.exists():
-                deleted.append(kind)
-        store.delete_snapshot(path)
-        store.delete_crdt(path)
+        )
+        if where.exists()
+    ]
+    store.delete_snapshot(path)
+    store.delete_crdt(path)
     return ResetResult(path, cleared, tuple(deleted))
 
 

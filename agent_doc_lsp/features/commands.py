@@ -129,7 +129,7 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.command(commands.RESET)
     async def reset(ls: AgentDocLanguageServer, args: DocumentArgs) -> Any:
-        return await run_core(ls, lambda _link: reset_document(path_of(args.uri)))
+        return await run_core(ls, lambda link: reset_document(path_of(args.uri), link))
 
     @server.command(commands.OUTLINE)
     async def outline_(ls: AgentDocLanguageServer, args: DocumentArgs) -> Any:

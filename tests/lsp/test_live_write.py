@@ -317,3 +317,23 @@ async def test_two_concurrent_writes_both_land_once(ed, project):
     assert text.count("Answer 1.") == 1
     assert text.count("Answer 2.") == 1
     assert doc.read_text() == DOC
+
+
+async def test_cli_reset_clears_resume_in_the_buffer_not_the_file(ed, project):
+    doc = project / "doc.md"
+    text = DOC.replace("---\n# Session", "---\n# Session", 1).replace(
+        "agent_doc_format: template\n", "agent_doc_format: template\nresume: abc-123\n"
+    )
+    doc.write_text(text)
+    uri = doc.as_uri()
+    ed.open(uri, text)
+    await registered(ed, project)
+    StateStore(project).save_snapshot(doc, text)
+    type_prompt(ed, uri, "Unsaved line\n")
+    code, err = await run_cli("reset", str(doc))
+    assert code == 0, err
+    live = ed.text(uri)
+    assert "resume:" not in live
+    assert "Unsaved line" in live
+    assert doc.read_text() == text  # the editor owns the file
+    assert StateStore(project).load_snapshot(doc) is None
