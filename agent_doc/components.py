@@ -9,6 +9,7 @@ markers (``<!-- agent:boundary:… -->``) are never components.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -172,7 +173,27 @@ def _markers(text: str) -> list[_Marker]:
 
 
 def scan_components(text: str) -> ComponentScan:
-    """Parse components tolerantly: never raises, collects issues instead."""
+    """Parse components tolerantly: never raises, collects issues instead.
+
+    The write path asks about the same text several times in a row (find the
+    exchange, then a block's component, then route, dedup, trim…); the scan of
+    the last few texts is memoised, so a 100k-component document is scanned a
+    handful of times per write, not once per question.
+    """
+    components, issues = _scan_memo(text)
+    return ComponentScan(list(components), list(issues))
+
+
+@functools.lru_cache(maxsize=4)
+def _scan_memo(
+    text: str,
+) -> tuple[tuple[Component, ...], tuple[ComponentIssue, ...]]:
+    scan = _scan(text)
+    return tuple(scan.components), tuple(scan.issues)
+
+
+def _scan(text: str) -> ComponentScan:
+    """The uncached scan behind :func:`scan_components`."""
     components: list[Component] = []
     issues: list[ComponentIssue] = []
     stack: list[_Marker] = []
