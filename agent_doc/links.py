@@ -149,13 +149,29 @@ def check_url(root: Path, url: str) -> LinkedChange | None:
     return LinkedChange(path=url, summary=f"{what} ({size} bytes)", exists=True)
 
 
+NOT_FETCHED = "not fetched: workspace not trusted (agentDoc.trustWorkspace)"
+"""Summary of a URL link that :func:`check_links` did not fetch."""
+
+
 def check_links(
-    root: Path, document: Path, links: tuple[str, ...]
+    root: Path,
+    document: Path,
+    links: tuple[str, ...],
+    *,
+    allow_network: bool = True,
 ) -> list[LinkedChange]:
-    """Check every link of a document and return those that changed."""
+    """Check every link of a document and return those that changed.
+
+    With ``allow_network=False`` (a language server on an untrusted workspace)
+    no URL is requested: each URL link is listed with ``exists: false`` and the
+    summary :data:`NOT_FETCHED`; local links are still checked.
+    """
     changes: list[LinkedChange] = []
     for link in links:
         is_url = "://" in link
+        if is_url and not allow_network:
+            changes.append(LinkedChange(path=link, summary=NOT_FETCHED, exists=False))
+            continue
         change = check_url(root, link) if is_url else check_local(root, document, link)
         if change is not None:
             changes.append(change)

@@ -126,9 +126,17 @@ def current_text(path: Path, link: ServerLink | None) -> str:
 
 
 def run_preflight(
-    path: Path, link: ServerLink | None = None, *, settle: bool = True
+    path: Path,
+    link: ServerLink | None = None,
+    *,
+    settle: bool = True,
+    allow_network: bool = True,
 ) -> PreflightResult:
-    """Run the pre-agent steps for ``path`` and return their result."""
+    """Run the pre-agent steps for ``path`` and return their result.
+
+    ``allow_network=False`` (a language server on an untrusted workspace) lists
+    URL links unfetched (see :func:`agent_doc.links.check_links`).
+    """
     from agent_doc.diffing import compute_diff
     from agent_doc.frontmatter import parse_frontmatter
     from agent_doc.links import check_links
@@ -155,6 +163,10 @@ def run_preflight(
     document = current_text(path, link)
     store.save_baseline(path, document)
     claims = read_claims(root)
-    linked = check_links(root, path, front.links) if front.links else []
+    linked = (
+        check_links(root, path, front.links, allow_network=allow_network)
+        if front.links
+        else []
+    )
     diff = compute_diff(store.load_snapshot(path) or "", document)
     return PreflightResult(recovered, committed, claims, diff, document, linked)

@@ -18,6 +18,7 @@ the agent cycle. Its steps (spec §7.22, architecture "writing.py"):
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,9 +29,12 @@ from typing import Literal
 from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:
+    from agent_doc.component_config import ComponentConfig
     from agent_doc.server_link import ServerHandle
     from agent_doc.server_link import ServerLink
     from agent_doc.state import StateStore
+
+logger = logging.getLogger(__name__)
 
 Target = Literal["disk", "server"]
 
@@ -307,6 +311,23 @@ class PatchOutcome:
     changed: bool
 
 
+HOOKS_NOT_TRUSTED = "hooks not run: workspace not trusted (agentDoc.trustWorkspace)"
+"""Logged when :func:`patch_component` skips hooks (``allow_hooks=False``)."""
+
+
+def _note_skipped_hooks(config: ComponentConfig, name: str) -> None:
+    skipped = [
+        hook
+        for hook, cmd in (
+            ("pre_patch", config.pre_patch),
+            ("post_patch", config.post_patch),
+        )
+        if cmd
+    ]
+    if skipped:
+        logger.warning("%s: %s %s", name, "/".join(skipped), HOOKS_NOT_TRUSTED)
+
+
 def patch_component(
     path: Path,
     name: str,
@@ -315,6 +336,7 @@ def patch_component(
     *,
     link: ServerLink | None = None,
     mode: str | None = None,
+    allow_hooks: bool = True,
 ) -> PatchOutcome:
     """Replace/append/prepend one component (``agent-doc patch``, spec §7.21).
 
@@ -322,6 +344,9 @@ def patch_component(
     document open applies the patch to its live buffer, otherwise the file is
     written under the document lock. The snapshot becomes the patched text and
     the ``post_patch`` hook is started (fire-and-forget).
+
+    ``allow_hooks=False`` (a language server on an untrusted workspace) skips
+    both hooks and logs a warning saying so: the content is patched as given.
 
     Raises
     ------
@@ -351,6 +376,9 @@ def patch_component(
     root = project_root_for(path)
     configs = load_component_configs(root)
     config = configs.get(name)
+    if config is not None and not allow_hooks:
+        _note_skipped_hooks(config, name)
+        config = None
     if config is not None and config.pre_patch:
         content = run_pre_patch(config.pre_patch, content, name, path)
     store = StateStore(root)

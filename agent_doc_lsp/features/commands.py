@@ -6,6 +6,12 @@ same core functions as the CLI, in a worker thread, with a
 :class:`~agent_doc_lsp.local_link.LocalLink` so that every edit goes to this
 editor's live buffer (one verified ``workspace/applyEdit``). Each returns a
 JSON object; an ``AgentDocError`` becomes a JSON-RPC error with its message.
+
+Trust (``agentDoc.trustWorkspace``, default false): ``agentDoc.patch`` runs the
+``components.toml`` ``pre_patch``/``post_patch`` hooks and ``agentDoc.preflight``
+fetches URL ``links`` only in a trusted workspace. ``write`` and ``commit`` run
+no project code (they fire ``post_write``/``post_commit`` events, which are
+data files, not commands).
 """
 
 from __future__ import annotations
@@ -116,10 +122,12 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.command(commands.PATCH)
     async def patch(ls: AgentDocLanguageServer, args: PatchArgs) -> Any:
-        path = path_of(args.uri)
+        path, trusted = path_of(args.uri), ls.options.trust_workspace
         result = await run_core(
             ls,
-            lambda link: patch_component(path, args.component, args.content, link=link),
+            lambda link: patch_component(
+                path, args.component, args.content, link=link, allow_hooks=trusted
+            ),
         )
         return _without(result, "text")
 
@@ -137,9 +145,12 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.command(commands.PREFLIGHT)
     async def preflight(ls: AgentDocLanguageServer, args: PreflightArgs) -> Any:
-        path = path_of(args.uri)
+        path, trusted = path_of(args.uri), ls.options.trust_workspace
         return await run_core(
-            ls, lambda link: run_preflight(path, link, settle=args.settle).to_json()
+            ls,
+            lambda link: run_preflight(
+                path, link, settle=args.settle, allow_network=trusted
+            ).to_json(),
         )
 
     @server.command(commands.COMMIT)

@@ -13,6 +13,7 @@ import pytest
 
 from agent_doc.errors import LinkError
 from agent_doc.links import MAX_BYTES
+from agent_doc.links import NOT_FETCHED
 from agent_doc.links import cache_path
 from agent_doc.links import check_links
 from agent_doc.links import fetch_url
@@ -130,3 +131,18 @@ def test_local_links_compare_git_commit_times(project: Path) -> None:
         ("gone.md", False),
     ]
     assert "committed" in changes[0].summary
+
+
+def test_untrusted_check_lists_urls_without_fetching(
+    project: Path, http_base: str
+) -> None:
+    """``allow_network=False``: no request, the URL is listed as not fetched."""
+    doc = project / "doc.md"
+    doc.write_text("x\n")
+    url = f"{http_base}/page"
+    PAGES["/page"] = (200, "text/plain", b"hello")
+    changes = check_links(project, doc, (url,), allow_network=False)
+    assert [c.to_json() for c in changes] == [
+        {"path": url, "summary": NOT_FETCHED, "exists": False}
+    ]
+    assert not cache_path(project, url).exists()

@@ -262,6 +262,23 @@ def test_patch_component_runs_hooks(project: Path) -> None:
     assert marker.exists()
 
 
+def test_patch_component_without_hooks_skips_both(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``allow_hooks=False`` (untrusted editor workspace): content as given."""
+    doc = make_doc(project, STATUS_ONLY)
+    marker = project / "hook-ran"
+    (project / ".agent-doc" / "components.toml").write_text(
+        f'[status]\npre_patch = "touch {marker}; tr a-z A-Z"\n'
+        f'post_patch = "touch {marker}"\n'
+    )
+    with caplog.at_level("WARNING", logger="agent_doc.writing"):
+        patch_component(doc, "status", "hello\n", allow_hooks=False)
+    assert "hello\n" in doc.read_text()
+    assert not marker.exists()
+    assert "workspace not trusted" in caplog.text
+
+
 def test_patch_component_goes_to_the_owning_server(
     project: Path, servers: list[FakeServer]
 ) -> None:
