@@ -177,3 +177,32 @@ async def test_write_command_on_a_stuck_editor_fails_and_changes_nothing(
     assert ed.text(uri) == DOC
     assert doc.read_text() == DOC
     assert StateStore.for_document(doc).load_snapshot(doc) is None
+
+
+async def test_commit_repositions_the_buffer_boundary_and_refreshes_vcs(
+    ed, client, doc, project
+):
+    uri = doc.as_uri()
+    stale = DOC.replace(
+        "<!-- /agent:exchange -->",
+        "<!-- agent:boundary:0badc0de -->\nTyped after the answer\n<!-- /agent:exchange -->",
+    )
+    doc.write_text(stale)
+    ed.open(uri, stale)
+    StateStore(project).save_snapshot(doc, stale)
+    refreshed = asyncio.Event()
+    client.protocol.fm.features["agentDoc/vcsRefresh"] = lambda *_: refreshed.set()
+    result = await execute(client, commands.COMMIT, uri=uri)
+    assert result["committed"] is True
+    await asyncio.wait_for(refreshed.wait(), 10)
+    lines = ed.text(uri).split("\n")
+    close = lines.index("<!-- /agent:exchange -->")
+    assert lines[close - 2] == "Typed after the answer"
+    assert lines[close - 1].startswith("<!-- agent:boundary:")
+    assert "0badc0de" not in ed.text(uri)
+    assert doc.read_text() == stale  # commit never writes the file
+    git = await asyncio.create_subprocess_exec(
+        "git", "-C", str(project), "show", "HEAD:doc.md", stdout=asyncio.subprocess.PIPE
+    )  # fmt: skip
+    head, _ = await asyncio.wait_for(git.communicate(), 10)
+    assert b"Typed after the answer" in head
