@@ -137,22 +137,24 @@ def _run_case(base: Path, name: str, data: bytes, op: str) -> tuple[str, str, fl
     return f"{op}:{outcome}", err.strip().splitlines()[-1] if err.strip() else "", took
 
 
-KNOWN_SLOW = {
-    ("gen-100k-components.md", "write"),
-    ("gen-10k-deep-components.md", "write"),
-}
-"""Open bug: ``agent-doc write`` on these runs for over 60 s."""
+LARGE_WRITES = ("gen-100k-components.md", "gen-10k-deep-components.md")
+"""Once > 60 s each (``_limit_lines`` re-parsed the document per component)."""
 
 
-@pytest.mark.xfail(strict=True, reason="write on 100k / 10k-deep components > 10 s")
-@pytest.mark.parametrize("name", sorted(n for n, _ in KNOWN_SLOW))
+@pytest.mark.parametrize("name", LARGE_WRITES)
 def test_write_on_many_components_is_bounded(tmp_path: Path, name: str) -> None:
-    """``agent-doc write`` into a document with 100,000 / 10,000-deep components."""
+    """``agent-doc write`` into 100,000 / 10,000-deep components: < 10 s, once."""
     root = make_project(tmp_path / "p")
     doc = root / "doc.md"
     doc.write_bytes(GENERATED[name]())
+    started = time.monotonic()
     done = run_cli(["write", str(doc)], cwd=root, stdin=RESPONSE, timeout=LIMIT_S)
+    took = time.monotonic() - started
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-2000:]
     assert b"Traceback" not in done.stderr
+    assert doc.read_bytes().count(b"HOSTILE-REPLY-91") == 1
+    assert took < LIMIT_S, f"{name}: took {took:.1f} s"
+    record("large-write", case=name, seconds=round(took, 2))
 
 
 @pytest.mark.slow
@@ -161,7 +163,7 @@ def test_hostile_documents_through_the_cli(tmp_path: Path) -> None:
     """Every hostile case × every command: clear error or success, bounded, no write."""
     corpus = _corpus()
     assert len(corpus) >= 40
-    jobs = [(name, op) for name in corpus for op in OPS if (name, op) not in KNOWN_SLOW]
+    jobs = [(name, op) for name in corpus for op in OPS]
     slowest: tuple[float, str] = (0.0, "")
     outcomes: dict[str, int] = {}
     with ThreadPoolExecutor(max_workers=2) as pool:
