@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,6 +157,23 @@ def _load_registration(path: Path) -> Registration | None:
         return None
 
 
+def remove_stale_socket(path: str | Path) -> bool:
+    """Remove the socket file of a dead server; return whether it was removed.
+
+    Only a Unix socket owned by the current user is removed: the path comes
+    from a registration file inside the project, which a hostile repository
+    could point at any file.
+    """
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+            return False
+        Path(path).unlink()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 class ServerLink:
     """Find the running server that has a document open and talk to it.
 
@@ -208,6 +226,8 @@ class ServerLink:
                 reg = _load_registration(entry)
                 if reg is None or not pid_alive(reg.pid):
                     self._forget(entry)
+                    if reg is not None:  # a killed server left its socket too
+                        remove_stale_socket(reg.socket)
                 elif reg.socket not in sockets:
                     sockets.add(reg.socket)
                     found.append(reg)

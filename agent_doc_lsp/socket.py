@@ -33,6 +33,7 @@ from types import FrameType
 from typing import Any
 
 from agent_doc.procs import pid_alive
+from agent_doc.server_link import remove_stale_socket
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ def prune_registrations(servers: Path) -> None:
             entry.unlink(missing_ok=True)
             sock = data.get("socket") if isinstance(data, dict) else None
             if isinstance(sock, str) and sock:
-                Path(sock).unlink(missing_ok=True)
+                remove_stale_socket(sock)  # only a socket of ours, never any file
 
 
 def _error(message: str) -> dict[str, Any]:

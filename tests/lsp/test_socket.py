@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import stat
 import sys
 import time
@@ -163,13 +164,20 @@ async def test_stale_registration_is_removed_on_start(client, project):
     dead = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
     await dead.wait()
     stale_sock = project / "stale.sock"
-    stale_sock.write_text("")
+    with socket.socket(socket.AF_UNIX) as left_behind:
+        left_behind.bind(str(stale_sock))  # a real socket file, as a killed server's
+    victim = project / "victim.txt"  # a hostile registration must not delete files
+    victim.write_text("keep me")
+    (servers / "2.json").write_text(
+        json.dumps({"pid": dead.pid, "socket": str(victim), "roots": []})
+    )
     (servers / "1.json").write_text(
         json.dumps({"pid": dead.pid, "socket": str(stale_sock), "roots": []})
     )
     editor = await start_editor(client, root=project)
     await editor.wait_for(lambda: not (servers / "1.json").exists(), what="prune")
     assert not stale_sock.exists()
+    assert victim.read_text() == "keep me"
     reg = await registration(project, editor)
     assert Path(reg["socket"]).exists()
 
