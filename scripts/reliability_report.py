@@ -22,6 +22,7 @@ PARTS = {
     "crash safety": "tests/reliability/test_crash_safety.py",
     "hostile input": "tests/reliability/test_hostile.py",
     "security": "tests/reliability/test_security.py",
+    "server resilience": "tests/reliability/test_server_resilience.py",
 }
 
 
@@ -34,7 +35,16 @@ def main() -> int:
         for name, path in PARTS.items():
             started = time.monotonic()
             done = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path],
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "--durations=5",
+                    path,
+                ],
                 cwd=ROOT,
                 env=env,
                 check=False,
@@ -72,6 +82,13 @@ def main() -> int:
         "* disk fuzz: concurrent writer and user processes, every edit survives;",
         "* crash safety: kill -9 of `agent-doc write` -> old or new document, "
         "consistent snapshot, `recover` lands the answer exactly once;",
+        "* server resilience: hostile input to every LSP feature gets an answer "
+        "or an error and the server keeps answering (tracebacks logged); clean "
+        "shutdown, closed stdin, SIGTERM leave no socket/registration, after "
+        "SIGKILL the next `agent-doc diff` removes them; 1,000 keystrokes "
+        "interleaved with 100 writes (ServerLink + real `agent-doc write`): "
+        "every answer and keystroke exactly once (a write overtaken by typing "
+        "5 times in a row exits 75 and is retried / recovered, as an agent does);",
         "* hostile input and security: see `docs/security.md`.",
         "",
     ]
