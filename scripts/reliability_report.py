@@ -62,6 +62,7 @@ def main() -> int:
         "| part | result | seconds |",
         "|---|---|---|",
         *(f"| {n} | {s} | {t:.1f} |" for n, s, t in rows),
+        f"| **total** | | {sum(t for _, _, t in rows):.1f} |",
         "",
         "## Figures",
         "",
