@@ -8,16 +8,14 @@ code. Nothing else in the CLI prints errors or chooses exit codes.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import traceback
 from typing import Any
 
 import typer
 from typer._click.exceptions import ClickException
 from typer._click.exceptions import NoArgsIsHelpError
 
-from agent_doc.errors import AgentDocError
+from agent_doc.cli._errors import report_error
 
 
 def fail(message: str, code: int = 1) -> None:
@@ -47,9 +45,6 @@ def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
 
     try:
         code = app(args=args, prog_name=prog_name, standalone_mode=False)
-    except AgentDocError as exc:
-        sys.stderr.write(f"agent-doc: {exc}\n")
-        return exc.exit_code
     except typer.Exit as exc:
         return int(exc.exit_code)
     except NoArgsIsHelpError as exc:
@@ -63,16 +58,7 @@ def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
         return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except KeyboardInterrupt:
-        sys.stderr.write("agent-doc: interrupted\n")
-        return 130
-    except OSError as exc:
-        sys.stderr.write(f"agent-doc: {exc.strerror or exc}: {exc.filename or ''}\n")
-        return 1
-    except Exception as exc:
-        if os.environ.get("AGENT_DOC_DEBUG"):
-            traceback.print_exc()
-        sys.stderr.write(f"agent-doc: internal error: {type(exc).__name__}: {exc}\n")
-        return 70
+    except (Exception, KeyboardInterrupt) as exc:
+        return report_error(exc)
     # standalone_mode=False: click returns the code of ``raise typer.Exit(n)``.
     return code if isinstance(code, int) else 0

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 from typing import NoReturn
 
-from agent_doc.errors import AgentDocError
 from agent_doc.errors import PatchError
 
 
@@ -167,12 +166,7 @@ def run_fast(args: list[str]) -> int | None:
                 as_json=ns.json,
             )
         return do_diff(ns.file, as_json=ns.json)
-    except AgentDocError as exc:
-        sys.stderr.write(f"agent-doc: {exc}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("agent-doc: interrupted\n")
-        return 130
-    except OSError as exc:
-        sys.stderr.write(f"agent-doc: {exc.strerror or exc}: {exc.filename or ''}\n")
-        return 1
+    except (Exception, KeyboardInterrupt) as exc:
+        from agent_doc.cli._errors import report_error
+
+        return report_error(exc)
