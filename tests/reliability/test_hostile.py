@@ -282,6 +282,12 @@ async def test_hostile_socket_messages(client: LanguageClient, tmp_path: Path) -
     doc = root / "doc.md"
     doc.write_text(FM + "<!-- agent:exchange -->\nhi\n<!-- /agent:exchange -->\n")
     editor.open(doc.as_uri(), doc.read_text())
+    # didOpen travels over stdio, the socket read over the socket: wait until
+    # the server has the document before the first hostile message.
+    deadline = asyncio.get_running_loop().time() + 10
+    while not (await alive(sock, doc))["open"]:
+        assert asyncio.get_running_loop().time() < deadline, "didOpen never arrived"
+        await asyncio.sleep(0.02)
     cases = _socket_cases(root, outside)
     for name, line in cases.items():
         reply = await ask(sock, line)

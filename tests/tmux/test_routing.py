@@ -96,7 +96,11 @@ def test_route_dead_pane_auto_starts(tmux: Tmux, project: Path) -> None:
     pane = spawn_agent(tmux)
     key = claim(doc, pane=pane, tmux=tmux).session_id
     tmux.send_text(pane, "/exit 3")
-    wait_for(lambda: pane not in tmux.panes() or tmux.panes()[pane].dead, 5, "exit")
+    def gone() -> bool:
+        info = tmux.panes().get(pane)
+        return info is None or info.dead
+
+    wait_for(gone, 5, "exit")
     result = route(doc, prompt_timeout_s=15, tmux=tmux)
     assert result.status == "started"
     assert result.pane != pane
