@@ -13,7 +13,7 @@ binary search plus the width of one line prefix.
 from __future__ import annotations
 
 import bisect
-import re
+import itertools
 from collections.abc import Sequence
 
 from lsprotocol import types
@@ -30,7 +30,6 @@ from agent_doc.editor.project import SessionSymbol
 UTF8 = types.PositionEncodingKind.Utf8
 UTF16 = types.PositionEncodingKind.Utf16
 UTF32 = types.PositionEncodingKind.Utf32
-_NEWLINE = re.compile("\n")
 
 
 def units(text: str, encoding: str) -> int:
@@ -81,8 +80,10 @@ class LineIndex:
         """The text the index was built for."""
         self.encoding = str(encoding)
         """The negotiated position encoding."""
-        starts = [0]
-        starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        # Line starts at C speed: running sums of (line length + 1).
+        lengths = map(len, text.split("\n"))
+        starts = [0, *itertools.accumulate(map((1).__add__, lengths))]
+        starts.pop()
         self.starts = starts
         """Offset of the first character of each line."""
 
