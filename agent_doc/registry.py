@@ -164,7 +164,13 @@ def _load_unlocked(root: Path) -> Registry:
 
 
 def load(root: Path) -> Registry:
-    """Read the registry (no lock held afterwards); corrupt → backup + error."""
+    """Read the registry (no lock held afterwards); corrupt → backup + error.
+
+    A project without ``sessions.json`` has an empty registry; reading it
+    creates nothing (no lock file, no ``.agent-doc/``).
+    """
+    if not registry_path(root).exists():
+        return Registry(root, {})
     with file_lock(registry_path(root).with_name("sessions.json.lock")):
         return _load_unlocked(root)
 

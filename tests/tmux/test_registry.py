@@ -102,3 +102,10 @@ def test_not_inside_tmux(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_no_server_means_no_panes() -> None:
     assert Tmux("agentdoc-test-never-started").panes() == {}
+
+
+def test_reading_a_missing_registry_creates_nothing(tmp_path: Path) -> None:
+    from agent_doc.registry import load
+
+    assert load(tmp_path).entries == {}
+    assert not (tmp_path / ".agent-doc").exists()
