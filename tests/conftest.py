@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,8 +27,8 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep tests away from the user's config, cache and runtime directories."""
+def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Keep tests away from the user's config, cache, runtime dirs and tmux."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
@@ -41,4 +44,11 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ceiling = str(tmp_path.parent)
     monkeypatch.setenv("AGENT_DOC_CEILING_DIRS", ceiling)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", ceiling)
+    # Any tmux call a test did not point at its own private server lands on a
+    # throwaway server, never on the user's default one.
+    guard = f"agentdoc-guard-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("AGENT_DOC_TMUX_SOCKET", guard)
+    yield
+    if shutil.which("tmux"):
+        subprocess.run(["tmux", "-L", guard, "kill-server"], capture_output=True, check=False)
     os.environ.pop("AGENT_DOC_CLAUDE_ARGS", None)
