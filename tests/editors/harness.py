@@ -12,31 +12,19 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.private_tmux import AGENT_COMMAND
+from tests.private_tmux import private_server
+from tests.private_tmux import wait_for
+
 REPO = Path(__file__).resolve().parents[2]
 EDITORS = REPO / "editors"
-FAKE_AGENT = REPO / "tests" / "data" / "fake_agent.py"
-AGENT_COMMAND = f"{sys.executable} {FAKE_AGENT}"
 SERVER_CMD = [sys.executable, "-m", "agent_doc_lsp"]
-
-
-def wait_for(
-    predicate: Callable[[], bool], timeout: float = 15.0, what: str = "condition"
-) -> None:
-    """Poll ``predicate`` every 50 ms until true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def find_nvim() -> str | None:
@@ -48,10 +36,10 @@ def find_nvim() -> str | None:
 
 
 class PrivateTmux:
-    """A tmux server on ``-L agentdoc-ed-<uuid>`` (never the default server)."""
+    """Commands against a private tmux server (see :mod:`tests.private_tmux`)."""
 
-    def __init__(self) -> None:
-        self.name = f"agentdoc-ed-{uuid.uuid4().hex[:12]}"
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def run(self, *args: str, check: bool = True) -> str:
         """Run one tmux command on this server; return its stdout."""
@@ -64,15 +52,6 @@ class PrivateTmux:
         if check and proc.returncode != 0:
             raise AssertionError(f"tmux {args[0]} failed: {proc.stderr.strip()}")
         return proc.stdout
-
-    def start(self) -> None:
-        """Start the server with a detached session ``main`` running /bin/sh."""
-        self.run("new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "/bin/sh")
-        self.run("set-option", "-g", "default-shell", "/bin/sh")
-
-    def kill(self) -> None:
-        """Kill the server."""
-        self.run("kill-server", check=False)
 
     def capture(self, pane: str) -> str:
         """The visible text of ``pane``."""
@@ -104,15 +83,8 @@ class PrivateTmux:
 @contextmanager
 def private_tmux(monkeypatch: Any) -> Iterator[PrivateTmux]:
     """A started :class:`PrivateTmux` selected through ``AGENT_DOC_TMUX_SOCKET``."""
-    server = PrivateTmux()
-    monkeypatch.setenv("AGENT_DOC_TMUX_SOCKET", server.name)
-    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", AGENT_COMMAND)
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    server.start()
-    try:
-        yield server
-    finally:
-        server.kill()
+    with private_server(monkeypatch, "agentdoc-ed") as name:
+        yield PrivateTmux(name)
 
 
 def lua_string(value: str) -> str:

@@ -13,11 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
-import subprocess
 import sys
 import time
-import uuid
 from collections.abc import AsyncIterator
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -35,7 +32,7 @@ from pytest_lsp import LanguageClient
 from agent_doc.tmux import Tmux
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities
-from tests.tmux.conftest import AGENT_COMMAND
+from tests.private_tmux import private_server
 
 SERVER = [sys.executable, "-m", "agent_doc_lsp"]
 WAIT = 15.0
@@ -45,25 +42,8 @@ WAIT = 15.0
 @pytest.fixture
 def private_tmux(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tmux]:
     """A private tmux server with session ``main``; this process uses it too."""
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux not installed")
-    name = f"agentdoc-lsp-{uuid.uuid4().hex[:12]}"
-    monkeypatch.setenv("AGENT_DOC_TMUX_SOCKET", name)
-    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", AGENT_COMMAND)
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    monkeypatch.delenv("TMUX", raising=False)
-    monkeypatch.delenv("TMUX_PANE", raising=False)
-    subprocess.run(
-        ["tmux", "-L", name, "-f", "/dev/null", "new-session", "-d", "-s", "main",
-         "-x", "200", "-y", "50", "/bin/sh"],
-        check=True,
-    )  # fmt: skip
-    server = Tmux(name)
-    server.run("set-option", "-g", "default-shell", "/bin/sh")
-    try:
-        yield server
-    finally:
-        subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
+    with private_server(monkeypatch, "agentdoc-lsp") as name:
+        yield Tmux(name)
 
 
 @pytest.fixture

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-import time
 import uuid
-from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agent_doc.tmux import Tmux
-
-FAKE_AGENT = Path(__file__).resolve().parent.parent / "data" / "fake_agent.py"
-AGENT_COMMAND = f"{sys.executable} {FAKE_AGENT}"
+from tests.private_tmux import AGENT_COMMAND
+from tests.private_tmux import private_server
+from tests.private_tmux import wait_for
 
 pytestmark = pytest.mark.tmux
 
@@ -24,49 +19,8 @@ pytestmark = pytest.mark.tmux
 @pytest.fixture
 def tmux(monkeypatch: pytest.MonkeyPatch) -> Iterator[Tmux]:
     """A private tmux server (``-L agentdoc-test-<uuid>``) with session ``main``."""
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux not installed")
-    name = f"agentdoc-test-{uuid.uuid4().hex[:12]}"
-    monkeypatch.setenv("AGENT_DOC_TMUX_SOCKET", name)
-    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", AGENT_COMMAND)
-    monkeypatch.setenv("SHELL", "/bin/sh")
-    subprocess.run(
-        [
-            "tmux",
-            "-L",
-            name,
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "main",
-            "-x",
-            "200",
-            "-y",
-            "50",
-            "/bin/sh",
-        ],
-        check=True,
-    )
-    server = Tmux(name)
-    server.run("set-option", "-g", "default-shell", "/bin/sh")
-    try:
-        yield server
-    finally:
-        subprocess.run(["tmux", "-L", name, "kill-server"], capture_output=True)
-
-
-def wait_for(
-    predicate: Callable[[], bool], timeout: float = 10.0, what: str = "condition"
-) -> None:
-    """Poll ``predicate`` every 50 ms until true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    with private_server(monkeypatch, "agentdoc-test") as name:
+        yield Tmux(name)
 
 
 def wait_text(tmux: Tmux, pane: str, text: str, timeout: float = 10.0) -> str:
