@@ -8,6 +8,8 @@ line) get the marker instead. Lines inside fenced code are never touched.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections import Counter
 
@@ -17,18 +19,16 @@ _BOLD = re.compile(r"^\*\*[^*].*\*\*\s*$")
 
 
 def _fenced_lines(text: str) -> set[int]:
-    from agent_doc.codeblocks import code_ranges
+    """0-based lines that start inside a fenced code block (or HTML comment)."""
+    from agent_doc.codeblocks import block_ranges
 
-    starts: list[int] = []
-    offset = 0
-    for line in text.split("\n"):
-        starts.append(offset)
-        offset += len(line) + 1
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
+    fences, comments = block_ranges(text)
     inside: set[int] = set()
-    for start, end in code_ranges(text):
-        for index, line_start in enumerate(starts):
-            if start <= line_start < end:
-                inside.add(index)
+    for start, end in fences + comments:
+        first = bisect.bisect_left(starts, start)
+        last = bisect.bisect_left(starts, end)
+        inside.update(range(first, last))
     return inside
 
 
