@@ -9,11 +9,19 @@ exchange; the caller tells an open editor to reposition its buffer too.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import VcsError
+
+if TYPE_CHECKING:
+    from agent_doc.server_link import ServerLink
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +77,28 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
         if cleaned != snapshot:
             store.save_snapshot(path, cleaned)
     return result.committed, result.message
+
+
+def commit_and_refresh(path: Path, link: ServerLink | None = None) -> tuple[bool, str]:
+    """Commit the document, fire ``post_commit``, and update an open editor.
+
+    The one commit every front-end uses (CLI ``commit``, ``preflight``, ``run``,
+    the language server): after a commit, a server that has the document open
+    repositions its live boundary and refreshes its git gutter. A failure to
+    reach the editor is logged, never fatal: the commit has happened.
+    """
+    from agent_doc.hooks_events import fire_quietly
+
+    committed, message = commit_document(path)
+    if committed:
+        fire_quietly("post_commit", path)
+        if link is not None:
+            try:
+                link.reposition(path)
+                link.vcs_refresh(path)
+            except AgentDocError as exc:
+                logger.warning("commit: editor not refreshed: %s", exc)
+    return committed, message
 
 
 def squash_document_commits(path: Path) -> tuple[bool, str]:

@@ -95,7 +95,7 @@ def run_cycle(
 ) -> RunOutcome:
     """Run one agent cycle on ``path`` and return what happened."""
     from agent_doc import agents
-    from agent_doc.committing import commit_document
+    from agent_doc.committing import commit_and_refresh
     from agent_doc.config import load_global_config
     from agent_doc.config import resolve_claude_args
     from agent_doc.diffing import compute_diff
@@ -148,9 +148,7 @@ def run_cycle(
     outcome = write_response(request, link)
     committed = False
     if not no_git:
-        committed, _ = commit_document(path)
-        if committed and link is not None:
-            link.vcs_refresh(path)
+        committed, _ = commit_and_refresh(path, link)
     return RunOutcome(
         prompt=prompt,
         agent=name,

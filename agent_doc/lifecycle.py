@@ -2,8 +2,10 @@
 
 Thin wrappers that the CLI and ``watch`` call instead of the bare core
 functions: they hold the document's busy status (:mod:`agent_doc.status`) while
-working and fire the ``post_write`` / ``post_commit`` hook events
-(:mod:`agent_doc.hooks_events`) afterwards. Hooks never fail an operation.
+working and fire the ``post_write`` hook event (:mod:`agent_doc.hooks_events`)
+afterwards. ``post_commit`` is fired by
+:func:`agent_doc.committing.commit_and_refresh`, the one commit every path
+uses. Hooks never fail an operation.
 """
 
 from __future__ import annotations
@@ -35,27 +37,16 @@ def write_with_hooks(path: Path, response: str, **kwargs: Any) -> WriteOutcome:
     return outcome
 
 
-def commit_with_hooks(path: Path) -> tuple[bool, str]:
-    """``committing.commit_document`` followed by ``post_commit`` when committed."""
-    from agent_doc.committing import commit_document
-    from agent_doc.hooks_events import fire_quietly
-
-    committed, message = commit_document(path)
-    if committed:
-        fire_quietly("post_commit", path)
-    return committed, message
-
-
 def run_cycle_tracked(path: Path, **kwargs: Any) -> RunOutcome:
-    """``cycle.run_cycle`` with status ``generating`` and both hooks."""
+    """``cycle.run_cycle`` with status ``generating`` and ``post_write``.
+
+    (``post_commit`` comes from the cycle's own commit.)
+    """
     from agent_doc.cycle import run_cycle
-    from agent_doc.hooks_events import fire_quietly
     from agent_doc.status import busy
 
     with busy(Path(path), "generating"):
         outcome = run_cycle(path, **kwargs)
     if outcome.write is not None:
         post_write(outcome.write)
-    if outcome.committed:
-        fire_quietly("post_commit", path)
     return outcome

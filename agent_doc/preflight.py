@@ -101,19 +101,13 @@ def read_claims(root: Path) -> list[str]:
 
 
 def _commit_previous(path: Path, link: ServerLink | None) -> bool:
-    from agent_doc.committing import commit_document
+    from agent_doc.committing import commit_and_refresh
 
     try:
-        committed, _ = commit_document(path)
+        committed, _ = commit_and_refresh(path, link)
     except AgentDocError as exc:
         logger.warning("preflight: commit skipped: %s", exc)
         return False
-    if committed and link is not None:
-        try:
-            link.reposition(path)
-            link.vcs_refresh(path)
-        except AgentDocError as exc:
-            logger.warning("preflight: editor not refreshed: %s", exc)
     return committed
 
 

@@ -92,12 +92,9 @@ def _without(data: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 def commit(link: LocalLink, path: Path) -> Any:
     """``agentDoc.commit``: commit the snapshot, then refresh the editor."""
-    from agent_doc.lifecycle import commit_with_hooks
+    from agent_doc.committing import commit_and_refresh
 
-    committed, message = commit_with_hooks(path)
-    if committed:
-        link.reposition(path)
-        link.vcs_refresh(path)
+    committed, message = commit_and_refresh(path, link)
     return {"committed": committed, "message": message}
 
 

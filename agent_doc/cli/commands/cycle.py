@@ -76,18 +76,10 @@ def commit(file: FileArg, as_json: JsonOpt = False) -> None:
     """Commit FILE's snapshot (the agent's response) with (HEAD) markers (§7.15)."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.errors import AgentDocError
-    from agent_doc.lifecycle import commit_with_hooks as commit_document
+    from agent_doc.committing import commit_and_refresh
     from agent_doc.server_link import ServerLink
 
-    committed, message = commit_document(file)
-    if committed:
-        link = ServerLink()
-        try:
-            link.reposition(file)
-            link.vcs_refresh(file)
-        except AgentDocError as exc:
-            info(f"warning: editor not refreshed: {exc}")
+    committed, message = commit_and_refresh(file, ServerLink())
     if as_json:
         emit_json({"committed": committed, "message": message})
     else:
