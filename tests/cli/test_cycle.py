@@ -7,7 +7,6 @@ is a real repository in a temp dir.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_doc.config import global_config_path
+from tests.cli_runner import cli
 
 FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
 
@@ -31,18 +31,6 @@ agent: fake
 What is 2 + 2?
 <!-- /agent:exchange -->
 """
-
-
-def cli(cwd: Path, *args: str, stdin: str = "", env: dict[str, str] | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "agent_doc.cli.entry", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def git(root: Path, *args: str) -> str:

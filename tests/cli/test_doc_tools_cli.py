@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent_doc.state import StateStore
-
-
-def agent_doc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_doc.cli.entry", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+from tests.cli_runner import agent_doc
 
 
 def test_outline_text_and_json(project: Path) -> None:

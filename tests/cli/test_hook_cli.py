@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.cli_runner import cli
+
 DOC = """---
 agent_doc_session: s-1
 agent_doc_format: template
@@ -19,17 +21,6 @@ agent_doc_format: template
 Hi?
 <!-- /agent:exchange -->
 """
-
-
-def cli(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_doc.cli.entry", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_fire_then_poll(project: Path) -> None:

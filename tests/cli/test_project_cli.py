@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,22 +12,9 @@ from typing import Any
 import pytest
 
 from agent_doc.state import StateStore
+from tests.cli_runner import agent_doc
 from tests.socket_server import FakeServer
 from tests.socket_server import register
-
-
-def agent_doc(
-    *args: str, cwd: Path, stdin: str = ""
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_doc.cli.entry", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from agent_doc.config import global_config_path
+from tests.cli_runner import cli
 
 FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
 SESSION = "11111111-2222-3333-4444-555555555555"
@@ -37,16 +38,6 @@ agent: fake
 What is 2 + 2?
 <!-- /agent:exchange -->
 """
-
-
-def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_doc.cli.entry", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 20.0) -> Any:

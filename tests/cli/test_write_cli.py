@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent_doc.state import StateStore
+from tests.cli_runner import agent_doc
 from tests.socket_server import FakeServer
 from tests.socket_server import register
 
@@ -37,23 +38,6 @@ RESPONSE = (
     "<!-- patch:status -->\nanswered\n<!-- /patch:status -->\n"
     "<!-- patch:exchange -->\nHi there.\n<!-- /patch:exchange -->\n"
 )
-
-
-def agent_doc(
-    *args: str, cwd: Path, stdin: str | bytes = b""
-) -> subprocess.CompletedProcess[str]:
-    data = stdin.encode() if isinstance(stdin, str) else stdin
-    proc = subprocess.run(
-        [sys.executable, "-m", "agent_doc.cli.entry", *args],
-        cwd=cwd,
-        input=data,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
-    )
 
 
 @pytest.fixture
