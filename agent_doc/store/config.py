@@ -2,7 +2,7 @@
 
 Global: ``$XDG_CONFIG_HOME/agent-doc/config.toml`` (default ``~/.config/...``)
 with ``default_agent``, ``claude_args``, ``[agents.NAME]`` (``command``,
-``args``) and ``[terminal]`` (``command``). Project: ``<root>/.agent-doc/config.toml``
+``args``, ``prompt_pattern``) and ``[terminal]`` (``command``). Project: ``<root>/.agent-doc/config.toml``
 with ``tmux_session`` (and ``[components.*]``, read by ``component_config``).
 """
 
@@ -34,6 +34,8 @@ class AgentCommand:
     """Executable name or path."""
     args: tuple[str, ...] = ()
     """Arguments placed before agent-doc's own (replace the backend defaults)."""
+    prompt_pattern: str | None = None
+    """Regex matching the agent's input prompt line in its tmux pane."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +108,21 @@ def _agent_command(name: str, table: Any, path: Path) -> AgentCommand:
         args = args.split()
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise ConfigError(f"{path}: [agents.{name}] args must be a list of strings")
-    return AgentCommand(command=command, args=tuple(args))
+    pattern = table.get("prompt_pattern")
+    if pattern is not None:
+        check_prompt_pattern(pattern, f"{path}: [agents.{name}] prompt_pattern")
+    return AgentCommand(command=command, args=tuple(args), prompt_pattern=pattern)
+
+
+def check_prompt_pattern(pattern: object, where: str) -> str:
+    """Return ``pattern`` if it is a valid regex string; else a ``ConfigError``."""
+    if not isinstance(pattern, str) or not pattern:
+        raise ConfigError(f"{where} must be a non-empty string")
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(f"{where} is not a valid regex: {exc}") from exc
+    return pattern
 
 
 def load_global_config(path: Path | None = None) -> GlobalConfig:

@@ -7,7 +7,8 @@ and reads ``pane_dead`` / ``pane_current_command``. :func:`infer` is pure:
 * Running → NeedsInput when the output has not changed for ``idle_s`` (at once
   when a permission prompt is showing — ``waiting_permission``);
 * NeedsInput → Stale after a further ``stale_s``; new output → Running;
-* dead pane or agent gone back to its shell → Exited (exit code when known).
+* dead pane or agent gone back to its shell → Exited (exit code when known);
+  any configured agent counts as running, scripts too (:func:`pane_kind`).
 
 :func:`agent_states` keeps observations in ``.agent-doc/agent_state.json`` so
 separate CLI runs see time pass; the language server can pass its own dict.
@@ -28,8 +29,9 @@ from typing import Any
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
-from agent_doc.tmux.adapter import SHELLS
 from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.agent_profile import agent_profile
+from agent_doc.tmux.agent_profile import pane_kind
 from agent_doc.tmux.prompts import parse_prompt
 from agent_doc.tmux.screen import strip_ansi
 
@@ -141,12 +143,15 @@ def agent_states(
     memory: dict[str, Observation] = _load_store(root) if store is None else store
     now = time.time() if now is None else now
     panes = tmux.panes()
+    profile = agent_profile(root)
     result: list[AgentStatus] = []
     for key, entry in sorted(registry.load(root).entries.items()):
         if keys is not None and key not in keys:
             continue
         info = panes.get(entry.pane)
-        alive = info is not None and not info.dead and info.command not in SHELLS
+        alive = (
+            info is not None and not info.dead and pane_kind(info, profile) != "shell"
+        )
         screen = tmux.capture(entry.pane) if info is not None and not info.dead else ""
         permission = parse_prompt(screen).active
         digest = hashlib.sha256(strip_ansi(screen).encode()).hexdigest()

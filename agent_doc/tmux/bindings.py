@@ -7,12 +7,12 @@ UUID (the registry key). All state comes from the project root (our decision 7).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.errors import ConfigError
 from agent_doc.errors import DocumentError
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 AGENT_COMMAND_ENV = "AGENT_DOC_AGENT_COMMAND"
 DEFAULT_SESSION = "claude"
 AGENT_WINDOW = "agent-doc"
-AGENT_PROCESSES = frozenset({"agent-doc", "claude", "node"})
-_PROMPT_RE = re.compile(r"^\s*[│|]?\s*[❯>]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +41,7 @@ class DocSession:
     tmux_session: str | None
     text: str
     format: str = "template"
+    claude_args: str | None = None
 
     @property
     def rel(self) -> str:
@@ -73,6 +72,7 @@ def load_doc(file: Path | str, *, create: bool = True) -> DocSession:
         tmux_session=front.tmux_session,
         text=text,
         format=front.format or "template",
+        claude_args=front.claude_args,
     )
 
 
@@ -87,17 +87,20 @@ def agent_command(root: Path) -> str:
     return configured.strip() if configured and configured.strip() else "claude"
 
 
-def agent_process_names(root: Path) -> frozenset[str]:
-    """Process names that count as "an agent" in a pane (for resync/state)."""
-    names = set(AGENT_PROCESSES)
+def agent_argv(doc: DocSession) -> list[str]:
+    """The agent's argv for ``doc``: claude gets ``claude_args`` (§6.1) first."""
+    from agent_doc.store.config import load_global_config
+    from agent_doc.store.config import resolve_claude_args
+    from agent_doc.tmux.agent_profile import program_name
+
     try:
-        argv = shlex.split(agent_command(root))
-    except ValueError:
-        argv = []
-    names.update(Path(a).name for a in argv[:1])
-    if argv and Path(argv[0]).name.startswith("python"):
-        names.update({"python", "python3", Path(argv[0]).name})
-    return frozenset(names)
+        argv = shlex.split(agent_command(doc.root))
+    except ValueError as exc:
+        raise ConfigError(f"agent command: {exc}") from exc
+    if program_name(argv) != "claude":
+        return argv
+    extra = resolve_claude_args(doc.claude_args, load_global_config())
+    return [argv[0], *extra, *argv[1:]]
 
 
 def configured_session(root: Path) -> str | None:
@@ -131,14 +134,6 @@ def resolve_target_session(
     if doc_session and tmux.has_session(doc_session):
         return doc_session
     return configured or DEFAULT_SESSION
-
-
-def has_prompt(text: str) -> bool:
-    """Whether an agent input prompt (``❯`` / ``>``) shows near the bottom."""
-    from agent_doc.tmux.screen import strip_ansi
-
-    lines = [ln for ln in strip_ansi(text).splitlines() if ln.strip()]
-    return any(_PROMPT_RE.match(ln) for ln in lines[-6:])
 
 
 def bind_pane(

@@ -106,6 +106,61 @@ def _empty_exchange(text: str) -> str:
     return text if exchange is None else replace_content(text, exchange, "")
 
 
+_SPLIT_SIDE = {  # position -> (horizontal, before)
+    "left": (True, True),
+    "right": (True, False),
+    "top": (False, True),
+    "bottom": (False, False),
+}
+
+
+def caller_pane(client_pane: str | None) -> str | None:
+    """The pane the request comes from: the editor's own, else ``$TMUX_PANE``."""
+    return client_pane or os.environ.get("TMUX_PANE") or None
+
+
+def _caller_is_agent(root: Path, pane: str, panes: dict[str, PaneInfo]) -> bool:
+    """Whether this process was started by an agent running in ``pane``."""
+    from agent_doc.tmux.agent_profile import agent_profile
+    from agent_doc.tmux.processes import ancestors
+
+    info = panes.get(pane)
+    if info is None:
+        return False
+    profile = agent_profile(root)
+    return any(argv and profile.is_agent(argv) for argv in ancestors(info.pid))
+
+
+def _protected(
+    root: Path, client_pane: str | None, panes: dict[str, PaneInfo]
+) -> set[str]:
+    """Panes claim never binds: the editor's, and a calling shell's (not an agent's)."""
+    protected = {client_pane} if client_pane else set()
+    own = os.environ.get("TMUX_PANE")
+    if own and own not in protected and not _caller_is_agent(root, own, panes):
+        protected.add(own)
+    return protected
+
+
+def _new_pane_beside(
+    tmux: Tmux, reg: registry.Registry, doc: DocSession, beside: PaneInfo,
+    position: str,
+) -> str:  # fmt: skip
+    """Start the agent in a new pane at ``position`` of ``beside``; bind it."""
+    from agent_doc.tmux.route import clear_failed_start
+    from agent_doc.tmux.route import provision_pane
+
+    horizontal, before = _SPLIT_SIDE[position]
+    clear_failed_start(doc)
+    new = provision_pane(
+        tmux, reg, doc, session=beside.session, split_target=beside.pane_id,
+        before=before, horizontal=horizontal,
+    )  # fmt: skip
+    if new is None:
+        raise TmuxError(f"an agent for {doc.rel} is already starting")
+    return new
+
+
 def claim(
     file: Path | str,
     *,
@@ -113,23 +168,50 @@ def claim(
     window: str | None = None,
     pane: str | None = None,
     force: bool = False,
+    client_pane: str | None = None,
     tmux: Tmux | None = None,
 ) -> ClaimResult:
-    """Bind ``file`` to a pane: ``pane`` > ``position`` > ``$TMUX_PANE``."""
+    """Bind ``file`` to a pane: ``pane`` > ``position`` > the calling agent's pane.
+
+    ``client_pane`` is the pane the request comes from (the editor's; the CLI
+    uses ``$TMUX_PANE``). It is never bound, nor is the pane of a calling shell:
+    a ``position`` whose edge is such a pane, or no target at all, starts the
+    agent in a new pane split off it on that side (default ``right``).
+    """
     tmux = tmux or Tmux.from_env()
+    caller = caller_pane(client_pane)
+    if pane is None and not window and caller is None:
+        raise TmuxError("not inside tmux: give --pane %N or --window W")
+    if position is not None and position not in _SPLIT_SIDE:
+        raise TmuxError(f"unknown position {position!r} (left|right|top|bottom)")
     doc = load_doc(file)
     assert doc.key is not None
     provisioned = False
     with registry.locked(doc.root) as reg:
         panes = tmux.panes()
         reg.prune(panes)
-        scoped = resolve_window(tmux, reg, window)
-        if pane is None and position:
-            if scoped is None:
-                scoped = _window_panes(tmux, os.environ.get("TMUX_PANE", "")) or []
-            pane = pane_at(scoped, position)
-        target = pane or tmux.current_pane()
-        info = panes.get(target)
+        protected = _protected(doc.root, client_pane, panes)
+        if pane is not None and pane in protected:
+            raise TmuxError(
+                f"pane {pane} runs your editor or shell; claim an agent's pane "
+                "(or use agent-doc start there)"
+            )
+        target = pane
+        if target is None and (position or caller in protected):
+            side = position or "right"
+            scoped = resolve_window(tmux, reg, window)
+            if scoped is None and caller is not None:
+                scoped = _window_panes(tmux, caller)
+            if not scoped:
+                raise TmuxError("not inside tmux and no live --window: give --pane %N")
+            edge = pane_at(scoped, side)
+            if edge in protected:
+                target = _new_pane_beside(tmux, reg, doc, panes[edge], side)
+                provisioned = True
+            else:
+                target = edge
+        target = target or caller or tmux.current_pane()
+        info = tmux.panes().get(target)
         if info is None or info.dead:
             raise TmuxError(f"pane {target} is dead")
         owner = reg.owner_of(target)

@@ -22,7 +22,8 @@ from agent_doc.tmux.adapter import PaneInfo
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.adapter import WindowInfo
 from agent_doc.tmux.adapter import is_stash_window_name
-from agent_doc.tmux.bindings import agent_process_names
+from agent_doc.tmux.agent_profile import agent_profile
+from agent_doc.tmux.agent_profile import pane_kind
 from agent_doc.tmux.registry import SessionEntry
 from agent_doc.tmux.stash import stash_pane
 
@@ -94,7 +95,7 @@ def resync(
 ) -> ResyncReport:
     """Validate the registry of the project at ``root``; repair with ``fix``."""
     tmux = tmux or Tmux.from_env()
-    allowed = agent_process_names(root)
+    profile = agent_profile(root)
     issues: list[ResyncIssue] = []
     with registry.locked(root) as reg:
         panes = tmux.panes()
@@ -118,7 +119,7 @@ def resync(
                     ResyncIssue(kind, key, entry.file, entry.pane, detail, fix)
                 )
 
-            if info.command not in allowed and info.command not in SHELLS:
+            if pane_kind(info, profile) == "other":
                 issue("wrong-process", f"runs {info.command}")
                 if fix:
                     reg.unbind(key)

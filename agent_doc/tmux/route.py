@@ -22,12 +22,13 @@ from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.bindings import AGENT_WINDOW
 from agent_doc.tmux.bindings import DocSession
-from agent_doc.tmux.bindings import agent_command
+from agent_doc.tmux.bindings import agent_argv
 from agent_doc.tmux.bindings import bind_pane
-from agent_doc.tmux.bindings import has_prompt
 from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.bindings import resolve_target_session
+from agent_doc.tmux.submit import send_command
+from agent_doc.tmux.submit import wait_for_prompt
 
 if TYPE_CHECKING:
     from agent_doc.tmux.registry import Registry
@@ -50,21 +51,6 @@ def command_for(doc: DocSession) -> str:
     return f"/agent-doc {doc.rel}"
 
 
-def send_command(
-    tmux: Tmux, pane: str, text: str, verify_s: float = 5.0, poll_s: float = 0.3
-) -> bool:
-    """Type ``text`` + Enter; re-press Enter until ``text`` leaves the input line."""
-    tmux.send_text(pane, text, enter=True)
-    deadline = time.monotonic() + verify_s
-    while time.monotonic() < deadline:
-        time.sleep(poll_s)
-        lines = [ln for ln in tmux.capture(pane).splitlines() if ln.strip()]
-        if not lines or not lines[-1].rstrip().endswith(text):
-            return True
-        tmux.send_keys(pane, "Enter")
-    return verify_s <= 0
-
-
 def _starting_lock(doc: DocSession) -> Path:
     return doc.root / STATE_DIR / "starting" / f"{doc_hash(doc.path)}.lock"
 
@@ -82,6 +68,30 @@ def _take_starting_lock(doc: DocSession) -> bool:
     return True
 
 
+def _failed_marker(doc: DocSession) -> Path:
+    return doc.root / STATE_DIR / "starting" / f"{doc_hash(doc.path)}.failed"
+
+
+def mark_failed_start(doc: DocSession, detail: str) -> None:
+    """Remember that ``doc``'s agent exited right after an automatic start."""
+    marker = _failed_marker(doc)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(detail + "\n", "utf-8")
+
+
+def failed_start(doc: DocSession) -> str | None:
+    """Why ``doc``'s last automatic start failed (``None``: it did not)."""
+    try:
+        return _failed_marker(doc).read_text("utf-8").strip() or "exited"
+    except OSError:
+        return None
+
+
+def clear_failed_start(doc: DocSession) -> None:
+    """Forget a failed start (an explicit route, claim or start retries)."""
+    _failed_marker(doc).unlink(missing_ok=True)
+
+
 def provision_pane(
     tmux: Tmux,
     reg: Registry,
@@ -90,6 +100,7 @@ def provision_pane(
     session: str,
     split_target: str | None = None,
     before: bool = False,
+    horizontal: bool = True,
 ) -> str | None:
     """Start the agent in a new pane for ``doc`` and bind it; never waits.
 
@@ -99,7 +110,7 @@ def provision_pane(
     """
     if not _take_starting_lock(doc):
         return None
-    command = f"exec {agent_command(doc.root)}"
+    command = "exec " + shlex.join(agent_argv(doc))
     cwd = str(doc.root)
     panes = tmux.panes()
     if split_target is None:
@@ -112,7 +123,9 @@ def provision_pane(
         split_target = live[0].pane_id if live else None
     if split_target is not None:
         try:
-            pane = tmux.split(split_target, command, before=before, cwd=cwd)
+            pane = tmux.split(
+                split_target, command, horizontal=horizontal, before=before, cwd=cwd
+            )
         except TmuxError:
             from agent_doc.tmux.stash import stash_pane
 
@@ -122,19 +135,6 @@ def provision_pane(
         pane = tmux.new_window(session, AGENT_WINDOW, command, cwd)
     bind_pane(reg, doc, pane, tmux.panes())
     return pane
-
-
-def wait_for_prompt(tmux: Tmux, pane: str, timeout_s: float) -> bool:
-    """Poll the pane (100 ms) until the agent's prompt shows; bounded."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        info = tmux.panes().get(pane)
-        if info is None or info.dead:
-            raise TmuxError(f"pane {pane} is dead")
-        if has_prompt(tmux.capture(pane)):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def _debounced(doc: DocSession, debounce_ms: int | None) -> bool:
@@ -162,9 +162,16 @@ def route(
     prompt_timeout_s: float = 30.0,
     tmux: Tmux | None = None,
 ) -> RouteResult:
-    """Send ``/agent-doc FILE`` to the document's pane, starting one if needed."""
+    """Send ``/agent-doc FILE`` to the document's pane, starting one if needed.
+
+    A started agent must show its prompt within ``prompt_timeout_s``, else
+    :class:`~agent_doc.tmux.submit.AgentNotReady` (exit 75) is raised.
+    """
+    from agent_doc.tmux.agent_profile import agent_profile
+
     tmux = tmux or Tmux.from_env()
     doc = load_doc(file)
+    agent_profile(doc.root)  # a bad prompt_pattern fails before anything starts
     if _debounced(doc, debounce_ms):
         return RouteResult(doc.rel, None, "debounced")
     with registry.locked(doc.root) as reg:
@@ -181,12 +188,13 @@ def route(
                 target = pane
         if target is None:
             session = resolve_target_session(tmux, doc.root, None, doc.tmux_session)
+            clear_failed_start(doc)
             target = provision_pane(tmux, reg, doc, session=session)
             if target is None:
                 return RouteResult(doc.rel, None, "starting")
             status = "started"
-    if status == "started" and not wait_for_prompt(tmux, target, prompt_timeout_s):
-        return RouteResult(doc.rel, target, "starting")
+    if status == "started":
+        wait_for_prompt(tmux, target, agent_profile(doc.root), prompt_timeout_s)
     verified = send_command(tmux, target, command_for(doc), verify_s)
     tmux.focus(target)
     _mark_routed(doc)
@@ -216,12 +224,18 @@ def focus(file: Path | str | None, *, pane: str | None = None,
 
 def start(file: Path | str, *, pane: str | None = None,
           tmux: Tmux | None = None) -> list[str]:  # fmt: skip
-    """Bind the document to the current pane; return the agent argv to exec."""
+    """Bind the document to the current pane; return the agent argv to exec.
+
+    claude gets ``claude_args`` with §6.1's precedence (frontmatter > global
+    config > ``AGENT_DOC_CLAUDE_ARGS``), like ``run``.
+    """
     tmux = tmux or Tmux.from_env()
     doc = load_doc(file)
     pane = pane or tmux.current_pane()
+    argv = agent_argv(doc)
     with registry.locked(doc.root) as reg:
         panes = tmux.panes()
         reg.prune(panes)
         bind_pane(reg, doc, pane, panes)
-    return shlex.split(agent_command(doc.root))
+    clear_failed_start(doc)
+    return argv

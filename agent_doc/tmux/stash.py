@@ -61,13 +61,18 @@ def _alone(panes: dict[str, PaneInfo], info: PaneInfo) -> bool:
 
 
 def repair_layout(
-    tmux: Tmux, session: str, window_name: str, rescue: list[str]
+    tmux: Tmux,
+    session: str,
+    window_name: str,
+    rescue: list[str],
+    keep_window: str | None = None,
 ) -> None:
     """Normalise the session before a sync (§7.36).
 
     1. merge secondary stash windows into the primary one; 2. if no window named
     ``window_name`` exists, break the first live ``rescue`` pane found in a
-    stash out into it; 3. move that window to index 0.
+    stash out into it; 3. move that window to index 0 (unless ``keep_window``,
+    the caller's, is there).
     """
     windows = tmux.windows()
     mine = [w for w in windows if w.session == session]
@@ -87,12 +92,20 @@ def repair_layout(
                 if info and not info.dead and is_stash_window_name(info.window_name):
                     tmux.break_out(pane, session, window_name)
                     break
-    move_to_front(tmux, session, window_name)
+    move_to_front(tmux, session, window_name, keep_window)
 
 
-def move_to_front(tmux: Tmux, session: str, window_name: str) -> None:
-    """Move window ``window_name`` of ``session`` to index 0 (§7.36 phase 3)."""
+def move_to_front(
+    tmux: Tmux, session: str, window_name: str, keep_window: str | None = None
+) -> None:
+    """Move window ``window_name`` of ``session`` to index 0 (§7.36 phase 3).
+
+    Nothing moves when ``keep_window`` (the window of the caller's pane: the
+    editor or the shell) holds index 0: the user's window is never pushed.
+    """
     windows = tmux.windows()
+    if any(w.window_id == keep_window and w.index == 0 for w in windows):
+        return
     target = next(
         (w for w in windows if w.session == session and w.name == window_name), None
     )

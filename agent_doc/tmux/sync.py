@@ -9,12 +9,16 @@ SELECT focus, DETACH (stash, never kill), VERIFY.
 
 from __future__ import annotations
 
+import calendar
 import itertools
 import json
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import AgentDocError
+from agent_doc.errors import TmuxError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
@@ -25,6 +29,8 @@ from agent_doc.tmux.bindings import DocSession
 from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.bindings import resolve_target_session
+from agent_doc.tmux.route import failed_start
+from agent_doc.tmux.route import mark_failed_start
 from agent_doc.tmux.route import provision_pane
 from agent_doc.tmux.stash import move_to_front
 from agent_doc.tmux.stash import repair_layout
@@ -40,13 +46,25 @@ class SyncResult:
     files: dict[str, str]
     ok: bool
     changed: bool
+    warnings: tuple[str, ...] = ()
 
 
-def _resolve(file: str) -> DocSession | None:
+QUICK_EXIT_S = 60.0
+"""An agent that dies this soon after its start is not restarted by ``sync``."""
+
+
+def _resolve(file: str, warnings: list[str] | None = None) -> DocSession | None:
     try:
         doc = load_doc(file, create=False)
-    except AgentDocError:
+    except AgentDocError as exc:
+        if warnings is not None:
+            warnings.append(f"{file}: {str(exc).removeprefix(file + ': ')}; skipped")
         return None
+    if not doc.key and warnings is not None:
+        warnings.append(
+            f"{doc.rel}: not a session document (no agent_doc_session; "
+            f"agent-doc claim {doc.rel} makes it one); skipped"
+        )
     return doc if doc.key else None
 
 
@@ -54,11 +72,18 @@ def _memory(root: Path) -> Path:
     return root / STATE_DIR / "last_layout.json"
 
 
-def resolve_columns(columns: list[list[str]]) -> list[list[DocSession]]:
-    """Managed documents per column, with column memory for emptied columns."""
+def resolve_columns(
+    columns: list[list[str]], warnings: list[str] | None = None
+) -> list[list[DocSession]]:
+    """Managed documents per column, with column memory for emptied columns.
+
+    Files that are not session documents are skipped (noted in ``warnings``).
+    """
     cols = [[f for f in col if f.strip()] for col in columns]
     cols = [c for c in cols if c]
-    resolved = [[d for d in map(_resolve, col) if d is not None] for col in cols]
+    resolved = [
+        [d for f in col if (d := _resolve(f, warnings)) is not None] for col in cols
+    ]
     roots = [d.root for col in resolved for d in col]
     if not roots:
         return []
@@ -92,7 +117,9 @@ def current_columns(panes: dict[str, PaneInfo], window: str) -> list[list[str]]:
 def _place_anchor(tmux: Tmux, anchor: str, session: str, name: str) -> str:
     """Put ``anchor`` into window ``name`` of ``session``; return the window id."""
     panes = tmux.panes()
-    info = panes[anchor]
+    info = panes.get(anchor)
+    if info is None:
+        raise TmuxError(f"pane {anchor} vanished during sync")
     if info.window_name == name and info.session == session:
         return info.window_id
     host = next(
@@ -104,15 +131,25 @@ def _place_anchor(tmux: Tmux, anchor: str, session: str, name: str) -> str:
     return tmux.break_out(anchor, session, name)
 
 
+def _select(tmux: Tmux, pane: str) -> None:
+    """Select ``pane`` and its window; a pane that vanished meanwhile is skipped."""
+    tmux.try_run("select-window", "-t", pane, ";", "select-pane", "-t", pane)
+
+
 def _reconcile(
-    tmux: Tmux, want: list[list[str]], focus: str, session: str, name: str
+    tmux: Tmux,
+    want: list[list[str]],
+    focus: str,
+    session: str,
+    name: str,
+    keep: frozenset[str] = frozenset(),
 ) -> str:
     """Make window ``name`` hold exactly ``want`` (attach-first); return its id."""
     window = _place_anchor(tmux, want[0][0], session, name)
     if current_columns(tmux.panes(), window) == want:
-        tmux.focus(focus)
+        _select(tmux, focus)
         return window
-    flat = [p for col in want for p in col]
+    flat = {p for col in want for p in col}
     for col_index, col in enumerate(want[1:], start=1):
         prev = want[col_index - 1][0]
         if not tmux.join(col[0], prev, horizontal=True, full=True):
@@ -120,9 +157,9 @@ def _reconcile(
     for col in want:
         for above, pane in itertools.pairwise(col):
             tmux.join(pane, above, horizontal=False)
-    tmux.focus(focus)
+    _select(tmux, focus)
     for info in tmux.panes().values():
-        if info.window_id == window and info.pane_id not in flat:
+        if info.window_id == window and info.pane_id not in flat | keep:
             stash_pane(tmux, info.pane_id, session)
     tmux.try_run("select-layout", "-t", window, "-E")
     return window
@@ -133,13 +170,23 @@ def sync(
     focus: str | None = None,
     window: str | None = None,
     tmux: Tmux | None = None,
+    client_pane: str | None = None,
 ) -> SyncResult:
-    """Arrange the documents' panes as ``columns``; focus ``focus``'s pane."""
+    """Arrange the documents' panes as ``columns``; focus ``focus``'s pane.
+
+    Only session documents count (others are skipped with a warning). A
+    document whose agent exited right after an automatic start is not started
+    again (warning) until ``route`` or ``claim``. The caller's pane
+    (``client_pane``, else ``$TMUX_PANE``) is never stashed and its window never
+    pushed from index 0.
+    """
     tmux = tmux or Tmux.from_env()
-    docs = resolve_columns(columns)
+    warnings: list[str] = []
+    docs = resolve_columns(columns, warnings)
     if not docs:
-        return SyncResult(None, (), {}, True, False)
+        return SyncResult(None, (), {}, not warnings, False, tuple(warnings))
     root = docs[0][0].root
+    caller = client_pane or os.environ.get("TMUX_PANE") or None
     context = None
     if window:
         code, out, _ = tmux.try_run("display-message", "-p", "-t", window, "#S")
@@ -147,6 +194,7 @@ def sync(
     window_name = window if window and not window.startswith("@") else AGENT_WINDOW
     with registry.locked(root) as reg:
         panes = tmux.panes()
+        _note_quick_exits(reg, [d for col in docs for d in col], panes)
         reg.prune(panes)
         if context is None:
             context = next(
@@ -155,35 +203,87 @@ def sync(
                 None,
             )  # fmt: skip
         session = resolve_target_session(tmux, root, context)
+        keep_window = panes[caller].window_id if caller in panes else None
         rescue = [p for col in docs for d in col if (p := live_pane(reg, d.key, panes))]
-        repair_layout(tmux, session, window_name, rescue)
-        panes = tmux.panes()
-        want: list[list[str]] = []
-        files: dict[str, str] = {}
-        for index, col in enumerate(docs):
-            want.append([])
-            for doc in col:
-                pane = live_pane(reg, doc.key, panes)
-                if pane is None:
-                    pane = provision_pane(
-                        tmux, reg, doc, session=session,
-                        split_target=_split_target(tmux, session, window_name, index),
-                        before=index == 0,
-                    )  # fmt: skip
-                    panes = tmux.panes()
-                if pane is not None and pane not in files.values():
-                    want[-1].append(pane)
-                    files[str(doc.path)] = pane
-        want = [c for c in want if c]
+        repair_layout(tmux, session, window_name, rescue, keep_window)
+        want, files = _panes_for(tmux, reg, docs, session, window_name, warnings)
     if not want:
-        return SyncResult(None, (), files, False, False)
+        return SyncResult(None, (), files, False, False, tuple(warnings))
     focus_pane = files.get(str(Path(focus).absolute())) if focus else None
     before = tmux.panes()
-    target = _reconcile(tmux, want, focus_pane or want[0][0], session, window_name)
-    move_to_front(tmux, session, window_name)
+    keep = frozenset({caller} if caller else ())
+    target = _reconcile(
+        tmux, want, focus_pane or want[0][0], session, window_name, keep
+    )
+    move_to_front(tmux, session, window_name, keep_window)
     got = current_columns(tmux.panes(), target)
     changed = current_columns(before, target) != got
-    return SyncResult(target, tuple(map(tuple, got)), files, got == want, changed)
+    return SyncResult(
+        target, tuple(map(tuple, got)), files, got == want, changed, tuple(warnings)
+    )
+
+
+def _panes_for(
+    tmux: Tmux,
+    reg: registry.Registry,
+    docs: list[list[DocSession]],
+    session: str,
+    window_name: str,
+    warnings: list[str],
+) -> tuple[list[list[str]], dict[str, str]]:
+    """Each document's live pane (provisioned when missing), per column."""
+    panes = tmux.panes()
+    want: list[list[str]] = []
+    files: dict[str, str] = {}
+    for index, col in enumerate(docs):
+        want.append([])
+        for doc in col:
+            pane = live_pane(reg, doc.key, panes)
+            if pane is None and (failed := failed_start(doc)) is not None:
+                warnings.append(
+                    f"{doc.rel}: {failed}; not restarted automatically "
+                    f"(agent-doc route {doc.rel} starts it again)"
+                )
+                continue
+            if pane is None:
+                pane = provision_pane(
+                    tmux, reg, doc, session=session,
+                    split_target=_split_target(tmux, session, window_name, index),
+                    before=index == 0,
+                )  # fmt: skip
+                panes = tmux.panes()
+            if pane is not None and pane not in files.values():
+                want[-1].append(pane)
+                files[str(doc.path)] = pane
+    panes = tmux.panes()
+    alive = [[p for p in col if p in panes and not panes[p].dead] for col in want]
+    return [c for c in alive if c], files
+
+
+def _note_quick_exits(
+    reg: registry.Registry, docs: list[DocSession], panes: dict[str, PaneInfo]
+) -> None:
+    """Mark documents whose agent died within :data:`QUICK_EXIT_S` of its start."""
+    now = time.time()
+    for doc in docs:
+        entry = reg.entries.get(doc.key or "")
+        if entry is None:
+            continue
+        info = panes.get(entry.pane)
+        if info is not None and not info.dead:
+            continue
+        try:
+            started = calendar.timegm(
+                time.strptime(entry.started, "%Y-%m-%dT%H:%M:%SZ")
+            )
+        except ValueError:
+            continue
+        if now - started <= QUICK_EXIT_S:
+            code = info.dead_status if info is not None else None
+            status = f" (status {code})" if code is not None else ""
+            mark_failed_start(
+                doc, f"its agent in pane {entry.pane} exited at once{status}"
+            )
 
 
 def _split_target(tmux: Tmux, session: str, name: str, column: int) -> str | None:

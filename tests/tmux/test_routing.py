@@ -136,7 +136,7 @@ def test_focus_selects_window_and_pane(tmux: Tmux, project: Path) -> None:
 
 def test_bad_input_messages(tmux: Tmux, project: Path) -> None:
     doc = make_doc(project, "x.md")
-    with pytest.raises(TmuxError, match=r"not inside tmux \(TMUX_PANE unset\)"):
+    with pytest.raises(TmuxError, match=r"not inside tmux: give --pane %N or --window W"):
         claim(doc, tmux=tmux)
     with pytest.raises(TmuxError, match="pane %999 is dead"):
         claim(doc, pane="%999", tmux=tmux)
@@ -164,7 +164,7 @@ def test_cli_errors_are_one_line(tmux: Tmux, project: Path, tmp_path: Path) -> N
     doc = make_doc(project, "c.md")
     out = _cli("claim", str(doc))
     assert out.returncode == 1
-    assert out.stderr == ("agent-doc: not inside tmux (TMUX_PANE unset); use --pane\n")
+    assert out.stderr == "agent-doc: not inside tmux: give --pane %N or --window W\n"
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     out = _cli("route", str(doc), env={"PATH": str(empty)})
