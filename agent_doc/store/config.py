@@ -2,8 +2,9 @@
 
 Global: ``$XDG_CONFIG_HOME/agent-doc/config.toml`` (default ``~/.config/...``)
 with ``default_agent``, ``claude_args``, ``[agents.NAME]`` (``command``,
-``args``, ``prompt_pattern``) and ``[terminal]`` (``command``). Project: ``<root>/.agent-doc/config.toml``
-with ``tmux_session`` (and ``[components.*]``, read by ``component_config``).
+``args``, ``prompt_pattern``) and ``[terminal]`` (``command``). Project:
+``<root>/.agent-doc/config.toml`` with ``tmux_session`` (and ``[components.*]``,
+read by ``component_config``).
 """
 
 from __future__ import annotations

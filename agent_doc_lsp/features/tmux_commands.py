@@ -64,6 +64,8 @@ class SyncArgs:
     """URI of the document whose pane gets the focus."""
     window: str | None = None
     """The tmux window to arrange (id ``@N`` or name)."""
+    client_pane: str | None = None
+    """``clientPane``: the editor's own tmux pane (never stashed or pushed)."""
 
 
 @attrs.define
@@ -80,6 +82,9 @@ class ClaimArgs:
     """The tmux window to pick ``position`` in."""
     force: bool = False
     """Take a pane bound to another document."""
+    client_pane: str | None = None
+    """``clientPane``: the editor's own tmux pane, never bound (a position
+    whose edge it is, or no target, splits a new agent pane off it)."""
 
 
 @attrs.define
@@ -180,14 +185,16 @@ def register(server: AgentDocLanguageServer) -> None:
         columns = [[str(path_of(uri)) for uri in col] for col in args.columns]
         focus = str(path_of(args.focus)) if args.focus else None
         return await run_core(
-            ls, layout_sync.sync, columns, focus=focus, window=args.window, show=False
-        )
+            ls, layout_sync.sync, columns, focus=focus, window=args.window,
+            client_pane=args.client_pane, show=False,
+        )  # fmt: skip
 
     @_command(server, CLAIM)
     async def claim(ls: AgentDocLanguageServer, args: ClaimArgs) -> Any:
         return await run_core(
             ls, claiming.claim, path_of(args.uri), position=args.position,
             window=args.window, pane=args.pane, force=args.force,
+            client_pane=args.client_pane,
         )  # fmt: skip
 
     @_command(server, FOCUS)

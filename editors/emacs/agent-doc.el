@@ -28,6 +28,7 @@
 ;;; Code:
 
 (require 'cl-lib)
+(require 'seq)
 (require 'eglot)
 (require 'jsonrpc)
 
@@ -59,6 +60,8 @@
 (defvar agent-doc--sync-inflight nil)
 (defvar agent-doc--sync-pending nil)
 (defvar agent-doc--sync-last nil)
+(defvar agent-doc--sync-focus nil
+  "URI of the last session document focused in a normal window.")
 
 ;;;; Major mode fallback
 
@@ -124,7 +127,15 @@ takes a pane bound to another document."
     (when agent-doc-tmux-window
       (setq args (append args (list :window agent-doc-tmux-window))))
     (when force (setq args (append args (list :force t))))
-    (agent-doc-execute "agentDoc.claim" args #'agent-doc--report)))
+    (agent-doc-execute "agentDoc.claim" (agent-doc--with-client-pane args)
+                       #'agent-doc--report)))
+
+(defun agent-doc--with-client-pane (args)
+  "ARGS plus `:clientPane', the tmux pane Emacs runs in (never bound or moved)."
+  (let ((pane (getenv "TMUX_PANE")))
+    (if (and pane (not (string-empty-p pane)))
+        (append args (list :clientPane pane))
+      args)))
 
 (defun agent-doc-commit ()
   "Commit the current document (`agentDoc.commit')."
@@ -163,10 +174,27 @@ takes a pane bound to another document."
                                              (re-search-forward "^\\(---\\|\\.\\.\\.\\)[ \t]*$" nil t))))
                     (and end (re-search-forward "^agent_doc_session:[ \t]*[^ \t\n]" end t)))))))))
 
+(defun agent-doc--normal-window-p (window)
+  "Non-nil if WINDOW is an ordinary editing window (not side, dedicated or child)."
+  (and (not (window-parameter window 'window-side))
+       (not (window-dedicated-p window))
+       (not (and (fboundp 'frame-parent) (frame-parent (window-frame window))))))
+
+(defun agent-doc--sync-focus ()
+  "The session document to focus: the selected one, else the last one focused.
+Help, diff and other non-session windows never change the focus."
+  (let ((uri (and (agent-doc--normal-window-p (selected-window))
+                  (agent-doc--session-buffer-p (current-buffer))
+                  (agent-doc--uri))))
+    (when uri (setq agent-doc--sync-focus uri))
+    agent-doc--sync-focus))
+
 (defun agent-doc-columns (&optional frame)
-  "Columns of session document URIs in FRAME: left to right, top to bottom."
+  "Columns of session document URIs in FRAME: left to right, top to bottom.
+Only session documents in normal windows count."
   (let ((cols (make-hash-table)) (lefts '()) (seen '()))
-    (dolist (win (window-list frame 'no-minibuf))
+    (dolist (win (seq-filter #'agent-doc--normal-window-p
+                             (window-list frame 'no-minibuf)))
       (let ((left (nth 0 (window-edges win))))
         (unless (gethash left cols) (push left lefts))
         (puthash left (cons win (gethash left cols)) cols)))
@@ -188,7 +216,8 @@ takes a pane bound to another document."
 (defun agent-doc--send-sync (force)
   "Send `agentDoc.sync' for the selected frame (skip unchanged unless FORCE)."
   (let* ((columns (agent-doc-columns))
-         (focus (and (agent-doc--session-buffer-p (current-buffer)) (agent-doc--uri)))
+         (focus (let ((f (agent-doc--sync-focus)))
+                  (and f (seq-some (lambda (col) (seq-contains-p col f)) columns) f)))
          (key (list columns focus)))
     (when (and columns (or force (not (equal key agent-doc--sync-last)))
                (eglot-current-server))
@@ -197,6 +226,7 @@ takes a pane bound to another document."
                         :focus (or focus (aref (car columns) 0)))))
         (when agent-doc-tmux-window
           (setq args (append args (list :window agent-doc-tmux-window))))
+        (setq args (agent-doc--with-client-pane args))
         (setq agent-doc--sync-inflight t)
         (let ((done (lambda (ok)
                       (setq agent-doc--sync-inflight nil)

@@ -149,6 +149,8 @@ def test_status_second_instance_and_stop(
     data = json.loads(status.stdout)
     assert data["running"] is True
     assert data["pid"] == daemon.pid
+    plain = cli(project, "watch", "--status")
+    assert (plain.returncode, plain.stdout) == (0, f"running (pid {daemon.pid})\n")
     second = cli(project, "watch")
     assert second.returncode == 1
     assert "already running" in second.stderr
@@ -156,8 +158,15 @@ def test_status_second_instance_and_stop(
     assert stopped.returncode == 0, stopped.stderr
     assert daemon.wait(timeout=20) == 0
     assert not (project / ".agent-doc" / "watch.pid").exists()
-    after = json.loads(cli(project, "watch", "--status", "--json").stdout)
-    assert after["running"] is False
+    after = cli(project, "watch", "--status", "--json")
+    assert after.returncode == 3
+    assert json.loads(after.stdout)["running"] is False
+
+
+def test_status_answers_on_stdout_with_exit_code(project: Path) -> None:
+    """Issue 15: a script can tell "not running" from "running" (exit 3 vs 0)."""
+    result = cli(project, "watch", "--status")
+    assert (result.returncode, result.stdout, result.stderr) == (3, "not running\n", "")
 
 
 def test_stop_cleans_a_stale_pid_file(project: Path) -> None:

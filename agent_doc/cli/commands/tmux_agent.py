@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from agent_doc.tmux.agent_state import AgentStatus
 
 
 def prompt(
@@ -43,6 +47,7 @@ def status(
     """List the project's documents with their pane and agent state."""
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
     from agent_doc.store.state import project_root_for
     from agent_doc.tmux.agent_state import agent_states
 
@@ -50,10 +55,22 @@ def status(
     if as_json:
         emit_json([asdict(s) for s in states])
         return
+    if not states:
+        info("no document is bound to a pane (agent-doc claim FILE binds one)")
+        return
+    width = max(len(s.file) for s in states)
     for s in states:
-        extra = " (permission prompt)" if s.waiting_permission else ""
-        code = f" code {s.exit_code}" if s.exit_code is not None else ""
-        emit(f"{s.file}\t{s.pane}\t{s.state}{code}{extra}\n")
+        emit(f"{s.file:<{width}}  {s.pane:<5} {describe_state(s)}\n")
+
+
+def describe_state(status: AgentStatus) -> str:
+    """``running``, ``needs input (permission prompt)``, ``exited (status 3)``..."""
+    text = status.state.replace("_", " ")
+    if status.exit_code is not None:
+        text += f" (status {status.exit_code})"
+    if status.waiting_permission:
+        text += " (permission prompt)"
+    return text
 
 
 def register(app: typer.Typer) -> None:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from agent_doc.tmux.sync import SyncResult
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 WindowOpt = Annotated[str | None, typer.Option("--window", help="tmux window.")]
@@ -20,7 +24,12 @@ def sync(
     focus: Annotated[str | None, typer.Option("--focus", help="File to focus.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Mirror the editor's columns (one --col each, left to right) in tmux."""
+    """Mirror the editor's columns (one --col each, left to right) in tmux.
+
+    Prints the window and each column's documents with their panes; exits 1
+    when nothing could be arranged.
+    """
+    from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.tmux.sync import sync as core_sync
@@ -29,9 +38,24 @@ def sync(
     result = core_sync(columns, focus=focus, window=window)
     if as_json:
         emit_json(asdict(result))
-        return
-    info(f"window {result.window or '-'}: " + " | ".join(
-        " ".join(c) for c in result.columns))  # fmt: skip
+    else:
+        for warning in result.warnings:
+            info(f"warning: {warning}")
+        if result.window is not None:
+            emit(sync_summary(result))
+    if result.window is None and result.warnings:
+        raise typer.Exit(1)
+
+
+def sync_summary(result: SyncResult) -> str:
+    """``window @3: left.md (%4) | right.md (%6)`` and a line per problem."""
+    names = {pane: Path(file).name for file, pane in result.files.items()}
+    cols = " | ".join(
+        ", ".join(f"{names.get(p, 'other')} ({p})" for p in col)
+        for col in result.columns
+    )
+    state = "" if result.ok else " (not every pane could be placed)"
+    return f"window {result.window}: {cols}{state}\n"
 
 
 def layout(

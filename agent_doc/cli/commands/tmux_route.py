@@ -53,14 +53,23 @@ def route(
     debounce: Annotated[
         int | None, typer.Option("--debounce", help="Skip if routed < MS ago.")
     ] = None,
+    prompt_timeout: Annotated[
+        float,
+        typer.Option("--prompt-timeout", min=0, help="Seconds to wait for a prompt."),
+    ] = 30.0,
     as_json: JsonOpt = False,
 ) -> None:
-    """Send /agent-doc FILE to the document's pane, starting an agent if needed."""
+    """Send /agent-doc FILE to the document's pane, starting an agent if needed.
+
+    A started agent that shows no prompt in time exits 75 (try again later).
+    """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.tmux.route import route as core_route
 
-    result = core_route(file, pane=pane, debounce_ms=debounce)
+    result = core_route(
+        file, pane=pane, debounce_ms=debounce, prompt_timeout_s=prompt_timeout
+    )
     if as_json:
         emit_json(asdict(result))
         return

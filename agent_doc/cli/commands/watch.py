@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+NOT_RUNNING = 3
+"""Exit code of ``watch --status`` when no daemon runs (LSB ``status``: 3)."""
+
 
 def watch(
     files: Annotated[
@@ -37,26 +40,35 @@ def watch(
     """Watch session documents and run an agent cycle when one is saved.
 
     Runs in the foreground until SIGTERM/SIGINT (or `agent-doc watch --stop`).
+    --status prints "running (pid N)" or "not running" on stdout and exits 0
+    or 3 (--json alike).
     State lives at the project root: .agent-doc/watch.pid, watch.lock and
     logs/watch.jsonl.
     """
     from agent_doc.automation.watch_daemon import stop_watch
     from agent_doc.automation.watch_daemon import watch_status
+    from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
-    from agent_doc.cli._output import info
     from agent_doc.store.state import project_root_for
 
     root = project_root_for(Path.cwd())
-    if status or stop:
-        result = stop_watch(root) if stop else watch_status(root)
+    if status:
+        result = watch_status(root)
         if as_json:
             emit_json(result.to_json())
-        elif stop:
+        else:
+            emit(f"running (pid {result.pid})\n" if result.running else "not running\n")
+        if not result.running:
+            raise typer.Exit(NOT_RUNNING)
+        return
+    if stop:
+        result = stop_watch(root)
+        if as_json:
+            emit_json(result.to_json())
+        else:
             done = f"stopped watch (pid {result.pid})"
             stale = " (stale pid file removed)" if result.stale_pid_removed else ""
-            info((done if result.running else "not running") + stale)
-        else:
-            info(f"running (pid {result.pid})" if result.running else "not running")
+            emit((done if result.running else "not running") + stale + "\n")
         return
     _run_daemon(root, files or [], debounce, max_cycles, agent, no_git)
 

@@ -29,7 +29,33 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
-local sync_state = { timer = nil, inflight = false, pending = false, last_key = nil }
+local sync_state = { timer = nil, inflight = false, pending = false, last_key = nil, focus = nil }
+
+--- `args` plus `clientPane`: the tmux pane Neovim runs in. The server never
+--- binds, stashes or moves that pane (a claim beside it splits a new one).
+local function with_client_pane(args)
+  local pane = vim.env.TMUX_PANE
+  if pane and pane ~= "" then
+    args.clientPane = pane
+  end
+  return args
+end
+
+--- The session document to focus: the current one when it is in a normal
+--- window, else the last such one (help, diff and scratch windows never count).
+local function sync_focus(columns, focus)
+  if focus then
+    sync_state.focus = focus
+  end
+  for _, col in ipairs(columns) do
+    for _, uri in ipairs(col) do
+      if uri == sync_state.focus then
+        return uri
+      end
+    end
+  end
+  return nil
+end
 
 local function current_uri(buf)
   buf = buf or vim.api.nvim_get_current_buf()
@@ -74,7 +100,7 @@ function M.claim(target, force)
   if force then
     args.force = true
   end
-  return lsp.execute("agentDoc.claim", args, buf, report("claim"))
+  return lsp.execute("agentDoc.claim", with_client_pane(args), buf, report("claim"))
 end
 
 --- Commit the current document (`agentDoc.commit`).
@@ -109,6 +135,7 @@ local function send_sync(force)
   if #columns == 0 then
     return false
   end
+  focus = sync_focus(columns, focus)
   local key = layout.key(columns) .. "\29" .. (focus or "")
   if not force and key == sync_state.last_key then
     return false
@@ -117,6 +144,7 @@ local function send_sync(force)
   if M.options.window then
     args.window = M.options.window
   end
+  with_client_pane(args)
   sync_state.inflight = true
   local sent = lsp.execute("agentDoc.sync", args, nil, function(err)
     sync_state.inflight = false

@@ -82,12 +82,27 @@ function M.is_session_buffer(buf)
   return M.is_session_text(vim.api.nvim_buf_get_lines(buf, 0, 40, false))
 end
 
---- The current tab page's columns of session documents and the focused URI.
+--- Whether `win` is a normal editing window: not floating, not a help, diff,
+--- preview, quickfix or scratch (`buftype` set) window. Only these count for sync.
+--- @param win integer
+--- @return boolean
+function M.is_normal_window(win)
+  if vim.api.nvim_win_get_config(win).relative ~= "" then
+    return false
+  end
+  if vim.wo[win].diff or vim.wo[win].previewwindow then
+    return false
+  end
+  return vim.bo[vim.api.nvim_win_get_buf(win)].buftype == ""
+end
+
+--- The current tab page's columns of session documents and the focused URI
+--- (normal windows only; see `is_normal_window`).
 --- @return string[][] columns, string|nil focus
 function M.collect()
   local wins = {}
   for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_config(win).relative == "" then
+    if M.is_normal_window(win) then
       local buf = vim.api.nvim_win_get_buf(win)
       local pos = vim.api.nvim_win_get_position(win)
       local uri = nil
@@ -99,7 +114,7 @@ function M.collect()
   end
   local focus = nil
   local cur = vim.api.nvim_get_current_buf()
-  if M.is_session_buffer(cur) then
+  if M.is_normal_window(vim.api.nvim_get_current_win()) and M.is_session_buffer(cur) then
     focus = vim.uri_from_bufnr(cur)
   end
   return M.columns(wins), focus
