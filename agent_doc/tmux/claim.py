@@ -154,7 +154,7 @@ def _new_pane_beside(
     clear_failed_start(doc)
     new = provision_pane(
         tmux, reg, doc, session=beside.session, split_target=beside.pane_id,
-        before=before, horizontal=horizontal,
+        before=before, horizontal=horizontal, explicit=True,
     )  # fmt: skip
     if new is None:
         raise TmuxError(f"an agent for {doc.rel} is already starting")

@@ -101,14 +101,16 @@ def provision_pane(
     split_target: str | None = None,
     before: bool = False,
     horizontal: bool = True,
+    explicit: bool = False,
 ) -> str | None:
     """Start the agent in a new pane for ``doc`` and bind it; never waits.
 
     Splits ``split_target`` (or a live registered pane of ``session``); a refused
     split falls back to a new window that is then stashed. Returns ``None`` when
-    the startup lock says another start is under way.
+    the startup lock says another start is under way (``explicit``: a user's
+    claim, which always starts one).
     """
-    if not _take_starting_lock(doc):
+    if not _take_starting_lock(doc) and not explicit:
         return None
     command = "exec " + shlex.join(agent_argv(doc))
     cwd = str(doc.root)

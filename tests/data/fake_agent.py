@@ -7,7 +7,9 @@ It draws a ``❯`` prompt and reads one line at a time:
   ``done: FILE``;
 * ``ask`` → shows a Claude-style permission dialog, reads the answer in raw mode
   (Up/Down/digits, Enter confirms, Esc cancels) and prints ``answered: N LABEL``;
-* ``/exit [CODE]`` → exits with CODE (default 0).
+* ``/exit [CODE]`` → exits with CODE (default 0);
+* ``!COMMAND`` → runs COMMAND in a shell, like an agent's Bash tool, and prints
+  ``ran: STATUS``.
 
 ``FAKE_AGENT_STARTUP_DELAY`` delays the first prompt.
 """
@@ -105,6 +107,11 @@ def main() -> int:
             out(f"done: {line.split(' ', 1)[1]}\n")
         elif line == "ask":
             dialog()
+        elif line.startswith("!"):
+            import subprocess
+
+            status = subprocess.run(line[1:], shell=True, check=False).returncode
+            out(f"ran: {status}\n")
         elif line.startswith("/exit"):
             parts = line.split()
             return int(parts[1]) if len(parts) > 1 else 0
