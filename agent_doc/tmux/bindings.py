@@ -110,9 +110,9 @@ def configured_session(root: Path) -> str | None:
     return load_project_config(root).tmux_session
 
 
-def current_session(tmux: Tmux) -> str | None:
-    """The session of ``$TMUX_PANE`` when running inside tmux on this server."""
-    pane = os.environ.get("TMUX_PANE")
+def current_session(tmux: Tmux, caller_pane: str | None = None) -> str | None:
+    """The session of ``caller_pane`` (else ``$TMUX_PANE``) on this server."""
+    pane = caller_pane or os.environ.get("TMUX_PANE")
     if not pane:
         return None
     info = tmux.panes().get(pane)
@@ -120,15 +120,23 @@ def current_session(tmux: Tmux) -> str | None:
 
 
 def resolve_target_session(
-    tmux: Tmux, root: Path, context: str | None = None, doc_session: str | None = None
+    tmux: Tmux,
+    root: Path,
+    context: str | None = None,
+    doc_session: str | None = None,
+    caller_pane: str | None = None,
 ) -> str:
-    """Context (sync ``--window``) > live config > current > frontmatter > claude."""
+    """Context (sync ``--window``) > live config > current > frontmatter > claude.
+
+    "Current" is the session of ``caller_pane`` (the editor's), else of
+    ``$TMUX_PANE``.
+    """
     if context:
         return context
     configured = configured_session(root)
     if configured and tmux.has_session(configured):
         return configured
-    current = current_session(tmux)
+    current = current_session(tmux, caller_pane)
     if current:
         return current
     if doc_session and tmux.has_session(doc_session):

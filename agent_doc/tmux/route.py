@@ -190,8 +190,9 @@ def route(
                 target = pane
         if target is None:
             session = resolve_target_session(tmux, doc.root, None, doc.tmux_session)
+            retry = failed_start(doc) is not None  # the last start is not under way
             clear_failed_start(doc)
-            target = provision_pane(tmux, reg, doc, session=session)
+            target = provision_pane(tmux, reg, doc, session=session, explicit=retry)
             if target is None:
                 return RouteResult(doc.rel, None, "starting")
             status = "started"

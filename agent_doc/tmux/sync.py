@@ -202,7 +202,7 @@ def sync(
                  if (p := live_pane(reg, d.key, panes))),
                 None,
             )  # fmt: skip
-        session = resolve_target_session(tmux, root, context)
+        session = resolve_target_session(tmux, root, context, caller_pane=caller)
         keep_window = panes[caller].window_id if caller in panes else None
         rescue = [p for col in docs for d in col if (p := live_pane(reg, d.key, panes))]
         repair_layout(tmux, session, window_name, rescue, keep_window)
@@ -256,8 +256,18 @@ def _panes_for(
                 want[-1].append(pane)
                 files[str(doc.path)] = pane
     panes = tmux.panes()
-    alive = [[p for p in col if p in panes and not panes[p].dead] for col in want]
-    return [c for c in alive if c], files
+    for doc, pane in [(d, files.get(str(d.path))) for col in docs for d in col]:
+        info = panes.get(pane or "")
+        if pane is not None and (info is None or info.dead):
+            code = info.dead_status if info is not None else None
+            detail = f"its agent in pane {pane} exited at once" + (
+                f" (status {code})" if code is not None else ""
+            )
+            mark_failed_start(doc, detail)
+            warnings.append(f"{doc.rel}: {detail}")
+    live = {p for p, info in panes.items() if not info.dead}
+    alive = [[p for p in col if p in live] for col in want]
+    return [c for c in alive if c], {f: p for f, p in files.items() if p in live}
 
 
 def _note_quick_exits(

@@ -77,7 +77,7 @@ def test_configured_pattern_project_over_global(
     )
     assert _profile(project, monkeypatch, "agent-tui").prompt_pattern == "^READY"
     (project / ".agent-doc" / "config.toml").write_text(
-        '[agents.agent-tui]\nprompt_pattern = 3\n', "utf-8"
+        "[agents.agent-tui]\nprompt_pattern = 3\n", "utf-8"
     )
     with pytest.raises(ConfigError, match="prompt_pattern must be a non-empty string"):
         _profile(project, monkeypatch, "agent-tui")

@@ -1,0 +1,113 @@
+"""Issue 15: sync with agents that die, vanished panes and the user's own window."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.bindings import load_doc
+from agent_doc.tmux.claim import claim
+from agent_doc.tmux.registry import SessionEntry
+from agent_doc.tmux.route import failed_start
+from agent_doc.tmux.route import route
+from agent_doc.tmux.submit import AgentNotReady
+from agent_doc.tmux.sync import sync
+from tests.cli_runner import agent_doc
+
+from .conftest import make_doc
+from .conftest import spawn_agent
+
+pytestmark = pytest.mark.tmux
+
+
+def _live(tmux: Tmux) -> set[str]:
+    return {p for p, info in tmux.panes().items() if not info.dead}
+
+
+def test_agent_exiting_at_once_is_pruned_not_restarted(
+    tmux: Tmux, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`claude` not installed: its pane vanished and sync failed with KeyError."""
+    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", "agent-doc-test-no-such-agent")
+    doc = make_doc(project, "k.md")
+    first = sync([[str(doc)]], tmux=tmux)
+    assert (first.window, first.columns, first.files) == (None, (), {})
+    assert len(first.warnings) == 1
+    assert first.warnings[0].startswith("k.md: its agent in pane %")
+    assert "exited at once" in first.warnings[0]
+    panes_after_first = set(tmux.panes())
+    for _ in range(3):  # every focus change in the editor sends a sync
+        again = sync([[str(doc)]], tmux=tmux)
+        assert again.window is None
+        assert "not restarted automatically" in again.warnings[0]
+    assert set(tmux.panes()) == panes_after_first, "no agent was started again"
+    assert registry.load(project).entries == {}
+    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", "true")
+    assert failed_start(load_doc(doc)) is not None
+    with pytest.raises(AgentNotReady, match="exited"):
+        route(doc, prompt_timeout_s=5, tmux=tmux)  # explicit: tries again
+    assert failed_start(load_doc(doc)) is None
+
+
+def test_dead_and_vanished_panes_in_registry_are_pruned(
+    tmux: Tmux, project: Path
+) -> None:
+    a, b, c = (make_doc(project, n) for n in ("a.md", "b.md", "c.md"))
+    live = spawn_agent(tmux)
+    claim(a, pane=live, tmux=tmux)
+    dead = spawn_agent(tmux)
+    tmux.keep_on_exit(dead)
+    claim(b, pane=dead, tmux=tmux)
+    tmux.send_text(dead, "/exit 4")
+    with registry.locked(project) as reg:
+        key = load_doc(c).key or ""
+        reg.bind(key, SessionEntry(pane="%9", file="c.md", started="2020-01-01T00:00:00Z"))
+    from tests.private_tmux import wait_for
+
+    wait_for(lambda: tmux.panes()[dead].dead, 10, "agent exit")
+    result = sync([[str(a)]], tmux=tmux)
+    assert result.ok
+    assert result.columns == ((live,),)
+    assert set(registry.load(project).entries) == {load_doc(a).key}
+
+
+def test_sync_never_pushes_the_callers_window(tmux: Tmux, project: Path) -> None:
+    """The editor's window at index 0 was pushed to 2 by a new agent window."""
+    editor = tmux.run("list-panes", "-t", "=main:0", "-F", "#{pane_id}")[0]
+    doc = make_doc(project, "w.md")
+    result = sync([[str(doc)]], client_pane=editor, tmux=tmux)
+    assert result.ok
+    panes = tmux.panes()
+    assert panes[editor].window_index == 0
+    assert panes[result.columns[0][0]].window_name == "agent-doc"
+    assert panes[result.columns[0][0]].window_index != 0
+
+
+def test_cli_sync_output_reads_well(tmux: Tmux, project: Path) -> None:
+    """`sync --col f.md` printed `window -: ` and exited 0."""
+    make_doc(project, "f.md", session="")
+    res = agent_doc("sync", "--col", "f.md", cwd=project)
+    assert res.returncode == 1
+    assert res.stdout == ""
+    assert res.stderr == (
+        "warning: f.md: not a session document (no agent_doc_session; "
+        "agent-doc claim f.md makes it one); skipped\n"
+    )
+    left, right = make_doc(project, "left.md"), make_doc(project, "right.md")
+    pl, pr = spawn_agent(tmux), spawn_agent(tmux)
+    claim(left, pane=pl, tmux=tmux)
+    claim(right, pane=pr, tmux=tmux)
+    res = agent_doc("sync", "--col", "left.md", "--col", "right.md,f.md", cwd=project)
+    assert res.returncode == 0, res.stderr
+    window = tmux.panes()[pl].window_id
+    assert res.stdout == f"window {window}: left.md ({pl}) | right.md ({pr})\n"
+    assert "f.md: not a session document" in res.stderr
+    data = json.loads(
+        agent_doc("sync", "--col", "left.md", "--json", cwd=project).stdout
+    )
+    assert data["columns"] == [[pl]]
+    assert data["warnings"] == []
