@@ -65,7 +65,9 @@ def test_dead_and_vanished_panes_in_registry_are_pruned(
     tmux.send_text(dead, "/exit 4")
     with registry.locked(project) as reg:
         key = load_doc(c).key or ""
-        reg.bind(key, SessionEntry(pane="%9", file="c.md", started="2020-01-01T00:00:00Z"))
+        reg.bind(
+            key, SessionEntry(pane="%9", file="c.md", started="2020-01-01T00:00:00Z")
+        )
     from tests.private_tmux import wait_for
 
     wait_for(lambda: tmux.panes()[dead].dead, 10, "agent exit")
