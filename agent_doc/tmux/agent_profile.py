@@ -1,7 +1,8 @@
 """Which agent runs in a pane: its name, the processes that count, its prompt.
 
 The agent started in new panes is :func:`~agent_doc.tmux.bindings.agent_command`
-(``AGENT_DOC_AGENT_COMMAND`` > project ``agent_command`` > ``claude``). Its
+(``AGENT_DOC_AGENT_COMMAND`` > project ``agent_command`` > ``claude``; claude
+gets ``claude_args`` first, :func:`agent_argv`). Its
 *name* is the program's base name, or the script's stem when the program is an
 interpreter (``python3 tools/my_agent.py`` → ``my_agent``). The input prompt
 route waits for is ``[agents.NAME] prompt_pattern`` (project
@@ -21,8 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.errors import ConfigError
+
 if TYPE_CHECKING:
     from agent_doc.tmux.adapter import PaneInfo
+    from agent_doc.tmux.bindings import DocSession
 
 DEFAULT_PROMPTS = {
     "claude": r"^\s*[│|]?\s*[❯>]",
@@ -100,6 +104,22 @@ def _split(command: str) -> list[str]:
         return shlex.split(command)
     except ValueError:
         return command.split()
+
+
+def agent_argv(doc: DocSession) -> list[str]:
+    """The agent's argv for ``doc``: claude gets ``claude_args`` (§6.1) first."""
+    from agent_doc.store.config import load_global_config
+    from agent_doc.store.config import resolve_claude_args
+    from agent_doc.tmux.bindings import agent_command
+
+    try:
+        argv = shlex.split(agent_command(doc.root))
+    except ValueError as exc:
+        raise ConfigError(f"agent command: {exc}") from exc
+    if program_name(argv) != "claude":
+        return argv
+    extra = resolve_claude_args(doc.claude_args, load_global_config())
+    return [argv[0], *extra, *argv[1:]]
 
 
 def _project_pattern(root: Path, name: str) -> tuple[str, str] | None:

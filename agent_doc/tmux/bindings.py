@@ -7,12 +7,10 @@ UUID (the registry key). All state comes from the project root (our decision 7).
 from __future__ import annotations
 
 import os
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_doc.errors import ConfigError
 from agent_doc.errors import DocumentError
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
@@ -85,22 +83,6 @@ def agent_command(root: Path) -> str:
 
     configured = load_project_config(root).agent_command
     return configured.strip() if configured and configured.strip() else "claude"
-
-
-def agent_argv(doc: DocSession) -> list[str]:
-    """The agent's argv for ``doc``: claude gets ``claude_args`` (§6.1) first."""
-    from agent_doc.store.config import load_global_config
-    from agent_doc.store.config import resolve_claude_args
-    from agent_doc.tmux.agent_profile import program_name
-
-    try:
-        argv = shlex.split(agent_command(doc.root))
-    except ValueError as exc:
-        raise ConfigError(f"agent command: {exc}") from exc
-    if program_name(argv) != "claude":
-        return argv
-    extra = resolve_claude_args(doc.claude_args, load_global_config())
-    return [argv[0], *extra, *argv[1:]]
 
 
 def configured_session(root: Path) -> str | None:

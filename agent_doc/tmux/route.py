@@ -20,9 +20,9 @@ from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import doc_hash
 from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.agent_profile import agent_argv
 from agent_doc.tmux.bindings import AGENT_WINDOW
 from agent_doc.tmux.bindings import DocSession
-from agent_doc.tmux.bindings import agent_argv
 from agent_doc.tmux.bindings import bind_pane
 from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
