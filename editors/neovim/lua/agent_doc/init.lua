@@ -270,7 +270,20 @@ local function define_autosync()
   vim.api.nvim_create_autocmd({ "WinNew", "WinClosed", "BufWinEnter", "WinResized" }, {
     group = group,
     callback = function()
-      M.schedule_sync()
+      -- Help, diff, preview and floating windows never trigger a sync.
+      if layout.is_normal_window(vim.api.nvim_get_current_win()) then
+        M.schedule_sync()
+      end
+    end,
+  })
+  -- The first sync runs once the server is ready, not at the next window event.
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data and ev.data.client_id or -1)
+      if client and client.name == lsp.NAME then
+        M.schedule_sync()
+      end
     end,
   })
 end
