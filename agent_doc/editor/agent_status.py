@@ -183,7 +183,7 @@ def poll(
             result[doc.path] = EditorStatus(
                 state=status.state,
                 pane=status.pane,
-                agent=doc.agent or status.command or "agent",
+                agent=doc.agent or status.agent or status.command or "agent",
                 detail=_detail(status.state, status.exit_code, prompt),
                 exit_code=status.exit_code,
                 prompt=prompt if prompt is not None and prompt.active else None,

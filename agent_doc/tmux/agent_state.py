@@ -80,6 +80,8 @@ class AgentStatus:
     waiting_permission: bool = False
     exit_code: int | None = None
     command: str = ""
+    agent: str = ""
+    """The configured agent's name when it runs in the pane (``claude``...)."""
 
 
 def infer(
@@ -149,9 +151,8 @@ def agent_states(
         if keys is not None and key not in keys:
             continue
         info = panes.get(entry.pane)
-        alive = (
-            info is not None and not info.dead and pane_kind(info, profile) != "shell"
-        )
+        kind = pane_kind(info, profile) if info is not None and not info.dead else ""
+        alive = kind in ("agent", "other")
         screen = tmux.capture(entry.pane) if info is not None and not info.dead else ""
         permission = parse_prompt(screen).active
         digest = hashlib.sha256(strip_ansi(screen).encode()).hexdigest()
@@ -163,6 +164,7 @@ def agent_states(
             since=obs.since, waiting_permission=permission and alive,
             exit_code=info.dead_status if info is not None and info.dead else None,
             command=info.command if info else "",
+            agent=profile.name if kind == "agent" else "",
         ))  # fmt: skip
     if persist:
         data: dict[str, Any] = {k: asdict(v) for k, v in memory.items()}

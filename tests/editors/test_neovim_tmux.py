@@ -156,6 +156,9 @@ def test_help_window_never_provisions_agents(
     panes = _pane_ids(tmux)
     nvim.command("help")
     nvim.command("pedit " + str(project / ".agent-doc" / "none.txt"))
+    # what :AgentDocDiff opens: a scratch split showing the diff
+    nvim.command("botright new")
+    nvim.command("setlocal buftype=nofile bufhidden=wipe filetype=diff")
     assert nvim.lua("local c = require('agent_doc.layout').collect() return c") == [
         [nvim.lua("return vim.uri_from_fname(" + json.dumps(str(doc)) + ")")]
     ]
