@@ -31,6 +31,7 @@ from agent_doc.tmux.submit import send_command
 from agent_doc.tmux.submit import wait_for_prompt
 
 if TYPE_CHECKING:
+    from agent_doc.tmux.adapter import PaneInfo
     from agent_doc.tmux.registry import Registry
 
 STARTING_LOCK_S = 5.0
@@ -139,6 +140,26 @@ def provision_pane(
     return pane
 
 
+def _not_the_caller(
+    reg: Registry, doc: DocSession, target: str | None, panes: dict[str, PaneInfo]
+) -> str | None:
+    """``target`` unless it is the caller's own pane without an agent in it.
+
+    A binding to the editor's or a shell's pane (left by an older claim) would
+    type the command into the editor; it is dropped so an agent is started.
+    """
+    from agent_doc.tmux.agent_profile import agent_profile
+    from agent_doc.tmux.agent_profile import pane_kind
+
+    info = panes.get(target or "")
+    if info is None or target != os.environ.get("TMUX_PANE"):
+        return target
+    if pane_kind(info, agent_profile(doc.root)) == "agent":
+        return target
+    reg.unbind(doc.key or "")
+    return None
+
+
 def _debounced(doc: DocSession, debounce_ms: int | None) -> bool:
     if not debounce_ms:
         return False
@@ -179,7 +200,7 @@ def route(
     with registry.locked(doc.root) as reg:
         panes = tmux.panes()
         reg.prune(panes)
-        target = live_pane(reg, doc.key, panes)
+        target = _not_the_caller(reg, doc, live_pane(reg, doc.key, panes), panes)
         status = "sent"
         if target is None and pane is not None:
             info = panes.get(pane)

@@ -97,7 +97,7 @@ def _wait_drawn(tmux: Tmux, pane: str, text: str, timeout_s: float) -> PaneView:
     while time.monotonic() < deadline:
         time.sleep(POLL_S / 2)
         again = pane_view(tmux, pane)
-        if again == view and any(text in ln for ln in view.lines[-3:]):
+        if again == view and any(text in ln for ln in view.lines[-8:]):
             return view
         view = again
     return view

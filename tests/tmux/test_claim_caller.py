@@ -136,3 +136,24 @@ def test_agent_running_claim_binds_its_own_pane(tmux: Tmux, project: Path) -> No
     tmux.send_text(agent, f"!cd {shlex.quote(str(project))} && {CLI} claim mine.md")
     wait_text(tmux, agent, "ran: 0")
     assert _bound(project) == {"mine.md": agent}
+
+
+def test_route_never_types_into_the_callers_own_pane(
+    tmux: Tmux, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A binding to the editor's pane (left by an older claim) typed into it."""
+    from agent_doc.tmux.bindings import bind_pane
+    from agent_doc.tmux.bindings import load_doc
+    from agent_doc.tmux.route import route
+
+    editor = _shell(tmux, project)
+    doc = make_doc(project, "old.md")
+    with registry.locked(project) as reg:
+        bind_pane(reg, load_doc(doc), editor, tmux.panes())
+    monkeypatch.setenv("TMUX_PANE", editor)
+    result = route(doc, prompt_timeout_s=15, tmux=tmux)
+    assert result.status == "started"
+    assert result.pane != editor
+    wait_text(tmux, result.pane or "", "done: old.md")
+    assert "/agent-doc" not in tmux.capture(editor)
+    assert _bound(project) == {"old.md": result.pane}
