@@ -1,6 +1,7 @@
 """Benchmark session routing on a private tmux server; prints a table.
 
 Targets: route to a live pane ≤ 100 ms (without the Enter-verification wait),
+≤ 500 ms with it (type, wait until drawn, Enter, first change of the pane),
 sync of 4 documents in 2 columns ≤ 300 ms (steady state and full rebuild).
 Run: ``.venv/bin/python bench/bench_tmux.py``.
 """
@@ -58,6 +59,8 @@ def main() -> None:
         rows = []
         med, worst = measure(lambda: route(docs[0], verify_s=0, tmux=tmux), 20)
         rows.append(("route (live pane, no Enter wait)", med, worst, 100))
+        med, worst = measure(lambda: route(docs[1], tmux=tmux), 10)
+        rows.append(("route (live pane, Enter verified)", med, worst, 500))
         cols = [[docs[0], docs[1]], [docs[2], docs[3]]]
         sync(cols, tmux=tmux)
         med, worst = measure(lambda: sync(cols, tmux=tmux), 20)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agent_doc.tmux.agent_profile import AgentProfile
 
 RETRY_AFTER_S = 1.0
-POLL_S = 0.1
+POLL_S = 0.05
 _SEP = "\x1f"
 
 
@@ -72,7 +72,7 @@ def _dead_reason(tmux: Tmux, pane: str) -> str | None:
 def wait_for_prompt(
     tmux: Tmux, pane: str, profile: AgentProfile, timeout_s: float
 ) -> None:
-    """Poll (100 ms) until ``profile``'s prompt shows in ``pane``; bounded."""
+    """Poll (50 ms) until ``profile``'s prompt shows in ``pane``; bounded."""
     deadline = time.monotonic() + timeout_s
     while True:
         reason = _dead_reason(tmux, pane)
@@ -95,7 +95,7 @@ def _wait_drawn(tmux: Tmux, pane: str, text: str, timeout_s: float) -> PaneView:
     deadline = time.monotonic() + timeout_s
     view = pane_view(tmux, pane)
     while time.monotonic() < deadline:
-        time.sleep(POLL_S / 2)
+        time.sleep(POLL_S)
         again = pane_view(tmux, pane)
         if again == view and any(text in ln for ln in view.lines[-8:]):
             return view
@@ -113,10 +113,14 @@ def send_command(
     """Type ``text`` and press Enter; ``True`` once the pane reacted to Enter.
 
     Enter is pressed again only after the pane stayed unchanged for
-    ``retry_after_s``; ``False`` when nothing changed within ``verify_s``.
+    ``retry_after_s``; ``False`` when nothing changed within ``verify_s`` (or
+    ``verify_s`` is 0: typed with Enter, not verified).
     """
+    if verify_s <= 0:  # fire and forget: nothing is verified
+        tmux.send_text(pane, text, enter=True)
+        return False
     tmux.send_text(pane, text, enter=False)
-    before = _wait_drawn(tmux, pane, text, min(1.0, max(verify_s, 0.2)))
+    before = _wait_drawn(tmux, pane, text, min(1.0, verify_s))
     tmux.send_keys(pane, "Enter")
     deadline = time.monotonic() + verify_s
     pressed = time.monotonic()
