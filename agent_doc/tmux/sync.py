@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import AgentDocError
-from agent_doc.errors import TmuxError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
@@ -114,12 +113,15 @@ def current_columns(panes: dict[str, PaneInfo], window: str) -> list[list[str]]:
     ]
 
 
-def _place_anchor(tmux: Tmux, anchor: str, session: str, name: str) -> str:
-    """Put ``anchor`` into window ``name`` of ``session``; return the window id."""
+def _place_anchor(tmux: Tmux, anchor: str, session: str, name: str) -> str | None:
+    """Put ``anchor`` into window ``name`` of ``session``; return the window id.
+
+    ``None`` when the pane died or vanished meanwhile.
+    """
     panes = tmux.panes()
     info = panes.get(anchor)
-    if info is None:
-        raise TmuxError(f"pane {anchor} vanished during sync")
+    if info is None or info.dead:
+        return None
     if info.window_name == name and info.session == session:
         return info.window_id
     host = next(
@@ -143,9 +145,14 @@ def _reconcile(
     session: str,
     name: str,
     keep: frozenset[str] = frozenset(),
-) -> str:
-    """Make window ``name`` hold exactly ``want`` (attach-first); return its id."""
+) -> str | None:
+    """Make window ``name`` hold exactly ``want`` (attach-first); return its id.
+
+    ``None`` when the first pane died or vanished meanwhile.
+    """
     window = _place_anchor(tmux, want[0][0], session, name)
+    if window is None:
+        return None
     if current_columns(tmux.panes(), window) == want:
         _select(tmux, focus)
         return window
@@ -215,6 +222,9 @@ def sync(
     target = _reconcile(
         tmux, want, focus_pane or want[0][0], session, window_name, keep
     )
+    if target is None:
+        warnings.append(f"pane {want[0][0]} exited during the sync; not arranged")
+        return SyncResult(None, (), files, False, False, tuple(warnings))
     move_to_front(tmux, session, window_name, keep_window)
     got = current_columns(tmux.panes(), target)
     changed = current_columns(before, target) != got
