@@ -135,3 +135,32 @@ async def test_bad_arguments_are_invalid_params(
     session = await start(lsp_on_tmux, project(tmp_path))
     with pytest.raises(JsonRpcException, match="Invalid Params"):
         await session.command("agentDoc.route", {"pane": "%1"})
+
+
+async def test_claim_position_with_client_pane_splits_off_the_editor(
+    lsp_on_tmux: LanguageClient,  # noqa: F811
+    private_tmux: Tmux,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Issue 15: `clientPane` (the editor's own pane) is never bound."""
+    root = project(tmp_path)
+    doc = make_doc(root, "c.md")
+    editor = private_tmux.run("new-window", "-d", "-P", "-F", "#{pane_id}", "/bin/sh")[
+        0
+    ]
+    session = await start(lsp_on_tmux, root)
+    session.editor.open(doc.as_uri(), doc.read_text("utf-8"))
+    claimed = await session.command(
+        "agentDoc.claim",
+        {"uri": doc.as_uri(), "position": "right", "clientPane": editor},
+    )
+    assert claimed["provisioned"] is True
+    assert claimed["pane"] != editor
+    panes = private_tmux.panes()
+    assert panes[claimed["pane"]].window_id == panes[editor].window_id
+    assert panes[claimed["pane"]].left > panes[editor].left
+    with pytest.raises(JsonRpcException, match="runs your editor or shell"):
+        await session.command(
+            "agentDoc.claim",
+            {"uri": doc.as_uri(), "pane": editor, "clientPane": editor},
+        )
