@@ -351,7 +351,10 @@ agent's answers land in the buffer."
   (setq eglot-confirm-server-initiated-edits nil)
   (dolist (hook '(markdown-mode-hook gfm-mode-hook agent-doc-markdown-mode-hook))
     (add-hook hook #'agent-doc-mode))
-  (add-hook 'window-configuration-change-hook #'agent-doc--window-change))
+  (add-hook 'window-configuration-change-hook #'agent-doc--window-change)
+  ;; The first sync runs once the server manages a buffer, not at the next
+  ;; window change (such as opening *Help*).
+  (add-hook 'eglot-managed-mode-hook #'agent-doc--window-change))
 
 (provide 'agent-doc)
 ;;; agent-doc.el ends here
