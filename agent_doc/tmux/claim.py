@@ -204,12 +204,12 @@ def claim(
                 scoped = _window_panes(tmux, caller)
             if not scoped:
                 raise TmuxError("not inside tmux and no live --window: give --pane %N")
-            edge = pane_at(scoped, side)
-            if edge in protected:
-                target = _new_pane_beside(tmux, reg, doc, panes[edge], side)
+            edge = next(p for p in scoped if p.pane_id == pane_at(scoped, side))
+            if edge.pane_id in protected:
+                target = _new_pane_beside(tmux, reg, doc, edge, side)
                 provisioned = True
             else:
-                target = edge
+                target = edge.pane_id
         target = target or caller or tmux.current_pane()
         info = tmux.panes().get(target)
         if info is None or info.dead:
