@@ -27,7 +27,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 
 
 def dom_state(page: Any, _request: dict[str, Any]) -> dict[str, Any]:
-    """What a person sees: status bar items, tabs (dirty or not), toasts."""
+    """What a person sees: status bar, tabs (dirty or not), toasts, quick pick."""
     state: dict[str, Any] = page.evaluate(
         """() => ({
           statusbar: [...document.querySelectorAll('.statusbar-item')]
@@ -38,6 +38,9 @@ def dom_state(page: Any, _request: dict[str, Any]) -> dict[str, Any]:
           })),
           notifications: [...document.querySelectorAll('.notification-toast')]
             .map(e => e.innerText),
+          quickInput: [...document.querySelectorAll('.quick-input-widget')]
+            .filter(e => e.style.display !== 'none')
+            .map(e => e.innerText).join(' | '),
         })"""
     )
     return state
