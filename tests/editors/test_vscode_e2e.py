@@ -32,6 +32,7 @@ CHECKS = [
     "code_lenses",
     "claim_pane_command",
     "status_bar_shows_agent_state",
+    "lens_row_shows_agent_pane",
     "run_command_reaches_agent",
     "code_lens_command_runs",
     "write_lands_in_unsaved_buffer",

@@ -94,7 +94,9 @@ class Project:
             "serverLog": str(self.server_log),
             "serverCommand": str(self.server_command),
             "exchangeOpenLine": next(
-                i for i, line in enumerate(lines) if line.startswith("<!-- agent:exchange")
+                i
+                for i, line in enumerate(lines)
+                if line.startswith("<!-- agent:exchange")
             ),
         }
 
@@ -131,7 +133,9 @@ def make_project(base: Path) -> Iterator[Project]:
         check=True,
     )
     try:
-        subprocess.run([*tmux, "set-option", "-g", "default-shell", "/bin/sh"], check=True)
+        subprocess.run(
+            [*tmux, "set-option", "-g", "default-shell", "/bin/sh"], check=True
+        )
         pane = subprocess.run(
             [*tmux, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:",
              f"exec {AGENT_COMMAND}"],
@@ -140,7 +144,9 @@ def make_project(base: Path) -> Iterator[Project]:
 
         def prompt_shown() -> bool:
             screen = subprocess.run(
-                [*tmux, "capture-pane", "-p", "-t", pane], capture_output=True, text=True
+                [*tmux, "capture-pane", "-p", "-t", pane],
+                capture_output=True,
+                text=True,
             ).stdout
             return "❯" in screen
 

@@ -101,7 +101,9 @@ class VSCode:
             env=env, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         if proc.returncode != 0 or "was successfully installed" not in proc.stdout:
-            raise RuntimeError(f"installing the vsix failed:\n{proc.stdout}\n{proc.stderr}")
+            raise RuntimeError(
+                f"installing the vsix failed:\n{proc.stdout}\n{proc.stderr}"
+            )
 
     def _start_server(self, env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
         """Start code-server (own process group) and wait for ``/healthz``."""
@@ -125,11 +127,15 @@ class VSCode:
             if proc.poll() is not None:
                 raise RuntimeError(f"code-server exited: {self.log_tail()}")
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2):
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/healthz", timeout=2
+                ):
                     return proc
             except OSError:
                 time.sleep(0.1)
-        raise RuntimeError(f"code-server did not answer /healthz in 30 s: {self.log_tail()}")
+        raise RuntimeError(
+            f"code-server did not answer /healthz in 30 s: {self.log_tail()}"
+        )
 
     def log_tail(self, chars: int = 3000) -> str:
         """The end of code-server's log."""
@@ -162,11 +168,16 @@ class VSCode:
             "extensionsDir": str(self.workdir / "extensions"),
         }
         (self.workdir / "params.json").write_text(json.dumps(full_params))
-        extra = {**(env or {}), "AGENT_DOC_E2E_PARAMS": str(self.workdir / "params.json")}
+        extra = {
+            **(env or {}),
+            "AGENT_DOC_E2E_PARAMS": str(self.workdir / "params.json"),
+        }
         run_env = self._env(extra, marker)
         user = self.workdir / "data" / "User"
         user.mkdir(parents=True, exist_ok=True)
-        (user / "settings.json").write_text(json.dumps({**BASE_SETTINGS, **(settings or {})}))
+        (user / "settings.json").write_text(
+            json.dumps({**BASE_SETTINGS, **(settings or {})})
+        )
         self._install_vsix(run_env, self.workdir / "extensions", self.workdir / "data")
         port = free_port()
         server: subprocess.Popen[bytes] | None = None
@@ -175,11 +186,15 @@ class VSCode:
             server = self._start_server(run_env, port)
             probes = Probes(probe_dir, run_env, handlers or {})
             probes.open(self._url(port, workspace, module))
-            probes.serve_until(result, timeout, lambda: server is not None and server.poll() is None)
+            probes.serve_until(
+                result, timeout, lambda: server is not None and server.poll() is None
+            )
             data: dict[str, Any] = json.loads(result.read_text("utf-8"))
             return data
         except Exception as exc:
-            raise RuntimeError(f"{exc}\n--- code-server log:\n{self.log_tail()}") from exc
+            raise RuntimeError(
+                f"{exc}\n--- code-server log:\n{self.log_tail()}"
+            ) from exc
         finally:
             if probes is not None:
                 probes.close()

@@ -72,7 +72,9 @@ def _run(args: list[str], cwd: Path, timeout: float, what: str) -> str:
         reason = _registry_unreachable()
         if reason:
             raise NotInstallable(reason)
-        raise RuntimeError(f"{what} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise RuntimeError(
+            f"{what} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
     return proc.stdout
 
 
@@ -102,7 +104,9 @@ def ensure_code_server() -> Path:
 def _source_hash() -> str:
     """Hash of everything that goes into the ``.vsix``."""
     digest = hashlib.sha256()
-    files = [EXTENSION / n for n in ("package.json", "package-lock.json", "tsconfig.json")]
+    files = [
+        EXTENSION / n for n in ("package.json", "package-lock.json", "tsconfig.json")
+    ]
     files += [EXTENSION / n for n in ("README.md", "LICENSE.md")]
     files += sorted((EXTENSION / "src").rglob("*.ts"))
     for path in files:
@@ -139,6 +143,8 @@ def ensure_vsix() -> Path:
     package.unlink(missing_ok=True)
     _run(["npx", "--no-install", "@vscode/vsce", "package", "--out", str(package)],
          build, 300, "vsce package")  # fmt: skip
+    for stale in (cache_dir() / "vsix").glob("*"):
+        shutil.rmtree(stale, ignore_errors=True)  # keep only the current build
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(package), out)
     return out

@@ -27,7 +27,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 
 
 def dom_state(page: Any, _request: dict[str, Any]) -> dict[str, Any]:
-    """What a person sees: status bar, tabs (dirty or not), toasts, quick pick."""
+    """What a person sees: status bar, tabs (dirty or not), lens rows, toasts, quick pick."""
     state: dict[str, Any] = page.evaluate(
         """() => ({
           statusbar: [...document.querySelectorAll('.statusbar-item')]
@@ -37,6 +37,8 @@ def dom_state(page: Any, _request: dict[str, Any]) -> dict[str, Any]:
             dirty: t.classList.contains('dirty'),
           })),
           notifications: [...document.querySelectorAll('.notification-toast')]
+            .map(e => e.innerText),
+          codeLenses: [...document.querySelectorAll('.codelens-decoration')]
             .map(e => e.innerText),
           quickInput: [...document.querySelectorAll('.quick-input-widget')]
             .filter(e => e.style.display !== 'none')
@@ -49,7 +51,9 @@ def dom_state(page: Any, _request: dict[str, Any]) -> dict[str, Any]:
 def click_button(page: Any, request: dict[str, Any]) -> dict[str, Any]:
     """Click the notification button labelled ``request["label"]``."""
     toast = page.locator(".notification-toast").filter(has_text=request.get("text", ""))
-    toast.get_by_role("button", name=request["label"], exact=True).first.click(timeout=10_000)
+    toast.get_by_role("button", name=request["label"], exact=True).first.click(
+        timeout=10_000
+    )
     return {"clicked": request["label"]}
 
 
@@ -91,8 +95,9 @@ class Probes:
         self.directory = directory
         self.handlers = {**BUILTIN, **handlers}
         self.playwright = sync_playwright().start()
+        launch_env: dict[str, str | float | bool] = dict(env)
         self.browser = self.playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, env=env
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, env=launch_env
         )
         self.page = self.browser.new_page(viewport={"width": 1280, "height": 800})
         self.served: set[str] = set()
@@ -101,7 +106,9 @@ class Probes:
         """Load the workbench."""
         self.page.goto(url, timeout=30_000)
 
-    def serve_until(self, result: Path, timeout: float, alive: Callable[[], bool]) -> None:
+    def serve_until(
+        self, result: Path, timeout: float, alive: Callable[[], bool]
+    ) -> None:
         """Answer probes until ``result`` exists; fail after ``timeout`` s."""
         deadline = time.monotonic() + timeout
         while not result.exists():

@@ -11,7 +11,8 @@ exports.run = async function run() {
     const ext = vscode.extensions.getExtension("agent-doc.agent-doc");
     const docUri = vscode.Uri.file(params.doc);
     await features.basics(checks, ext, docUri);
-    await features.tmuxCommands(checks, docUri);
+    await features.claimAndStatus(checks);
+    await features.submit(checks, docUri);
     await features.write(checks, vscode.window.activeTextEditor);
     await features.prompt(checks);
     await server.commit(checks, docUri);

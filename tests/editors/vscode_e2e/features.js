@@ -92,7 +92,7 @@ async function basics(checks, ext, docUri) {
   });
 }
 
-async function tmuxCommands(checks, docUri) {
+async function claimAndStatus(checks) {
   await checks.check("claim_pane_command", async () => {
     const claiming = vscode.commands.executeCommand("agentDoc.claimPane");
     await waitFor(async () => (await probe("dom")).quickInput.includes("(server decides)"), "the claim quick pick");
@@ -110,6 +110,16 @@ async function tmuxCommands(checks, docUri) {
     }, "the agent state in the status bar");
     return items;
   });
+  await checks.check("lens_row_shows_agent_pane", async () => {
+    const rows = await waitFor(async () => {
+      const found = (await probe("dom")).codeLenses;
+      return found.some((r) => r.includes("Submit") && r.includes(params.agentPane)) && found;
+    }, `the lens row naming pane ${params.agentPane}`);
+    return rows;
+  });
+}
+
+async function submit(checks, docUri) {
   await checks.check("run_command_reaches_agent", async () => {
     await vscode.commands.executeCommand("agentDoc.run");
     const screen = await agentReceived(1);
@@ -173,4 +183,4 @@ async function prompt(checks) {
   });
 }
 
-module.exports = { basics, tmuxCommands, write, prompt, serverStarts, symbolsOf, lensTitles, log };
+module.exports = { basics, claimAndStatus, submit, write, prompt, serverStarts, symbolsOf, lensTitles, log };
