@@ -40,7 +40,7 @@ def main() -> int:
                 "screenshot.js",
                 project.root,
                 params,
-                settings={"agentDoc.server.command": str(project.server_command)},
+                settings=project.settings(),
                 env=project.env(),
             )
     failed = {k: v["detail"] for k, v in result["checks"].items() if not v["ok"]}

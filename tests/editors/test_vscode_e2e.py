@@ -35,10 +35,12 @@ CHECKS = [
     "lens_row_shows_agent_pane",
     "run_command_reaches_agent",
     "code_lens_command_runs",
+    "keybinding_runs_submit",
     "write_lands_in_unsaved_buffer",
     "permission_prompt_answered_from_notification",
     "commit_command_and_vcs_refresh",
     "sync_layout_command",
+    "auto_sync_on_visible_editors",
     "settings_reach_server",
     "restart_language_server",
 ]
@@ -58,9 +60,8 @@ def features(
             project.root,
             project.params(),
             settings={
-                "agentDoc.server.command": str(project.server_command),
+                **project.settings(),
                 "agentDoc.autoSync": False,
-                "agentDoc.statusIntervalMs": 200,
                 "git.autorefresh": False,
             },
             env=project.env(),

@@ -67,6 +67,24 @@ class Project:
     agent_pane: str
     server_log: Path
     server_command: Path
+    third: Path
+
+    def server_args(self) -> list[str]:
+        """``agentDoc.server.args`` of the tests: the server logs to a file."""
+        return [
+            "--log-file",
+            str(self.root.parent / "agent-doc-lsp.log"),
+            "--log-level",
+            "info",
+        ]
+
+    def settings(self) -> dict[str, object]:
+        """User settings: the logging wrapper as the server, fast status polls."""
+        return {
+            "agentDoc.server.command": str(self.server_command),
+            "agentDoc.server.args": self.server_args(),
+            "agentDoc.statusIntervalMs": 200,
+        }
 
     def env(self) -> dict[str, str]:
         """Environment of code-server (and so of the extension host and server)."""
@@ -93,6 +111,8 @@ class Project:
             "agentDoc": str(VENV_BIN / "agent-doc"),
             "serverLog": str(self.server_log),
             "serverCommand": str(self.server_command),
+            "serverArgs": self.server_args(),
+            "third": str(self.third),
             "exchangeOpenLine": next(
                 i
                 for i, line in enumerate(lines)
@@ -120,10 +140,11 @@ def make_project(base: Path) -> Iterator[Project]:
     _git(root, "commit", "-q", "-m", "start")
     doc = session_doc(root, "doc.md", body="What is 2+2?\n")
     right = session_doc(root, "right.md", body="Another question\n")
+    third = session_doc(root, "third.md", body="A third question\n")
     log = base / "server-starts.log"
     wrapper = base / "agent-doc-lsp-logged"
     wrapper.write_text(
-        f'#!/bin/sh\necho "$$ started" >> {log}\nexec {VENV_BIN / "agent-doc-lsp"} "$@"\n'
+        f'#!/bin/sh\necho "$$ started $*" >> {log}\nexec {VENV_BIN / "agent-doc-lsp"} "$@"\n'
     )
     wrapper.chmod(0o755)
     socket = f"agentdoc-vsc-{uuid.uuid4().hex[:12]}"
@@ -151,6 +172,6 @@ def make_project(base: Path) -> Iterator[Project]:
             return "❯" in screen
 
         wait_for(prompt_shown, 15, "the stand-in agent's prompt")
-        yield Project(root, doc, right, socket, pane, log, wrapper)
+        yield Project(root, doc, right, socket, pane, log, wrapper, third)
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)

@@ -64,6 +64,10 @@ async function basics(checks, ext, docUri) {
     const setting = vscode.workspace.getConfiguration("agentDoc").get("server.command");
     assert(setting === params.serverCommand, `agentDoc.server.command is ${setting}`);
     await waitFor(() => serverStarts().length === 1, "one server start logged by the wrapper");
+    const args = params.serverArgs.join(" ");
+    assert(serverStarts()[0].endsWith(` started ${args}`), `started as ${serverStarts()[0]}, args ${args}`);
+    const logFile = params.serverArgs[1];
+    await waitFor(() => fs.existsSync(logFile), "the file of the server's --log-file argument");
     return { command: setting, starts: serverStarts() };
   });
   await checks.check("document_symbols", async () => {
@@ -133,6 +137,13 @@ async function submit(checks, docUri) {
     await vscode.commands.executeCommand(submit.command.command, ...(submit.command.arguments ?? []));
     const screen = await agentReceived(2);
     return { command: submit.command.command, received: count(screen, "received: /agent-doc") };
+  });
+  await checks.check("keybinding_runs_submit", async () => {
+    await vscode.window.showTextDocument(docUri, { preview: false });
+    await vscode.commands.executeCommand("workbench.action.focusActiveEditorGroup");
+    await probe("press", { key: "Control+Shift+Alt+A" });
+    const screen = await agentReceived(3);
+    return { received: count(screen, "received: /agent-doc") };
   });
 }
 

@@ -31,13 +31,13 @@ async function commit(checks, docUri) {
   });
 }
 
-function sideBySide(panes) {
+function sideBySide(panes, n = 2) {
   const byWindow = {};
   for (const p of panes) {
     (byWindow[p.window] ??= []).push(p);
   }
   return Object.values(byWindow).some((ps) =>
-    ps.length === 2 && new Set(ps.map((p) => p.left)).size === 2 && new Set(ps.map((p) => p.top)).size === 1);
+    ps.length === n && new Set(ps.map((p) => p.left)).size === n && new Set(ps.map((p) => p.top)).size === 1);
 }
 
 async function sync(checks, docUri) {
@@ -52,6 +52,16 @@ async function sync(checks, docUri) {
       const now = await tmux.livePanes();
       return sideBySide(now) && now;
     }, "two agent panes side by side", 30000);
+    return panes;
+  });
+  await checks.check("auto_sync_on_visible_editors", async () => {
+    await vscode.workspace.getConfiguration("agentDoc").update("autoSync", true, vscode.ConfigurationTarget.Global);
+    const third = await vscode.workspace.openTextDocument(params.third);
+    await vscode.window.showTextDocument(third, { viewColumn: vscode.ViewColumn.Three, preview: false });
+    const panes = await waitFor(async () => {
+      const now = await tmux.livePanes();
+      return sideBySide(now, 3) && now;
+    }, "three agent panes side by side after opening a third column", 30000);
     return panes;
   });
 }
