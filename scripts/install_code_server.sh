@@ -15,6 +15,10 @@ for tool in node npm rg tar; do
   command -v "$tool" >/dev/null || { echo "install_code_server: $tool is not installed" >&2; exit 3; }
 done
 mkdir -p "$CACHE"
+# One install at a time per cache (parallel CI jobs on one machine).
+exec 9>"$CACHE/.install.lock"
+flock 9
+if [ -f "$DEST/.complete" ]; then echo "$DEST"; exit 0; fi
 WORK=$(mktemp -d "$CACHE/.install-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export TMPDIR="$WORK/tmp" npm_config_cache="$CACHE/npm-cache" npm_config_yes=true

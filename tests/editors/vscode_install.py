@@ -13,6 +13,7 @@ Chromium, ripgrep and libkrb5-dev come from Debian (``.ci/run`` installs them).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -44,12 +45,16 @@ def _registry_unreachable() -> str | None:
     """Why the npm registry cannot be used, or ``None`` when it answers."""
     try:
         ping = subprocess.run(
-            ["npm", "ping"], capture_output=True, text=True, timeout=30
+            ["npm", "ping", "--fetch-retries=0", "--fetch-timeout=15000"],
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"the npm registry did not answer `npm ping`: {exc}"
     if ping.returncode != 0:
-        return f"the npm registry is not reachable: {ping.stderr.strip()[-200:]}"
+        lines = [ln for ln in ping.stderr.splitlines() if ln.startswith("npm error")]
+        return f"the npm registry is not reachable: {' / '.join(lines[:2])[:200]}"
     return None
 
 
@@ -85,6 +90,10 @@ def ensure_code_server() -> Path:
         raise NotInstallable(missing)
     script = REPO / "scripts" / "install_code_server.sh"
     env_cache = str(cache_dir())
+    if not (cache_dir() / f"code-server-{CODE_SERVER_VERSION}" / ".complete").exists():
+        reason = _registry_unreachable()  # fail fast before a long install
+        if reason:
+            raise NotInstallable(reason)
     proc = subprocess.run(
         ["bash", str(script)],
         capture_output=True,
@@ -117,6 +126,14 @@ def _source_hash() -> str:
 
 def ensure_vsix() -> Path:
     """The extension packaged as a ``.vsix`` (rebuilt when its sources change)."""
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with (cache_dir() / ".vsix.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time per cache
+        return _build_vsix()
+
+
+def _build_vsix() -> Path:
+    """Build (or find in the cache) the ``.vsix`` of the current sources."""
     version = json.loads((EXTENSION / "package.json").read_text("utf-8"))["version"]
     key = _source_hash()
     out = cache_dir() / "vsix" / key / f"agent-doc-{version}.vsix"
