@@ -57,7 +57,7 @@ async function basics(checks, ext, docUri) {
   await checks.check("activates_on_session_document", async () => {
     const document = await vscode.workspace.openTextDocument(docUri);
     await vscode.window.showTextDocument(document, { preview: false });
-    await waitFor(() => ext.isActive, "extension activation");
+    await waitFor(() => ext.isActive, "extension activation", 60000);
     return { languageId: document.languageId };
   });
   await checks.check("server_starts_from_setting", async () => {
@@ -152,8 +152,13 @@ async function write(checks, editor) {
     const document = editor.document;
     const onDisk = fs.readFileSync(params.doc, "utf8");
     const line = document.getText().split("\n").indexOf(CLOSE);
-    await editor.edit((b) => b.insert(new vscode.Position(line, 0), "Unsaved follow-up.\n"));
-    assert(document.isDirty, "the edit did not make the buffer dirty");
+    // A person types the follow-up: real key events in Chromium, 40 ms apart.
+    editor.selection = new vscode.Selection(line, 0, line, 0);
+    await vscode.commands.executeCommand("workbench.action.focusActiveEditorGroup");
+    await probe("type", { text: "Unsaved follow-up.", delay: 40 });
+    await probe("press", { key: "Enter" });
+    await waitFor(() => document.getText().includes("Unsaved follow-up.\n" + CLOSE), "the typed line");
+    assert(document.isDirty, "typing did not make the buffer dirty");
     await symbolsOf(document.uri); // a request: the client sends the pending didChange first
     const res = await run(params.agentDoc, ["write", "doc.md", "--origin", "test"], { input: RESPONSE, cwd: params.project });
     assert(res.code === 0, `agent-doc write exited ${res.code}: ${res.stderr}`);

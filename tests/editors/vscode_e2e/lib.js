@@ -19,7 +19,7 @@ function sleep(ms) {
 }
 
 /** Poll `fn` (sync or async) until it returns a truthy value; bounded. */
-async function waitFor(fn, what, timeoutMs = 15000, intervalMs = 100) {
+async function waitFor(fn, what, timeoutMs = 20000, intervalMs = 100) {
   const deadline = Date.now() + timeoutMs;
   let last;
   while (Date.now() < deadline) {
