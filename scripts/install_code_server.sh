@@ -11,7 +11,7 @@ VERSION=4.100.3
 CACHE=${AGENT_DOC_VSCODE_CACHE:-$HOME/.cache/agent-doc-vscode}
 DEST="$CACHE/code-server-$VERSION"
 if [ -f "$DEST/.complete" ]; then echo "$DEST"; exit 0; fi
-for tool in node npm rg tar; do
+for tool in node npm rg tar flock; do
   command -v "$tool" >/dev/null || { echo "install_code_server: $tool is not installed" >&2; exit 3; }
 done
 mkdir -p "$CACHE"
