@@ -25,8 +25,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.editors.vscode_probes import Probes
 from tests.editors.vscode_probes import ProbeHandler
+from tests.editors.vscode_probes import Probes
 
 E2E = Path(__file__).resolve().parent / "vscode_e2e"
 """The test-runner extension (``extensionDevelopmentPath``) and test modules."""
