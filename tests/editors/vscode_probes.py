@@ -105,9 +105,16 @@ class Probes:
         self.handlers = {**BUILTIN, **handlers}
         self.playwright = sync_playwright().start()
         launch_env: dict[str, str | float | bool] = dict(env)
-        self.browser = self.playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, env=launch_env
-        )
+        try:
+            self.browser = self.playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                headless=True,
+                args=CHROMIUM_ARGS,
+                env=launch_env,
+            )
+        except Exception:
+            self.playwright.stop()
+            raise
         self.page = self.browser.new_page(viewport={"width": 1280, "height": 800})
         self.served: set[str] = set()
 
