@@ -89,6 +89,33 @@ def build_invocation(
     return AgentInvocation(name=name, argv=tuple(argv))
 
 
+CLAUDE_INSTALL_HINT = "install Claude Code (https://docs.anthropic.com/claude-code)"
+
+
+def missing_agent_hint(program: str) -> str:
+    """How to get ``program``: the Claude Code link for ``claude``, else generic."""
+    if Path(program).name == DEFAULT_AGENT:
+        return CLAUDE_INSTALL_HINT
+    return f"install '{program}' or fix its path"
+
+
+def require_installed(invocation: AgentInvocation, config: GlobalConfig) -> None:
+    """Raise :class:`AgentError` when the agent's program is not on PATH."""
+    program = invocation.argv[0]
+    if shutil.which(program) is not None:
+        return
+    where = config.path or "~/.config/agent-doc/config.toml"
+    other = (
+        f"or pick another agent with --agent NAME / [agents.NAME] in {where}"
+        if invocation.name == DEFAULT_AGENT
+        else f"or fix [agents.{invocation.name}] in {where}"
+    )
+    raise AgentError(
+        f"agent '{invocation.name}' is not installed: '{program}' is not on PATH; "
+        f"{missing_agent_hint(program)}, {other}"
+    )
+
+
 def _agent_env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("CLAUDECODE", None)
