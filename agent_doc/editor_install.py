@@ -181,9 +181,12 @@ def _copy_tree(source: Path, target: Path) -> None:
 
 
 def install_neovim(source: Path) -> InstallResult:
-    """Copy ``editors/neovim`` into the pack path."""
+    """Copy ``editors/neovim`` into the pack path and write its help tags."""
+    from agent_doc.vim_helptags import write_help_tags
+
     target = neovim_pack_dir()
     _copy_tree(source / "neovim", target)
+    write_help_tags(target / "doc")  # `:help agent_doc` works at once
     return InstallResult(
         "neovim", "installed", path=str(target),
         steps=['add to init.lua: require("agent_doc").setup()'],
