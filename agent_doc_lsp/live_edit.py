@@ -31,7 +31,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from agent_doc.errors import ServerTimeout
-from agent_doc.live_write import LivePlan
+from agent_doc.write.live import LivePlan
 from agent_doc_lsp import convert
 from agent_doc_lsp.server import AgentDocLanguageServer
 

@@ -60,7 +60,7 @@ cache="$WORK/home/.cache/agent-doc/version-cache.json"
 mkdir -p "$(dirname "$cache")"
 run_clean "$VENV/bin/python" - "$cache" <<'PYCACHE'
 import json, sys, time
-from agent_doc.upgrade import index_url
+from agent_doc.automation.upgrade import index_url
 json.dump({"checked_at": time.time(), "latest": "999.0.0", "url": index_url()},
           open(sys.argv[1], "w"))
 PYCACHE

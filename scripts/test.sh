@@ -15,8 +15,9 @@ if .venv/bin/python -m pip show agent-doc >/dev/null 2>&1; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
 export PATH="$PWD/.venv/bin:$PATH"
-echo "== ruff"; .venv/bin/ruff check agent_doc agent_doc_lsp tests bench
+echo "== ruff"; .venv/bin/ruff check agent_doc agent_doc_lsp tests bench scripts
 echo "== mypy"; .venv/bin/mypy
+echo "== lint-imports"; .venv/bin/lint-imports
 if [ $# -eq 0 ]; then  # the full run (CI): also prove the Quick start on a clean install
   echo "== fresh install"; PYTHON="$PY" bash scripts/check_fresh_install.sh
 fi

@@ -104,7 +104,7 @@ def test_plugin_install_neovim_into_pack_path(tmp_path: Path) -> None:
 
 def test_help_tags_match_nvims_helptags(tmp_path: Path) -> None:
     """The Python tags writer produces exactly what `:helptags` writes."""
-    from agent_doc.vim_helptags import write_help_tags
+    from agent_doc.editor.vim_helptags import write_help_tags
     from tests.editors.harness import EDITORS
 
     nvim = find_nvim()

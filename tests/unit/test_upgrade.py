@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_doc import __version__
-from agent_doc import upgrade
-from agent_doc import upgrade_verify
+from agent_doc.automation import upgrade
+from agent_doc.automation import upgrade_verify
 
 
 class _Index(BaseHTTPRequestHandler):
