@@ -49,9 +49,29 @@ def _is_interpreter(program: str) -> bool:
     return program in _INTERPRETERS or program.startswith("python")
 
 
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def split_assignments(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """Leading ``NAME=value`` words of a command line, and the rest."""
+    env: dict[str, str] = {}
+    rest = list(argv)
+    while rest and _ASSIGNMENT.match(rest[0]):
+        name, _, value = rest.pop(0).partition("=")
+        env[name] = value
+    return env, rest
+
+
+def exec_line(argv: Sequence[str]) -> str:
+    """The shell line a new pane runs: ``NAME=value … exec PROGRAM ARGS``."""
+    env, rest = split_assignments(argv)
+    assignments = [f"{k}={shlex.quote(v)}" for k, v in env.items()]
+    return " ".join([*assignments, "exec", shlex.join(rest)])
+
+
 def program_name(argv: Sequence[str]) -> str:
     """The agent's name in ``argv``: the program, or an interpreted script's stem."""
-    args = list(argv)
+    args = split_assignments(argv)[1]
     while args and Path(args[0]).name == "env":
         args = args[1:]
         while args and (args[0].startswith("-") or "=" in args[0]):

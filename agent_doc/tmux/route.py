@@ -9,7 +9,6 @@ and verify Enter; dead or missing pane → auto-start cascade (startup lock
 from __future__ import annotations
 
 import os
-import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +20,13 @@ from agent_doc.store.state import doc_hash
 from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.agent_profile import agent_argv
+from agent_doc.tmux.agent_profile import exec_line
 from agent_doc.tmux.bindings import AGENT_WINDOW
 from agent_doc.tmux.bindings import DocSession
 from agent_doc.tmux.bindings import bind_pane
 from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
+from agent_doc.tmux.bindings import require_agent_command
 from agent_doc.tmux.bindings import resolve_target_session
 from agent_doc.tmux.submit import send_command
 from agent_doc.tmux.submit import wait_for_prompt
@@ -111,9 +112,10 @@ def provision_pane(
     the startup lock says another start is under way (``explicit``: a user's
     claim, which always starts one).
     """
+    require_agent_command(doc.root)
     if not _take_starting_lock(doc) and not explicit:
         return None
-    command = "exec " + shlex.join(agent_argv(doc))
+    command = exec_line(agent_argv(doc))
     cwd = str(doc.root)
     panes = tmux.panes()
     if split_target is None:
@@ -255,6 +257,7 @@ def start(file: Path | str, *, pane: str | None = None,
     """
     tmux = tmux or Tmux.from_env()
     doc = load_doc(file)
+    require_agent_command(doc.root)
     pane = pane or tmux.current_pane()
     argv = agent_argv(doc)
     with registry.locked(doc.root) as reg:

@@ -2,8 +2,8 @@
 
 ``emacs --batch`` runs a driver in a pane of a private tmux server, so
 ``$TMUX_PANE`` is Emacs's own pane. The driver claims ``right`` as a person
-would with ``C-c a c right``, then — with an agent command that exits at once,
-as when ``claude`` is not installed — syncs two windows of session documents.
+would with ``C-c a c right``, then — with an agent that exits at once
+(tests/data/exit_agent.py) — syncs two windows of session documents.
 It writes ``*Messages*`` to a file; the test reads that, tmux and
 ``sessions.json``.
 """
@@ -29,6 +29,8 @@ from tests.editors.harness import wait_for
 from tests.private_tmux import AGENT_COMMAND
 
 pytestmark = [pytest.mark.editor, pytest.mark.tmux]
+
+EXIT_AGENT = Path(__file__).resolve().parents[1] / "data" / "exit_agent.py"
 
 DRIVER = r"""
 (require 'package)
@@ -56,7 +58,7 @@ DRIVER = r"""
       (agent-doc-claim "right")
       (drv-wait (lambda () (file-exists-p {sessions})) 30)
       (drv-wait (lambda () (string-match-p "Claimed" (with-current-buffer "*Messages*" (buffer-string)))) 5)
-      (with-temp-file {config} (insert "agent_command = \"agent-doc-test-no-such-agent\"\n"))
+      (with-temp-file {config} (insert {exit_config}))
       (split-window-right)
       (other-window 1)
       (find-file {other})
@@ -117,6 +119,9 @@ def test_emacs_claim_and_sync_inside_tmux(
             other=_lisp(other),
             sessions=_lisp(registry.registry_path(project)),
             config=_lisp(config),
+            exit_config=_lisp(
+                f"agent_command = {json.dumps(f'{sys.executable} {EXIT_AGENT}')}\n"
+            ),
             out=_lisp(out),
         ),
         "utf-8",

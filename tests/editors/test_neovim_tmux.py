@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from tests.editors.harness import wait_for
 pytestmark = [pytest.mark.editor, pytest.mark.tmux]
 
 NVIM = find_nvim()
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 # Records every agentDoc.sync request the plugin sends and how it ended.
 RECORD_SYNCS = """
@@ -140,12 +142,13 @@ def test_help_window_never_provisions_agents(
 ) -> None:
     """With auto_sync, `:help` started `exec claude` again and pushed nvim's window.
 
-    The agent command does not exist (like `claude` not installed): the first
-    automatic sync starts it once, it exits at once, and nothing else starts
-    it again — not `:help`, not a preview window, not a manual sync.
+    The agent exits at once (tests/data/exit_agent.py): the first automatic
+    sync starts it once, and nothing else starts it again — not `:help`, not
+    a preview or diff window, not a manual sync.
     """
     doc = session_doc(project, "h.md")
-    env = "AGENT_DOC_AGENT_COMMAND=agent-doc-test-no-such-agent"
+    exit_agent = shlex.join([sys.executable, str(DATA / "exit_agent.py")])
+    env = f"AGENT_DOC_AGENT_COMMAND={shlex.quote(exit_agent)}"
     nvim, editor = _start_nvim(
         tmux, tmp_path, project, doc, "sync_debounce_ms = 50", env
     )

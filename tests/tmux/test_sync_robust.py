@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,9 @@ def _live(tmux: Tmux) -> set[str]:
 def test_agent_exiting_at_once_is_pruned_not_restarted(
     tmux: Tmux, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`claude` not installed: its pane vanished and sync failed with KeyError."""
-    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", "agent-doc-test-no-such-agent")
+    """An agent that exits at once: its pane vanished and sync raised KeyError."""
+    exit_agent = Path(__file__).resolve().parents[1] / "data" / "exit_agent.py"
+    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", f"{sys.executable} {exit_agent}")
     doc = make_doc(project, "k.md")
     first = sync([[str(doc)]], tmux=tmux)  # starts it once; raised KeyError before
     started = next(iter(registry.load(project).entries.values())).pane

@@ -16,10 +16,11 @@ FileArg = Annotated[Path, typer.Argument(help="The session document.")]
 
 def start(file: FileArg, pane: PaneOpt = None) -> None:
     """Bind FILE to the current tmux pane and exec the agent in it."""
+    from agent_doc.tmux.agent_profile import split_assignments
     from agent_doc.tmux.route import start as core_start
 
-    argv = core_start(file, pane=pane)
-    os.execvp(argv[0], argv)
+    env, argv = split_assignments(core_start(file, pane=pane))
+    os.execvpe(argv[0], argv, {**os.environ, **env})
 
 
 def claim(
