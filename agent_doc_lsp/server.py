@@ -99,7 +99,8 @@ class Buffers:
             return {}
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._documents()))
+        """The URIs as the editor sent them (pygls' keys are unquoted copies)."""
+        return iter([doc.uri for doc in self._documents().values()])
 
     def __len__(self) -> int:
         return len(self._documents())
@@ -110,8 +111,9 @@ class Buffers:
     def get(self, uri: str) -> Buffer | None:
         """Return the open buffer of ``uri``, or ``None`` if it is not open."""
         doc = self._documents().get(unquote(uri))
-        if doc is None:
-            return None
+        return None if doc is None else self._buffer(doc)
+
+    def _buffer(self, doc: TextDocument) -> Buffer:
         path = to_fs_path(doc.uri)
         return Buffer(
             uri=doc.uri,
@@ -124,10 +126,10 @@ class Buffers:
     def by_path(self, path: str | Path) -> Buffer | None:
         """Return the open buffer of the file ``path``, or ``None``."""
         wanted = Path(path).resolve()
-        for uri, doc in list(self._documents().items()):
+        for doc in list(self._documents().values()):
             fs = to_fs_path(doc.uri)
             if fs and Path(fs).resolve() == wanted:
-                return self.get(uri)
+                return self._buffer(doc)  # keys are unquoted URIs: never re-unquote
         return None
 
 
