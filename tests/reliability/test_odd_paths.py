@@ -60,7 +60,8 @@ async def test_cli_reaches_the_open_buffer_on_odd_paths(
     assert done.returncode == 0, done.stderr.decode()
     assert "(server" in done.stderr.decode(), done.stderr.decode()
     text = editor.text(uri)
-    assert "ODD-REPLY-1" in text and "typed but unsaved" in text
+    assert "ODD-REPLY-1" in text
+    assert "typed but unsaved" in text
 
     done = await asyncio.to_thread(
         run_cli, ["patch", str(doc), "status", "ODD-STATUS"], cwd=root
