@@ -32,6 +32,7 @@ from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
+from agent_doc.store.docfile import require_document
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.log import WindowLogMessageHandler
@@ -176,8 +177,10 @@ class AgentDocLanguageServer(LanguageServer):
         """Return the document of ``uri`` and a line index of its current text."""
         doc = self.workspace.get_text_document(uri)
         try:
-            text = doc.source  # read from disk when the document is not open
-        except (OSError, UnicodeDecodeError) as exc:
+            if uri not in self.buffers:  # pygls reads it from disk: never a FIFO
+                require_document(Path(to_fs_path(uri) or uri))
+            text = doc.source
+        except (AgentDocError, OSError, UnicodeDecodeError) as exc:
             logger.info("cannot read %s: %s", uri, exc)
             text = ""
         cached = self._indexes.get(uri)

@@ -26,6 +26,7 @@ from pygls.uris import to_fs_path
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
+from agent_doc.store.docfile import special_file_error
 from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
 from agent_doc_lsp.live_edit import ChangeTracker
@@ -149,6 +150,8 @@ def _target(ls: AgentDocLanguageServer, message: Message) -> tuple[Buffer | None
     buffer = ls.buffers.by_path(path)
     if not (_within(path, roots) or (not roots and buffer)):
         return None, f"{path} is outside this server's workspace"
+    if buffer is None and (special := special_file_error(path)):
+        return None, special  # a FIFO, socket, device or folder
     return buffer, ""
 
 
