@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.store.atomic import atomic_write_bytes
 
@@ -137,7 +138,7 @@ def encode_document(original: DocumentFile, text: str) -> bytes:
     """The bytes to store for ``text`` given how ``original`` was stored."""
     if original.newline == "\r\n":
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    data = text.encode("utf-8")
+    data = encode_utf8(text)
     return BOM + data if original.bom else data
 
 

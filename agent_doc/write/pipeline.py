@@ -166,7 +166,7 @@ def text_digest(text: str) -> str:
     """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
     import hashlib
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome | None:

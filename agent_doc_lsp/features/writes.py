@@ -23,6 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
@@ -140,7 +141,7 @@ def _text(message: Message, key: str, *, optional: bool = False) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValueError(f"field {key!r} must be a string")
-    return value
+    return scrub_surrogates(value)  # JSON may carry lone "\\ud800" escapes
 
 
 def _target(ls: AgentDocLanguageServer, message: Message) -> tuple[Buffer | None, str]:
