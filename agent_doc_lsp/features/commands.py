@@ -35,6 +35,8 @@ from agent_doc_lsp.commands import PatchArgs
 from agent_doc_lsp.commands import PreflightArgs
 from agent_doc_lsp.commands import WriteArgs
 from agent_doc_lsp.features.local_link import LocalLink
+from agent_doc_lsp.features.writes import patch_warnings
+from agent_doc_lsp.features.writes import show_warnings
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -116,7 +118,10 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.command(commands.WRITE)
     async def write_(ls: AgentDocLanguageServer, args: WriteArgs) -> Any:
-        return await run_core(ls, lambda link: write(link, args))
+        warnings = patch_warnings(ls, args.uri, args.response)
+        result = await run_core(ls, lambda link: write(link, args))
+        show_warnings(ls, warnings)
+        return result
 
     @server.command(commands.PATCH)
     async def patch(ls: AgentDocLanguageServer, args: PatchArgs) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
@@ -196,11 +197,29 @@ def _describe(kind: str, buffer: Buffer | None) -> Message:
     return reply
 
 
+def patch_warnings(ls: AgentDocLanguageServer, uri: str, response: str) -> list[str]:
+    """The malformed patch blocks of ``response`` for the open buffer ``uri``."""
+    buffer = ls.buffers.get(uri)
+    return patch_block_warnings(response, buffer.text if buffer else "")
+
+
+def show_warnings(ls: AgentDocLanguageServer, warnings: list[str]) -> None:
+    """One ``window/showMessage`` warning per malformed patch block."""
+    for warning in warnings:
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"agent-doc write: {warning}"
+            )
+        )
+
+
 async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
     response = _text(message, "response") or ""
+    warnings = patch_warnings(ls, uri, response)
     plan = await write_buffer(
         ls, uri, response, _text(message, "baseline", optional=True)
     )
+    show_warnings(ls, warnings)
     logger.info("write into %s (origin %s)", uri, message.get("origin"))
     return {"content_ours": plan.content_ours, "text": plan.merged}
 
