@@ -200,3 +200,25 @@ async def test_server_refuses_special_files_and_never_blocks(
     )
     assert found is not None
     await alive(sock, good)
+
+
+@pytest.mark.parametrize(
+    ("state_file", "args"),
+    [
+        ("sessions.json", ["status"]),
+        ("config.toml", ["session"]),
+    ],
+)
+def test_state_files_that_are_fifos_never_block(
+    tmp_path: Path, state_file: str, args: list[str]
+) -> None:
+    """A hostile repository's ``.agent-doc/`` FIFO: an answer, never a hang."""
+    root = make_project(tmp_path / "p")
+    doc = root / "doc.md"
+    doc.write_text(template_doc())
+    os.mkfifo(root / ".agent-doc" / state_file)
+    done = run_cli([a.format(doc=doc) for a in args], cwd=root, timeout=LIMIT_S)
+    err = done.stderr.decode()
+    assert "Traceback" not in err
+    if done.returncode:
+        assert "not a regular file" in err, err
