@@ -135,7 +135,6 @@ def patch_block_warnings(response: str, document: str) -> list[str]:
     component of a template document; their text still goes to the exchange
     (the spec's fallback), this only says so. Never raises.
     """
-    from agent_doc.document.components import scan_components
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.errors import AgentDocError
 
@@ -143,15 +142,26 @@ def patch_block_warnings(response: str, document: str) -> list[str]:
         if parse_frontmatter(document).format == "inline":
             return []  # an inline document takes the response as it is
         blocks, _unmatched, problems = _parse(response)
-        names = {c.name for c in scan_components(document).components}
     except AgentDocError:
         return []  # the write itself reports these
+    names = {b.name for b in blocks} - _FALLBACK_TARGETS
     unknown = [
-        f"patch block '{b.name}' names no component of the document; {FALLBACK}"
-        for b in blocks
-        if b.name not in names and b.name != "frontmatter"
+        f"patch block '{name}' names no component of the document; {FALLBACK}"
+        for name in sorted(names)
+        if not _has_component(document, name)
     ]
     return problems + unknown
+
+
+_FALLBACK_TARGETS = frozenset({"exchange", "output", "frontmatter"})
+"""Block names that are never unknown: the fallback targets (created when
+missing) and the frontmatter patch."""
+
+
+def _has_component(document: str, name: str) -> bool:
+    """Whether ``document`` has an opener of component ``name`` (one regex pass)."""
+    opener = re.compile(rf"<!--\s*agent:{re.escape(name)}(?=\s|-->)")
+    return opener.search(document) is not None
 
 
 def _skip_newline(text: str, offset: int) -> int:
