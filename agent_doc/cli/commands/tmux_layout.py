@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 if TYPE_CHECKING:
     from agent_doc.tmux.sync import SyncResult
 
@@ -59,7 +61,7 @@ def sync_summary(result: SyncResult) -> str:
 
 
 def layout(
-    files: Annotated[list[Path], typer.Argument(help="Documents, focus first.")],
+    files: Annotated[list[Path], document_argument("Documents, focus first.")],
     split: Annotated[str, typer.Option("--split", help="h (side by side) or v.")] = "h",
     window: WindowOpt = None,
 ) -> None:

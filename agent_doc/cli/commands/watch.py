@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 NOT_RUNNING = 3
 """Exit code of ``watch --status`` when no daemon runs (LSB ``status``: 3)."""
 
@@ -14,7 +16,7 @@ NOT_RUNNING = 3
 def watch(
     files: Annotated[
         list[Path] | None,
-        typer.Argument(help="Extra documents to watch (besides sessions.json)."),
+        document_argument("Extra documents to watch (besides sessions.json)."),
     ] = None,
     stop: Annotated[
         bool, typer.Option("--stop", help="Stop the running daemon (SIGTERM).")
