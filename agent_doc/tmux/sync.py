@@ -224,7 +224,7 @@ def sync(
     )
     if target is None:
         warnings.append(f"pane {want[0][0]} exited during the sync; not arranged")
-        return SyncResult(None, (), files, False, False, tuple(warnings))
+        return SyncResult(None, (), {}, False, False, tuple(warnings))
     move_to_front(tmux, session, window_name, keep_window)
     got = current_columns(tmux.panes(), target)
     changed = current_columns(before, target) != got

@@ -45,11 +45,9 @@ def test_agent_exiting_at_once_is_pruned_not_restarted(
         return info is None or info.dead
 
     wait_for(gone, 10, "the agent to exit")
-    if first.warnings:  # it was already gone when the first sync looked
+    if first.warnings:  # it died before or while the first sync placed it
         assert (first.window, first.columns, first.files) == (None, (), {})
-        assert first.warnings[0].startswith(
-            f"k.md: its agent in pane {started} exited at once"
-        )
+        assert started in first.warnings[0]
     panes_after_first = set(tmux.panes())
     second = sync([[str(doc)]], tmux=tmux)
     assert (second.window, second.columns, second.files) == (None, (), {})
