@@ -2,8 +2,10 @@
 
 Global: ``$XDG_CONFIG_HOME/agent-doc/config.toml`` (default ``~/.config/...``)
 with ``default_agent``, ``claude_args``, ``[agents.NAME]`` (``command``,
-``args``) and ``[terminal]`` (``command``). Project: ``<root>/.agent-doc/config.toml``
-with ``tmux_session`` (and ``[components.*]``, read by ``component_config``).
+``args``, ``transport`` = ``"cli"`` or ``"acp"``, ``permissions`` = ``"ask"``,
+``"allow"`` or ``"reject"``) and ``[terminal]`` (``command``). Project:
+``<root>/.agent-doc/config.toml`` with ``tmux_session`` (and ``[components.*]``,
+read by ``component_config``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
+TRANSPORTS = ("cli", "acp")
+"""``cli``: one process per turn, JSON on stdout; ``acp``: Agent Client Protocol."""
+PERMISSION_POLICIES = ("ask", "allow", "reject")
+"""How an ACP agent's permission requests are answered when nobody is asked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +40,10 @@ class AgentCommand:
     """Executable name or path."""
     args: tuple[str, ...] = ()
     """Arguments placed before agent-doc's own (replace the backend defaults)."""
+    transport: str = "cli"
+    """``cli`` (argv + JSON, like claude -p) or ``acp`` (Agent Client Protocol)."""
+    permissions: str = "ask"
+    """ACP permission requests: ``ask`` the person, or always ``allow``/``reject``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +116,21 @@ def _agent_command(name: str, table: Any, path: Path) -> AgentCommand:
         args = args.split()
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise ConfigError(f"{path}: [agents.{name}] args must be a list of strings")
-    return AgentCommand(command=command, args=tuple(args))
+    transport = _choice(table, "transport", TRANSPORTS, f"{path}: [agents.{name}]")
+    permissions = _choice(
+        table, "permissions", PERMISSION_POLICIES, f"{path}: [agents.{name}]"
+    )
+    return AgentCommand(command, tuple(args), transport, permissions)
+
+
+def _choice(
+    table: dict[str, Any], key: str, allowed: tuple[str, ...], where: str
+) -> str:
+    value = table.get(key, allowed[0])
+    if value not in allowed:
+        choices = ", ".join(f'"{a}"' for a in allowed)
+        raise ConfigError(f"{where} {key} must be one of {choices}, got {value!r}")
+    return str(value)
 
 
 def load_global_config(path: Path | None = None) -> GlobalConfig:
