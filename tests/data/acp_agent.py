@@ -10,12 +10,15 @@ It speaks the real protocol over stdio. What it does is set by environment:
   the answer starts with ``permission: <option id | cancelled>``;
 - ``ACP_AGENT_READ=PATH``: read PATH with ``fs/read_text_file``; the answer
   then holds ``read: <first line>`` (or ``read failed: <message>``);
+  ``ACP_AGENT_READ_LINE=N`` reads only line N (1-based);
 - ``ACP_AGENT_WRITE=PATH`` (with ``ACP_AGENT_WRITE_TEXT``): write PATH with
   ``fs/write_text_file`` (after an allowed permission when ``ACP_AGENT_ASK=1``);
 - ``ACP_AGENT_TERMINAL=1``: run ``echo term-ok`` through ``terminal/*``;
 - ``ACP_AGENT_LOG=FILE``: one JSON line per call received (method + details).
 
 ``session/cancel`` stops the stream; the turn ends with ``cancelled``.
+A JSON file named as the first argument may set the same keys (for agents
+started by a language server whose environment a test cannot change).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 import uuid
 from typing import Any
 
@@ -40,9 +44,18 @@ from acp.schema import PermissionOption
 from acp.schema import PromptResponse
 from acp.schema import ToolCallUpdate
 
+SETTINGS: dict[str, str] = {}
+if len(sys.argv) > 1:
+    with open(sys.argv[1], encoding="utf-8") as settings_file:
+        SETTINGS = json.load(settings_file)
+
+
+def setting(key: str, default: str | None = None) -> str | None:
+    return SETTINGS.get(key, os.environ.get(key, default))
+
 
 def log(method: str, **details: Any) -> None:
-    path = os.environ.get("ACP_AGENT_LOG")
+    path = setting("ACP_AGENT_LOG")
     if path:
         with open(path, "a", encoding="utf-8") as out:
             out.write(json.dumps({"method": method, **details}) + "\n")
@@ -101,11 +114,9 @@ class StandInAgent:
             update_plan([plan_entry("answer the question", status="in_progress")]),
         )
         head = await self.side_effects(session_id)
-        reply = head + os.environ.get(
-            "ACP_AGENT_REPLY", "### Re: question\n\nHello from ACP."
-        )
-        size = int(os.environ.get("ACP_AGENT_CHUNK", "6"))
-        delay = float(os.environ.get("ACP_AGENT_DELAY", "0.02"))
+        reply = head + setting("ACP_AGENT_REPLY", "### Re: question\n\nHello from ACP.")
+        size = int(setting("ACP_AGENT_CHUNK", "6"))
+        delay = float(setting("ACP_AGENT_DELAY", "0.02"))
         for start in range(0, len(reply), size):
             if cancelled.is_set():
                 log("stopped", sent=start)
@@ -125,7 +136,7 @@ class StandInAgent:
     async def side_effects(self, session_id: str) -> str:
         head = ""
         allowed = True
-        if os.environ.get("ACP_AGENT_ASK") == "1":
+        if setting("ACP_AGENT_ASK") == "1":
             await self.client.session_update(
                 session_id,
                 start_tool_call("t1", "Write notes.txt", kind="edit", status="pending"),
@@ -145,24 +156,30 @@ class StandInAgent:
             log("permission", picked=picked)
             allowed = picked == "allow"
             head += f"permission: {picked}\n\n"
-        if path := os.environ.get("ACP_AGENT_READ"):
+        if path := setting("ACP_AGENT_READ"):
             try:
-                got = await self.client.read_text_file(session_id=session_id, path=path)
+                line = setting("ACP_AGENT_READ_LINE")
+                got = await self.client.read_text_file(
+                    session_id=session_id,
+                    path=path,
+                    line=int(line) if line else None,
+                    limit=1 if line else None,
+                )
                 first = got.content.splitlines()[0] if got.content else ""
                 head += f"read: {first}\n\n"
             except Exception as exc:
                 head += f"read failed: {exc}\n\n"
-        if (path := os.environ.get("ACP_AGENT_WRITE")) and allowed:
+        if (path := setting("ACP_AGENT_WRITE")) and allowed:
             try:
                 await self.client.write_text_file(
                     session_id=session_id,
                     path=path,
-                    content=os.environ.get("ACP_AGENT_WRITE_TEXT", "written by acp\n"),
+                    content=setting("ACP_AGENT_WRITE_TEXT", "written by acp\n"),
                 )
                 head += "wrote: ok\n\n"
             except Exception as exc:
                 head += f"write failed: {exc}\n\n"
-        if os.environ.get("ACP_AGENT_TERMINAL") == "1":
+        if setting("ACP_AGENT_TERMINAL") == "1":
             try:
                 term = await self.client.create_terminal(
                     session_id=session_id, command="echo", args=["term-ok"]
