@@ -1,4 +1,3 @@
-# ruff: noqa: ARG002 - the SDK calls the client methods by keyword (session_id…)
 """The Agent Client Protocol backend: one turn with an agent that speaks ACP.
 
 An ``[agents.NAME]`` table with ``transport = "acp"`` names a program that
@@ -25,10 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Protocol
 from typing import cast
 
-from agent_doc.cycle.acp_terminals import Terminals
+from agent_doc.cycle.acp_requests import AcpClient
+from agent_doc.cycle.acp_requests import AcpHost
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 
@@ -41,18 +40,6 @@ logger = logging.getLogger(__name__)
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionChoice:
-    """One option of an agent's permission request."""
-
-    option_id: str
-    """What goes back to the agent."""
-    name: str
-    """The label the person sees."""
-    kind: str
-    """``allow_once``, ``allow_always``, ``reject_once`` or ``reject_always``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,66 +57,6 @@ class AcpReply:
     def interrupted(self) -> bool:
         """True when the turn was cancelled before the agent finished."""
         return self.stop_reason == "cancelled"
-
-
-class AcpHost(Protocol):
-    """The side of agent-doc that answers an ACP agent (CLI or editor)."""
-
-    allow_terminals: bool
-    """Offer the ``terminal/*`` capability (trusted workspaces only)."""
-
-    async def on_text(self, text: str) -> None:
-        """The answer so far grew: ``text`` is the whole answer up to now."""
-
-    async def on_activity(self, message: str) -> None:
-        """The agent's plan or a tool call changed (one line for the person)."""
-
-    async def ask_permission(
-        self, title: str, choices: list[PermissionChoice]
-    ) -> str | None:
-        """Return the chosen ``option_id``, or ``None`` when dismissed."""
-
-    async def read_file(self, path: Path) -> str:
-        """Return the text of ``path`` (an open document's live buffer first)."""
-
-    async def write_file(self, path: Path, content: str) -> None:
-        """Replace the text of ``path`` (an open document: as an editor edit)."""
-
-
-def pick_by_policy(policy: str, choices: list[PermissionChoice]) -> str | None:
-    """The option a fixed ``allow``/``reject`` policy answers (``None``: cancel)."""
-    allow = ("allow_once", "allow_always")
-    order: tuple[str, ...] = (
-        allow if policy == "allow" else ("reject_once", "reject_always")
-    )
-    for kind in order:
-        for choice in choices:
-            if choice.kind == kind:
-                return choice.option_id
-    return None
-
-
-def slice_lines(text: str, line: int | None, limit: int | None) -> str:
-    """``fs/read_text_file`` semantics: from 1-based ``line``, at most ``limit``."""
-    if line is None and limit is None:
-        return text
-    lines = text.splitlines(keepends=True)
-    start = max((line or 1) - 1, 0)
-    end = None if limit is None else start + max(limit, 0)
-    return "".join(lines[start:end])
-
-
-def describe_update(update: Any) -> str | None:
-    """One line about a plan or tool-call update (``None`` for other updates)."""
-    kind = getattr(update, "session_update", None)
-    if kind == "plan":
-        entries = [f"[{e.status}] {e.content}" for e in update.entries]
-        return "plan: " + "; ".join(entries) if entries else None
-    if kind in ("tool_call", "tool_call_update"):
-        title = getattr(update, "title", None) or update.tool_call_id
-        status = getattr(update, "status", None)
-        return f"tool: {title}" + (f" ({status})" if status else "")
-    return None
 
 
 class AcpTurn:
@@ -150,12 +77,36 @@ class AcpTurn:
 
     async def run(self, prompt: str, *, resume: str | None, timeout: float) -> AcpReply:
         """Start the agent, run one prompt turn, stop the agent; return the answer."""
+        reply: AcpReply = await self._with_agent(
+            lambda conn: self._turn(conn, prompt, resume), timeout
+        )
+        return reply
+
+    async def probe(self, timeout: float) -> dict[str, Any]:
+        """Start the agent and ``initialize`` only: its name, version, capabilities."""
+
+        async def body(conn: ClientSideConnection) -> dict[str, Any]:
+            init = await self._initialize(conn)
+            info = init.agent_info
+            caps = init.agent_capabilities
+            return {
+                "protocol_version": init.protocol_version,
+                "name": info.name if info else None,
+                "version": info.version if info else None,
+                "load_session": bool(caps and caps.load_session),
+            }
+
+        result: dict[str, Any] = await self._with_agent(body, timeout)
+        return result
+
+    async def _with_agent(self, body: Any, timeout: float) -> Any:
+        """Run ``body(conn)`` with the agent process started, bounded by ``timeout``."""
         from acp import spawn_agent_process
 
         if shutil.which(self.agent.command) is None:
             raise AgentError(f"agent command '{self.agent.command}' not found on PATH")
         env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
-        client = _Client(self)
+        client = AcpClient(self)
         try:
             async with spawn_agent_process(
                 cast("Any", client),
@@ -166,7 +117,7 @@ class AcpTurn:
                 transport_kwargs={"limit": STDIO_LIMIT},
             ) as (conn, _process):
                 self._conn = conn
-                return await asyncio.wait_for(self._turn(conn, prompt, resume), timeout)
+                return await asyncio.wait_for(body(conn), timeout)
         except asyncio.TimeoutError:
             raise AgentError(
                 f"agent '{self.name}' timed out after {timeout:g} s"
@@ -188,27 +139,9 @@ class AcpTurn:
     async def _turn(
         self, conn: ClientSideConnection, prompt: str, resume: str | None
     ) -> AcpReply:
-        from acp import PROTOCOL_VERSION
         from acp import text_block
-        from acp.schema import ClientCapabilities
-        from acp.schema import FileSystemCapabilities
-        from acp.schema import Implementation
 
-        from agent_doc import __version__
-
-        caps = ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
-            terminal=self.host.allow_terminals,
-        )
-        init = await _call(
-            self.name,
-            "initialize",
-            conn.initialize(
-                protocol_version=PROTOCOL_VERSION,
-                client_capabilities=caps,
-                client_info=Implementation(name="agent-doc", version=__version__),
-            ),
-        )
+        init = await self._initialize(conn)
         can_load = bool(
             init.agent_capabilities and init.agent_capabilities.load_session
         )
@@ -228,6 +161,28 @@ class AcpTurn:
             raise self.failure
         stop = "cancelled" if self.cancelled else str(result.stop_reason)
         return AcpReply("".join(self._chunks), self.session_id, stop)
+
+    async def _initialize(self, conn: ClientSideConnection) -> Any:
+        from acp import PROTOCOL_VERSION
+        from acp.schema import ClientCapabilities
+        from acp.schema import FileSystemCapabilities
+        from acp.schema import Implementation
+
+        from agent_doc import __version__
+
+        caps = ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+            terminal=self.host.allow_terminals,
+        )
+        return await _call(
+            self.name,
+            "initialize",
+            conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=caps,
+                client_info=Implementation(name="agent-doc", version=__version__),
+            ),
+        )
 
     async def _open_session(
         self, conn: ClientSideConnection, resume: str | None
@@ -269,101 +224,3 @@ async def _call(name: str, method: str, call: Any) -> Any:
         raise AgentError(f"agent '{name}' failed {method}: {exc}") from exc
     except (ConnectionError, EOFError, asyncio.IncompleteReadError) as exc:
         raise AgentError(f"agent '{name}' exited during {method}") from exc
-
-
-class _Client:
-    """The ``acp.Client`` the SDK calls: every request goes to the turn's host."""
-
-    def __init__(self, turn: AcpTurn) -> None:
-        self.turn = turn
-        self.terminals: Terminals | None = None
-
-    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
-        kind = getattr(update, "session_update", None)
-        if kind == "agent_message_chunk":
-            await self.turn.add_chunk(getattr(update.content, "text", "") or "")
-            return
-        line = describe_update(update)
-        if line and self.turn.collecting:
-            await self.turn.host.on_activity(line)
-
-    async def request_permission(
-        self, session_id: str, tool_call: Any, options: list[Any], **_: Any
-    ) -> Any:
-        from acp.schema import AllowedOutcome
-        from acp.schema import DeniedOutcome
-        from acp.schema import RequestPermissionResponse
-
-        choices = [PermissionChoice(o.option_id, o.name, str(o.kind)) for o in options]
-        title = getattr(tool_call, "title", None) or "the agent asks permission"
-        try:
-            picked = await self.turn.host.ask_permission(title, choices)
-        except AgentDocError as exc:
-            self.turn.fail(exc)
-            picked = None
-        if picked is None or self.turn.cancelled:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=picked)
-        )
-
-    async def read_text_file(
-        self,
-        session_id: str,
-        path: str,
-        line: int | None = None,
-        limit: int | None = None,
-        **_: Any,
-    ) -> Any:
-        from acp.schema import ReadTextFileResponse
-
-        text = await _guard(self.turn.host.read_file(Path(path)))
-        return ReadTextFileResponse(content=slice_lines(text, line, limit))
-
-    async def write_text_file(
-        self, session_id: str, path: str, content: str, **_: Any
-    ) -> Any:
-        from acp.schema import WriteTextFileResponse
-
-        await _guard(self.turn.host.write_file(Path(path), content))
-        return WriteTextFileResponse()
-
-    def _terminals(self) -> Terminals:
-        from acp import RequestError
-
-        if not self.turn.host.allow_terminals:
-            raise RequestError(
-                -32601, "terminals are off: the workspace is not trusted"
-            )
-        if self.terminals is None:
-            self.terminals = Terminals(self.turn.cwd)
-        return self.terminals
-
-    async def create_terminal(self, session_id: str, command: str, **kw: Any) -> Any:
-        return await self._terminals().create(command, **kw)
-
-    async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> Any:
-        return self._terminals().output(terminal_id)
-
-    async def wait_for_terminal_exit(
-        self, session_id: str, terminal_id: str, **_: Any
-    ) -> Any:
-        return await self._terminals().wait(terminal_id)
-
-    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
-        return self._terminals().kill(terminal_id)
-
-    async def release_terminal(
-        self, session_id: str, terminal_id: str, **_: Any
-    ) -> Any:
-        return self._terminals().release(terminal_id)
-
-
-async def _guard(call: Any) -> Any:
-    """Turn an ``AgentDocError``/``OSError`` of the host into a JSON-RPC error."""
-    from acp import RequestError
-
-    try:
-        return await call
-    except (AgentDocError, OSError, ValueError) as exc:
-        raise RequestError(-32002, str(exc)) from exc

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
-from agent_doc.cycle.acp_client import PermissionChoice
-from agent_doc.cycle.acp_client import pick_by_policy
+from agent_doc.cycle.acp_requests import PermissionChoice
+from agent_doc.cycle.acp_requests import pick_by_policy
 from agent_doc.errors import AgentError
 
 if TYPE_CHECKING:

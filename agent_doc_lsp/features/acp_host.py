@@ -26,7 +26,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from agent_doc.cycle.acp_client import PermissionChoice
+from agent_doc.cycle.acp_requests import PermissionChoice
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
 from agent_doc.write.live import plan_from_text
