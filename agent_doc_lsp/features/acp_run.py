@@ -49,6 +49,8 @@ logger = logging.getLogger(__name__)
 
 RUN_AGENT = "agentDoc.runAgent"
 STOP_AGENT = "agentDoc.stopAgent"
+FINAL_ATTEMPTS = 3
+"""Times the final answer is sent (each one up to ``writeTimeoutMs``)."""
 
 
 @attrs.define
@@ -157,12 +159,8 @@ async def _answer(
     answer = final_answer(reply, acp_turn.name)
     target = "disk"
     if host.stream is not None and ls.buffers.by_path(turn.path) is not None:
-        try:
-            await _finish_in_buffer(turn.path, host, answer, reply.session_id)
-            target = "server"
-        except ServerTimeout as exc:
-            logger.warning("the final answer did not land in the buffer: %s", exc)
-            raise
+        await _finish_in_buffer(turn.path, host, answer, reply.session_id)
+        target = "server"
     else:
         await asyncio.to_thread(_write_at_end, link, turn, answer, reply.session_id)
     return {
@@ -188,10 +186,15 @@ async def _finish_in_buffer(
     final = stream.target(answer, final=True)
     ours = with_resume_field(final, session_id)
     await asyncio.to_thread(begin_final, path, answer, ours)
-    await host.push(answer, final=True)
+    for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
+        try:
+            await host.push(answer, final=True)
+            break
+        except ServerTimeout:
+            if attempt == FINAL_ATTEMPTS:
+                raise
     if ours != final:
-        stream_target = ours
-        await _merge_into_buffer(host, final, stream_target)
+        await _merge_into_buffer(host, final, ours)
     await asyncio.to_thread(finish_stream, path, ours)
 
 
