@@ -96,8 +96,9 @@ class ConsoleHost:
             )
         lines = [f"agent-doc: {self.name} asks permission: {title}"]
         lines += [f"  {i}. {c.name}" for i, c in enumerate(choices, 1)]
-        say("\n".join(lines))
-        answer = await asyncio.to_thread(input, "choose a number (empty: cancel): ")
+        lines.append("choose a number (empty: cancel): ")
+        say("\n".join(lines))  # stdout stays for data
+        answer = await asyncio.to_thread(sys.stdin.readline)
         if answer.strip().isdigit() and 1 <= int(answer) <= len(choices):
             return choices[int(answer) - 1].option_id
         return None

@@ -167,3 +167,58 @@ def test_unknown_transport_is_a_config_error(project: Path) -> None:
     assert result.returncode != 0
     assert "transport must be one of" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_permission_is_asked_on_the_terminal(project: Path, log: Path) -> None:
+    """A person at a terminal (stdin is a pty) picks an option by its number."""
+    import os
+    import pty
+    import subprocess
+    import threading
+
+    configure("ask")
+    (project / "plan.md").write_text(DOC)
+    master, slave = pty.openpty()
+    env = {
+        **os.environ,
+        "ACP_AGENT_ASK": "1",
+        "ACP_AGENT_LOG": str(log),
+        "ACP_AGENT_REPLY": "Done.",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_doc.cli.entry", "run", "plan.md"],
+        cwd=project,
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    os.close(slave)
+    seen: list[str] = []
+    asked = threading.Event()
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            seen.append(raw.decode())
+            if "choose a number" in raw.decode():
+                asked.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert asked.wait(60), "".join(seen)
+        os.write(master, b"2\n")  # "Reject"
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(10)
+    stderr = "".join(seen)
+    assert proc.returncode == 0, stderr
+    assert "asks permission: Write notes.txt" in stderr
+    assert "1. Allow once" in stderr
+    assert "2. Reject" in stderr
+    assert out == b""  # the question never goes to stdout
+    assert "permission: reject" in (project / "plan.md").read_text()
