@@ -40,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 MIN_INTERVAL_S = 0.2
 """Least time between two streamed edits of one buffer (≤ 5 edits/s)."""
+STALE_WAIT_S = 2.0
+"""After a refused streamed edit, wait this long at most for the next didChange."""
 
 
 class EditorHost:
@@ -66,6 +68,7 @@ class EditorHost:
         self._latest = ""
         self._dirty = asyncio.Event()
         self._stopping = asyncio.Event()
+        self._changed = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
         self._token: str | None = None
 
@@ -95,6 +98,10 @@ class EditorHost:
             self.ls.work_done_progress.end(
                 self._token, types.WorkDoneProgressEnd(message=message)
             )
+
+    def buffer_changed(self) -> None:
+        """The editor sent a ``didChange`` for the document."""
+        self._changed.set()
 
     # -- AcpHost -------------------------------------------------------------
 
@@ -198,11 +205,22 @@ class EditorHost:
             if self._stopping.is_set():
                 return
             started = loop.time()
+            self._changed.clear()
             try:
                 await self.push(self._latest)
             except (AgentDocError, ServerTimeout) as exc:
-                logger.warning("%s: streamed edit skipped: %s", self.title, exc)
+                # The editor holds a version we have not seen (eglot sends
+                # didChange only when idle): wait for it instead of retrying.
+                logger.info("%s: streamed edit deferred: %s", self.title, exc)
+                await self._quiet(self._changed, STALE_WAIT_S)
             pause = MIN_INTERVAL_S - (loop.time() - started)
             if pause > 0:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), pause)
+                await self._quiet(self._stopping, pause)
+
+    async def _quiet(self, event: asyncio.Event, seconds: float) -> None:
+        """Wait until ``event`` is set, the turn stops, or ``seconds`` pass."""
+        waits = {asyncio.ensure_future(event.wait())}
+        waits.add(asyncio.ensure_future(self._stopping.wait()))
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        for task in waits:
+            task.cancel()

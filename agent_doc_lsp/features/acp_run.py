@@ -234,6 +234,12 @@ async def stop_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     return {"stopping": True}
 
 
+def _changed(ls: AgentDocLanguageServer, uri: str) -> None:
+    for running in state_of(ls).running.values():
+        if running.host.uri == uri:
+            running.host.buffer_changed()
+
+
 def stop_lens(
     ls: AgentDocLanguageServer, params: types.CodeLensParams
 ) -> list[types.CodeLens]:
@@ -259,6 +265,7 @@ async def _guarded(call: Any) -> Any:
 def register(server: AgentDocLanguageServer) -> None:
     """Register ``agentDoc.runAgent``, ``agentDoc.stopAgent`` and the stop lens."""
     add_lens_provider(server, stop_lens)
+    server.hooks.did_change.append(_changed)
 
     @server.command(RUN_AGENT)
     async def run_agent_(ls: AgentDocLanguageServer, args: AgentArgs) -> Any:
