@@ -123,3 +123,29 @@ def finish_stream(path: Path, content_ours: str) -> None:
     store.save_snapshot(path, content_ours)
     store.save_crdt(path, encode_text_state(content_ours))
     store.delete_pending(path)
+
+
+def finish_on_disk(path: Path, stream: StreamedAnswer, content_ours: str) -> bool:
+    """The buffer was closed mid-stream: write the final answer to the file.
+
+    The file holds the baseline (closed without saving) or, when the person
+    saved before closing, what the buffer showed (``stream.shown``) plus their
+    typing; the merge uses that as its base so the streamed part is not added
+    twice. Returns whether the file changed. Snapshot as :func:`finish_stream`.
+    """
+    from agent_doc.document.merge import merge_texts
+    from agent_doc.store.state import StateStore
+    from agent_doc.store.state import doc_lock
+    from agent_doc.store.state import read_document
+    from agent_doc.store.state import write_document
+
+    store = StateStore.for_document(path)
+    with doc_lock(path, root=store.root):
+        current = read_document(path)
+        base = stream.baseline if current.text == stream.baseline else stream.shown
+        final = merge_texts(base, content_ours, current.text).text
+        changed = final != current.text
+        if changed:
+            write_document(path, current, final)
+    finish_stream(path, content_ours)
+    return changed

@@ -161,6 +161,8 @@ async def _answer(
     if host.stream is not None and ls.buffers.by_path(turn.path) is not None:
         await _finish_in_buffer(turn.path, host, answer, reply.session_id)
         target = "server"
+    elif host.stream is not None:  # the person closed the buffer mid-stream
+        await asyncio.to_thread(_closed_mid_stream, turn.path, host, answer, reply)
     else:
         await asyncio.to_thread(_write_at_end, link, turn, answer, reply.session_id)
     return {
@@ -210,6 +212,20 @@ async def _merge_into_buffer(host: EditorHost, base: str, target: str) -> None:
         lambda live: plan_merge(base, target, live),
         label="agent-doc resume",
     )
+
+
+def _closed_mid_stream(
+    path: Path, host: EditorHost, answer: str, reply: AcpReply
+) -> None:
+    from agent_doc.write.stream import begin_final
+    from agent_doc.write.stream import finish_on_disk
+    from agent_doc.write.stream import with_resume_field
+
+    stream = host.stream
+    assert stream is not None
+    ours = with_resume_field(stream.target(answer, final=True), reply.session_id)
+    begin_final(path, answer, ours)
+    finish_on_disk(path, stream, ours)
 
 
 def _write_at_end(link: LocalLink, turn: PreparedTurn, answer: str, sid: str) -> None:

@@ -21,6 +21,7 @@ from pytest_lsp import LanguageClient
 
 from agent_doc.store.config import global_config_path
 from agent_doc.store.state import StateStore
+from tests.cli_runner import cli
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities
 from tests.lsp.editor_client import start_editor
@@ -285,3 +286,59 @@ async def test_run_agent_refuses_a_tmux_agent(
     with pytest.raises(JsonRpcServerError, match="not an ACP agent"):
         await session.run(doc.as_uri())
     assert doc.read_text() == DOC.replace("agent: standin", "agent: claude")
+
+
+async def test_saved_and_closed_mid_stream_lands_once_on_disk(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    session = await start(client, tmp_path)
+    session.configure(
+        ACP_AGENT_REPLY=REPLY, ACP_AGENT_CHUNK="4", ACP_AGENT_DELAY="0.03"
+    )
+    doc = session.root / "plan.md"
+    doc.write_text(DOC)
+    uri = doc.as_uri()
+    editor = session.editor
+    editor.open(uri, DOC)
+    running = asyncio.ensure_future(session.run(uri))
+    await editor.wait_for(
+        lambda: "word2 " in editor.text(uri), timeout=60, what="words"
+    )
+    editor.append(uri, "closing now")
+    doc.write_text(editor.text(uri))  # the person saves, with part of the answer
+    editor.close(uri)
+    result = await asyncio.wait_for(running, 60)
+    text = doc.read_text()
+    assert result["target"] == "disk"
+    assert text.count(REPLY) == 1
+    assert text.count("### Re: sum") == 1
+    assert text.endswith("Notes:\nclosing now")
+    assert f"resume: {result['sessionId']}" in text
+
+
+async def test_cli_run_answers_into_the_open_buffer_and_reads_it_live(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    session = await start(client, tmp_path)
+    doc = session.root / "plan.md"
+    doc.write_text(DOC)
+    uri = doc.as_uri()
+    editor = session.editor
+    editor.open(uri, DOC)
+    editor.type(uri, 5, 0, "UNSAVED LINE\n")
+    servers = session.root / ".agent-doc" / "servers"
+    await editor.wait_for(lambda: any(servers.glob("*.json")), what="registration")
+    env = {
+        "ACP_AGENT_READ": str(doc),
+        "ACP_AGENT_READ_LINE": "6",
+        "ACP_AGENT_REPLY": "From the CLI.",
+    }
+    result = await asyncio.to_thread(
+        cli, session.root, "run", "plan.md", "--no-git", env=env
+    )
+    assert result.returncode == 0, result.stderr
+    text = editor.text(uri)
+    assert "read: UNSAVED LINE" in text
+    assert text.index("UNSAVED LINE") < text.index("From the CLI.")
+    assert "resume: acp-" in text
+    assert doc.read_text() == DOC  # the answer went to the buffer, not the file
