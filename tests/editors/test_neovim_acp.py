@@ -74,7 +74,11 @@ def nvim(tmp_path: Path, project: Path):
     settings = tmp_path / "agent-settings.json"
     settings.write_text(
         json.dumps(
-            {"ACP_AGENT_REPLY": REPLY, "ACP_AGENT_CHUNK": "4", "ACP_AGENT_DELAY": "0.05"}
+            {
+                "ACP_AGENT_REPLY": REPLY,
+                "ACP_AGENT_CHUNK": "4",
+                "ACP_AGENT_DELAY": "0.05",
+            }
         )
     )
     config = global_config_path()
@@ -150,3 +154,43 @@ def test_answer_streams_into_neovim_while_the_person_types(nvim: Nvim, project: 
     assert current == typed  # the cursor stayed on the person's line
     assert cursor[1] == len(typed)
     assert (project / "plan.md").read_text() == DOC
+
+
+def test_ask_command_and_permission_question_in_neovim(tmp_path: Path, project: Path):
+    """The plugin's :AgentDocAsk, and the agent's question answered in Neovim's prompt."""
+    binary = find_nvim()
+    if binary is None:
+        pytest.skip("nvim is not installed")
+    settings = tmp_path / "agent-settings.json"
+    settings.write_text(json.dumps({"ACP_AGENT_ASK": "1", "ACP_AGENT_REPLY": "Done."}))
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.standin]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{AGENT}", "{settings}"]\n'
+        'transport = "acp"\n'
+    )
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    nvim = Nvim(binary, tmp_path / "nvim.sock", project, tmp_path / "nvim.log")
+    cmd = json.dumps(json.dumps([sys.executable, "-m", "agent_doc_lsp"]))
+    try:
+        nvim.start(
+            f"require('agent_doc').setup({{cmd = vim.json.decode({cmd}), keymaps = false, auto_sync = false}})",
+            [doc],
+        )
+        ready = "local c = vim.lsp.get_clients({name='agent_doc', bufnr=0})[1] return c ~= nil and c.initialized == true"
+        wait_for(lambda: nvim.lua(ready), 30, "agent-doc-lsp attached")
+        nvim.command("AgentDocAsk")
+        # Neovim shows the question as a numbered list and waits for the person
+        asking = "local m = vim.api.nvim_get_mode() return m.blocking or m.mode ~= 'n'"
+        wait_for(lambda: nvim.lua(asking), 60, "the question")
+        nvim.lua("vim.api.nvim_input('1<CR>') return true")  # "Allow once"
+        wait_for(lambda: "Done." in buffer_text(nvim), 60, "the answer")
+        text = buffer_text(nvim)
+        assert "permission: allow" in text
+        assert text.index("What is 2 + 2?") < text.index("Done.")
+        assert doc.read_text() == DOC
+    finally:
+        nvim.stop()
