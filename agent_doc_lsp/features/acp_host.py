@@ -8,8 +8,10 @@
   edit (:mod:`agent_doc.write.stream` plans it, :func:`apply_live` lands it);
 - **progress**: plan and tool-call updates are ``$/progress`` reports;
 - **permissions**: ``session/request_permission`` becomes
-  ``window/showMessageRequest`` with the agent's options as actions; a dismissed
-  question, a cancelled turn or a client without actions answers ``cancelled``;
+  ``window/showMessageRequest`` with the agent's options as actions (a client
+  without message actions gets one ``Answer: <option>`` code lens per option,
+  as for tmux prompts); a dismissed question or a stopped turn answers
+  ``cancelled``;
 - **files**: ``fs/read_text_file`` of an open document returns the live buffer,
   ``fs/write_text_file`` to one becomes a workspace edit; other files only
   inside the workspace folders. Terminals only in a trusted workspace.
@@ -21,7 +23,9 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -32,6 +36,7 @@ from agent_doc.errors import ServerTimeout
 from agent_doc.write.live import plan_from_text
 from agent_doc.write.stream import StreamedAnswer
 from agent_doc_lsp.features import writes
+from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.prompts import supports_actions
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -42,6 +47,15 @@ MIN_INTERVAL_S = 0.2
 """Least time between two streamed edits of one buffer (≤ 5 edits/s)."""
 STALE_WAIT_S = 2.0
 """After a refused streamed edit, wait this long at most for the next didChange."""
+
+
+@dataclass
+class Question:
+    """A permission question waiting for an ``Answer:`` lens."""
+
+    title: str
+    choices: list[PermissionChoice]
+    answer: asyncio.Future[str]
 
 
 class EditorHost:
@@ -71,6 +85,8 @@ class EditorHost:
         self._changed = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
         self._token: str | None = None
+        self.question: Question | None = None
+        """The permission question offered as lenses (clients without actions)."""
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -121,12 +137,14 @@ class EditorHost:
     async def ask_permission(
         self, title: str, choices: list[PermissionChoice]
     ) -> str | None:
-        """Ask with ``window/showMessageRequest``; ``None`` when not answered."""
-        if not supports_actions(self.ls) or self.cancelled.is_set():
-            logger.warning(
-                "%s: permission '%s' not asked: no client support", self.title, title
-            )
+        """Ask with ``window/showMessageRequest`` (else ``Answer:`` lenses).
+
+        ``None`` when dismissed or when the turn is stopped first.
+        """
+        if self.cancelled.is_set():
             return None
+        if not supports_actions(self.ls):
+            return await self._ask_with_lenses(title, choices)
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message=f"{self.title} asks permission: {title}",
@@ -135,16 +153,34 @@ class EditorHost:
         request = asyncio.ensure_future(
             self.ls.window_show_message_request_async(params)
         )
-        cancelled = asyncio.ensure_future(self.cancelled.wait())
-        await asyncio.wait({request, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        cancelled.cancel()
-        if not request.done() or request.exception() is not None:
-            request.cancel()
-            return None
-        choice = request.result()
+        picked = await self._until_cancelled(request)
         return next(
-            (c.option_id for c in choices if choice and c.name == choice.title), None
+            (c.option_id for c in choices if picked and c.name == picked.title), None
         )
+
+    async def _ask_with_lenses(
+        self, title: str, choices: list[PermissionChoice]
+    ) -> str | None:
+        """Offer the options as ``Answer:`` code lenses until one is run."""
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.question = Question(title, choices, answer)
+        refresh_lenses(self.ls)
+        try:
+            result: str | None = await self._until_cancelled(answer)
+            return result
+        finally:
+            self.question = None
+            refresh_lenses(self.ls)
+
+    async def _until_cancelled(self, future: asyncio.Future[Any]) -> Any:
+        """The result of ``future``, or ``None`` once the turn is stopped."""
+        cancelled = asyncio.ensure_future(self.cancelled.wait())
+        await asyncio.wait({future, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        cancelled.cancel()
+        if not future.done() or future.exception() is not None:
+            future.cancel()
+            return None
+        return future.result()
 
     async def read_file(self, path: Path) -> str:
         """The live buffer of an open document, else the file (workspace only)."""

@@ -11,6 +11,8 @@ through the one write path.
 
 ``agentDoc.stopAgent {uri}`` (and the ``Stop agent`` lens shown while an agent
 answers) sends ``session/cancel``: what streamed stays, marked interrupted.
+``agentDoc.answerAgent {uri, option}`` answers a permission question offered
+as ``Answer:`` lenses (clients without ``window/showMessageRequest`` actions).
 
 (``agentDoc.run`` is the VS Code extension's own command id, bound to
 ``agentDoc.route``; a server command of that name would collide with it.)
@@ -49,6 +51,7 @@ logger = logging.getLogger(__name__)
 
 RUN_AGENT = "agentDoc.runAgent"
 STOP_AGENT = "agentDoc.stopAgent"
+ANSWER_AGENT = "agentDoc.answerAgent"
 FINAL_ATTEMPTS = 3
 """Times the final answer is sent (each one up to ``writeTimeoutMs``)."""
 
@@ -59,6 +62,16 @@ class AgentArgs:
 
     uri: str
     """The session document."""
+
+
+@attrs.define
+class AnswerArgs:
+    """``agentDoc.answerAgent``: pick an option of the agent's permission question."""
+
+    uri: str
+    """The session document whose agent asks."""
+    option: str
+    """The ``optionId`` of the chosen option."""
 
 
 @dataclass
@@ -256,18 +269,44 @@ def _changed(ls: AgentDocLanguageServer, uri: str) -> None:
             running.host.buffer_changed()
 
 
+def answer_agent(ls: AgentDocLanguageServer, uri: str, option: str) -> dict[str, Any]:
+    """Answer the permission question offered as lenses on ``uri``."""
+    running = state_of(ls).running.get(uri)
+    question = running.host.question if running else None
+    if question is None or question.answer.done():
+        raise AgentError("no agent question is waiting on this document")
+    names = {c.option_id: c.name for c in question.choices}
+    if option not in names:
+        raise AgentError(f"the agent offered no option {option!r}")
+    question.answer.set_result(option)
+    return {"uri": uri, "option": option, "label": names[option]}
+
+
 def stop_lens(
     ls: AgentDocLanguageServer, params: types.CodeLensParams
 ) -> list[types.CodeLens]:
-    """A ``Stop agent`` lens while an ACP agent answers the document."""
+    """``Stop agent`` while an ACP agent answers; ``Answer:`` lenses for questions."""
     uri = params.text_document.uri
-    if uri not in state_of(ls).running or not ls.options.code_lens:
+    running = state_of(ls).running.get(uri)
+    if running is None or not ls.options.code_lens:
         return []
     start = types.Position(line=0, character=0)
-    command = types.Command(
-        title="Stop agent", command=STOP_AGENT, arguments=[{"uri": uri}]
+    where = types.Range(start=start, end=start)
+    lenses = [_lens(where, "Stop agent", STOP_AGENT, {"uri": uri})]
+    question = running.host.question
+    for choice in question.choices if question else []:
+        args = {"uri": uri, "option": choice.option_id}
+        lenses.append(_lens(where, f"Answer: {choice.name}", ANSWER_AGENT, args))
+    return lenses
+
+
+def _lens(
+    where: types.Range, title: str, command: str, args: dict[str, str]
+) -> types.CodeLens:
+    return types.CodeLens(
+        range=where,
+        command=types.Command(title=title, command=command, arguments=[args]),
     )
-    return [types.CodeLens(range=types.Range(start=start, end=start), command=command)]
 
 
 async def _guarded(call: Any) -> Any:
@@ -290,3 +329,10 @@ def register(server: AgentDocLanguageServer) -> None:
     @server.command(STOP_AGENT)
     async def stop_agent_(ls: AgentDocLanguageServer, args: AgentArgs) -> Any:
         return await _guarded(stop_agent(ls, args.uri))
+
+    @server.command(ANSWER_AGENT)
+    async def answer_agent_(ls: AgentDocLanguageServer, args: AnswerArgs) -> Any:
+        async def answer() -> dict[str, Any]:
+            return answer_agent(ls, args.uri, args.option)
+
+        return await _guarded(answer())

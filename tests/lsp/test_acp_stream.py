@@ -342,3 +342,64 @@ async def test_cli_run_answers_into_the_open_buffer_and_reads_it_live(
     assert text.index("UNSAVED LINE") < text.index("From the CLI.")
     assert "resume: acp-" in text
     assert doc.read_text() == DOC  # the answer went to the buffer, not the file
+
+
+async def test_client_without_message_actions_answers_with_a_lens(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    (root / ".agent-doc").mkdir(parents=True)
+    settings = tmp_path / "agent-settings.json"
+    settings.write_text(json.dumps({"ACP_AGENT_ASK": "1", "ACP_AGENT_REPLY": "Done."}))
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.standin]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{AGENT}", "{settings}"]\n'
+        'transport = "acp"\n'
+    )
+    editor = await start_editor(client, root=root)  # no window.showMessage actions
+    doc = root / "plan.md"
+    doc.write_text(DOC)
+    uri = doc.as_uri()
+    editor.open(uri, DOC)
+    running = asyncio.ensure_future(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="agentDoc.runAgent", arguments=[{"uri": uri}]
+            )
+        )
+    )
+
+    async def answer_lenses() -> list[types.CodeLens]:
+        for _ in range(600):  # bounded: ~60 s
+            lenses = await client.text_document_code_lens_async(
+                types.CodeLensParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri)
+                )
+            )
+            found = [
+                lens
+                for lens in lenses or []
+                if lens.command and lens.command.title.startswith("Answer: ")
+            ]
+            if found:
+                return found
+            await asyncio.sleep(0.1)
+        raise AssertionError("no Answer: lenses")
+
+    lenses = await answer_lenses()
+    assert [lens.command.title for lens in lenses if lens.command] == [
+        "Answer: Allow once",
+        "Answer: Reject",
+    ]
+    chosen = lenses[1].command
+    assert chosen is not None
+    picked = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=chosen.command, arguments=chosen.arguments)
+    )
+    assert picked["label"] == "Reject"
+    result = await asyncio.wait_for(running, 60)
+    assert result["target"] == "server"
+    assert "permission: reject" in editor.text(uri)
