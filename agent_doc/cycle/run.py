@@ -77,15 +77,9 @@ def run_cycle(
     config = load_global_config()
     name = agents.resolve_agent_name(agent, turn.front.agent, config)
     configured = config.agents.get(name)
-    branch_name = create_branch(open_repo(path), path) if branch else None
-    timeout = timeout or agents.DEFAULT_TIMEOUT_S
-    if configured is not None and configured.transport == "acp":
-        from agent_doc.cycle.acp_run import run_acp_from_console
-
-        session_id: str | None
-        response, session_id = run_acp_from_console(
-            turn, name, configured, link=link, timeout=timeout
-        )
+    acp = configured is not None and configured.transport == "acp"
+    if acp and configured is not None:
+        invocation = agents.AgentInvocation(name, (configured.command,))
     else:
         invocation = agents.build_invocation(
             name,
@@ -94,6 +88,17 @@ def run_cycle(
             model=model or turn.front.model,
             claude_args=resolve_claude_args(turn.front.claude_args, config),
         )
+    agents.require_installed(invocation, config)  # before any branch or status
+    branch_name = create_branch(open_repo(path), path) if branch else None
+    timeout = timeout or agents.DEFAULT_TIMEOUT_S
+    session_id: str | None
+    if acp and configured is not None:
+        from agent_doc.cycle.acp_run import run_acp_from_console
+
+        response, session_id = run_acp_from_console(
+            turn, name, configured, link=link, timeout=timeout
+        )
+    else:
         reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
         response, session_id = reply.text, reply.session_id
     response = with_resume(response, session_id, turn.front)

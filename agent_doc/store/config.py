@@ -32,6 +32,16 @@ PERMISSION_POLICIES = ("ask", "allow", "reject")
 """How an ACP agent's permission requests are answered when nobody is asked."""
 
 
+CLAUDE_INSTALL_HINT = "install Claude Code (https://docs.anthropic.com/claude-code)"
+
+
+def missing_agent_hint(program: str) -> str:
+    """How to get a missing agent ``program``: Claude Code's link for ``claude``."""
+    if Path(program).name == "claude":
+        return CLAUDE_INSTALL_HINT
+    return f"install '{program}' or fix its path"
+
+
 @dataclass(frozen=True, slots=True)
 class AgentCommand:
     """A configured agent backend: the program and the arguments it starts with."""
