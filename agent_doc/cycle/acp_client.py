@@ -201,6 +201,11 @@ class AcpTurn:
         )
         return str(new.session_id)
 
+    @property
+    def text_so_far(self) -> str:
+        """The answer received until now (all chunks joined)."""
+        return "".join(self._chunks)
+
     async def add_chunk(self, text: str) -> None:
         """Record a streamed chunk of the answer and tell the host."""
         if not self.collecting or not text:

@@ -162,10 +162,17 @@ async def _answer(
 
     await host.start()
     reply: AcpReply | None = None
+    failure: AgentDocError | None = None
     try:
         reply = await acp_turn.run(
             turn.prompt, resume=turn.front.resume, timeout=DEFAULT_TIMEOUT_S
         )
+    except AgentDocError as exc:
+        # The agent died or timed out: keep what it already said, marked.
+        if not acp_turn.text_so_far.strip() or acp_turn.session_id is None:
+            raise
+        failure = exc
+        reply = AcpReply(acp_turn.text_so_far, acp_turn.session_id, "cancelled")
     finally:
         stopped = "interrupted" if reply is None or reply.interrupted else "done"
         await host.stop(stopped)
@@ -178,6 +185,8 @@ async def _answer(
         await asyncio.to_thread(_closed_mid_stream, turn.path, host, answer, reply)
     else:
         await asyncio.to_thread(_write_at_end, link, turn, answer, reply.session_id)
+    if failure is not None:
+        raise failure
     return {
         "agent": acp_turn.name,
         "sessionId": reply.session_id,

@@ -14,7 +14,8 @@ It speaks the real protocol over stdio. What it does is set by environment:
 - ``ACP_AGENT_WRITE=PATH`` (with ``ACP_AGENT_WRITE_TEXT``): write PATH with
   ``fs/write_text_file`` (after an allowed permission when ``ACP_AGENT_ASK=1``);
 - ``ACP_AGENT_TERMINAL=1``: run ``echo term-ok`` through ``terminal/*``;
-- ``ACP_AGENT_LOG=FILE``: one JSON line per call received (method + details).
+- ``ACP_AGENT_LOG=FILE``: one JSON line per call received (method + details);
+- ``ACP_AGENT_CRASH_AFTER=N``: exit abruptly after N chunks.
 
 ``session/cancel`` stops the stream; the turn ends with ``cancelled``.
 A JSON file named as the first argument may set the same keys (for agents
@@ -117,7 +118,11 @@ class StandInAgent:
         reply = head + setting("ACP_AGENT_REPLY", "### Re: question\n\nHello from ACP.")
         size = int(setting("ACP_AGENT_CHUNK", "6"))
         delay = float(setting("ACP_AGENT_DELAY", "0.02"))
+        crash_after = int(setting("ACP_AGENT_CRASH_AFTER", "0") or 0)
         for start in range(0, len(reply), size):
+            if crash_after and start >= crash_after * size:
+                log("crash", sent=start)
+                os._exit(3)  # the agent dies mid-answer
             if cancelled.is_set():
                 log("stopped", sent=start)
                 return PromptResponse(stop_reason="cancelled")

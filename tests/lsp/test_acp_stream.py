@@ -403,3 +403,30 @@ async def test_client_without_message_actions_answers_with_a_lens(
     result = await asyncio.wait_for(running, 60)
     assert result["target"] == "server"
     assert "permission: reject" in editor.text(uri)
+
+
+async def test_agent_dying_mid_answer_keeps_what_streamed_marked(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    session = await start(client, tmp_path)
+    session.configure(
+        ACP_AGENT_REPLY=REPLY,
+        ACP_AGENT_CHUNK="4",
+        ACP_AGENT_DELAY="0.05",
+        ACP_AGENT_CRASH_AFTER="20",
+    )
+    doc = session.root / "plan.md"
+    doc.write_text(DOC)
+    uri = doc.as_uri()
+    editor = session.editor
+    editor.open(uri, DOC)
+    with pytest.raises(JsonRpcServerError, match="exited during session/prompt"):
+        await asyncio.wait_for(session.run(uri), 60)
+    text = editor.text(uri)
+    assert "### Re: sum" in text
+    assert "It is 4." not in text
+    assert text.index("### Re: sum") < text.index("*(interrupted)*")
+    assert text.index("*(interrupted)*") < text.index("<!-- /agent:exchange -->")
+    snapshot = StateStore.for_document(doc).load_snapshot(doc)
+    assert snapshot is not None
+    assert "*(interrupted)*" in snapshot
