@@ -202,7 +202,7 @@ async def _attempts(
 ) -> LivePlan:
     """The bounded apply → verify → re-plan loop of :func:`apply_live`."""
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        if uri not in ls.workspace.text_documents:
+        if uri not in ls.buffers:  # pygls keys documents by the unquoted URI
             raise ServerTimeout(f"{label}: the document was closed in the editor")
         doc = ls.workspace.get_text_document(uri)
         version, text = doc.version, doc.source  # before any await

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
@@ -73,8 +74,11 @@ def atomic_write_text(
     mode: int | None = None,
     error: type[AgentDocError] = StateError,
 ) -> None:
-    """Replace ``path`` with ``text`` as UTF-8, atomically (no newline translation)."""
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, error=error)
+    """Replace ``path`` with ``text`` as UTF-8, atomically (no newline translation).
+
+    A lone surrogate is written as U+FFFD (:mod:`agent_doc.document.surrogates`).
+    """
+    atomic_write_bytes(path, encode_utf8(text), mode=mode, error=error)
 
 
 def fsync_dir(folder: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass
 from dataclasses import field
@@ -95,6 +96,8 @@ def global_config_path() -> Path:
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file; a missing file is empty, a bad one a ``ConfigError``."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise ConfigError(f"cannot read {path}: not a regular file")
         data = path.read_bytes()
     except FileNotFoundError:
         return {}

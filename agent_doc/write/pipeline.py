@@ -128,6 +128,7 @@ def write_response(
     """
     from agent_doc.document.apply import build_content_ours
     from agent_doc.document.component_config import load_component_configs
+    from agent_doc.document.patch_blocks import patch_block_warnings
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
     from agent_doc.store.state import read_document
@@ -149,6 +150,8 @@ def write_response(
     else:
         baseline = disk.text
     ours = build_content_ours(baseline, request.response, load_component_configs(root))
+    for warning in patch_block_warnings(request.response, baseline):
+        logger.warning("warning: %s", warning)  # one stderr line per bad block
     store.save_expected(path, text_digest(ours))
     if handle is not None and link is not None:
         outcome = _write_to_server(request, link, handle, baseline, store)
@@ -166,7 +169,7 @@ def text_digest(text: str) -> str:
     """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
     import hashlib
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome | None:
