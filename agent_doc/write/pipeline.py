@@ -85,7 +85,7 @@ def read_baseline_file(path: Path) -> str:
 
 def _crdt_state_of(text: str) -> bytes:
     """CRDT state holding exactly ``text``."""
-    from agent_doc.document.merge import encode_text_state
+    from agent_doc.document._yrs import encode_text_state
 
     return encode_text_state(text)
 
@@ -126,8 +126,6 @@ def write_response(
         A server has the document open but could not apply in time (exit 75);
         nothing was written and the response stays pending.
     """
-    from agent_doc.document.apply import build_content_ours
-    from agent_doc.document.component_config import load_component_configs
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
     from agent_doc.store.state import read_document
@@ -148,11 +146,17 @@ def write_response(
         baseline = normalize_text(handle.text)
     else:
         baseline = disk.text
-    ours = build_content_ours(baseline, request.response, load_component_configs(root))
-    store.save_expected(path, text_digest(ours))
     if handle is not None and link is not None:
+        # hand-off: the server builds content_ours (once) and records its
+        # digest before it edits the buffer; no patch parsing or CRDT here
         outcome = _write_to_server(request, link, handle, baseline, store)
     else:
+        from agent_doc.document.apply import build_content_ours
+        from agent_doc.document.component_config import load_component_configs
+
+        configs = load_component_configs(root)
+        ours = build_content_ours(baseline, request.response, configs)
+        store.save_expected(path, text_digest(ours))
         outcome = _write_to_disk(path, baseline, ours, store)
     store.delete_pending(path)
     if request.origin:
@@ -167,6 +171,22 @@ def text_digest(text: str) -> str:
     import hashlib
 
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def record_expected(path: Path, content_ours: str) -> None:
+    """Note the content_ours a pending write of ``path`` is about to land.
+
+    Called by a language server that builds content_ours for a hand-off
+    (``agent-doc write`` sent it the response) just before it edits the
+    buffer: if the CLI dies before it clears the pending response,
+    :func:`finish_interrupted` then recognises the landed write and ``recover``
+    does not apply it a second time. Without a pending response this is a no-op.
+    """
+    from agent_doc.store.state import StateStore
+
+    store = StateStore.for_document(Path(path))
+    if store.pending_path(Path(path)).is_file():
+        store.save_expected(Path(path), text_digest(content_ours))
 
 
 def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome | None:

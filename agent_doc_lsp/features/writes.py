@@ -28,6 +28,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
 from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
+from agent_doc.write.pipeline import record_expected
 from agent_doc_lsp.live_edit import ChangeTracker
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -90,6 +91,7 @@ async def write_buffer(
         if not base:
             first_base, plan = live_write.plan_write(text, baseline, response, configs)
             base.extend((first_base, plan.content_ours))
+            record_expected(path, plan.content_ours)  # before the edit: recover
             return plan
         return live_write.plan_merge(base[0], base[1], text)
 
