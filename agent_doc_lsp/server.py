@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from cattrs import Converter
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
@@ -33,6 +34,7 @@ from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
 from agent_doc_lsp.convert import UTF16
+from agent_doc_lsp.convert import JsonResult
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
@@ -131,6 +133,15 @@ class Buffers:
         return None
 
 
+def converter() -> Converter:
+    """pygls' converter, passing :class:`JsonResult` results through as they are."""
+    from pygls.protocol import default_converter
+
+    made: Converter = default_converter()  # type: ignore[no-untyped-call]
+    made.register_unstructure_hook(JsonResult, lambda value: value)
+    return made
+
+
 class AgentDocLanguageServer(LanguageServer):
     """The agent-doc language server: pygls plus agent-doc's state."""
 
@@ -139,6 +150,7 @@ class AgentDocLanguageServer(LanguageServer):
             name="agent-doc-lsp",
             version=__version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            converter_factory=converter,
         )
         self.options = Options()
         """Current settings (``initializationOptions`` + ``agentDoc`` section)."""

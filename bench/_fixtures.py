@@ -68,3 +68,26 @@ def user_edits(text: str, edits: int = 20) -> str:
     end = next(i for i in range(len(lines) - 1, 0, -1) if "/agent:exchange" in lines[i])
     lines.insert(end, "Also: one follow-up typed during the write.\n")
     return "".join(lines)
+
+
+def structured_document(components: int = 200, target: int = 822_000) -> str:
+    """A document of ``components`` components with headings (~6 symbols each).
+
+    About ``target`` bytes: frontmatter (4 symbols), then per component its
+    symbol, five ``##``/``###`` headings and prose with a code block whose
+    ``#`` lines are not headings. 200 components give about 1,200 symbols.
+    """
+    head = "---\nagent_doc_session: bench\nagent_doc_format: template\nmodel: x\n---\n"
+    per = max((target - len(head)) // components, 400)
+    prose = "Prose line about the component, with é and 😀 in it. " * 2 + "\n"
+    parts = [head]
+    for n in range(components):
+        block = [f"<!-- agent:part{n} -->\n"]
+        for h in range(5):
+            block.append(f"{'##' if h == 0 else '###'} Heading {n}.{h}\n\n")
+            block.append("```sh\n# not a heading\n```\n")
+        body = "".join(block)
+        fill = per - len(body.encode()) - 30
+        body += prose * max(fill // len(prose.encode()), 0)
+        parts.append(body + f"<!-- /agent:part{n} -->\n")
+    return "".join(parts)
