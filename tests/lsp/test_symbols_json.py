@@ -8,12 +8,11 @@ import pytest
 from lsprotocol import types
 
 from agent_doc.document.component_config import ComponentConfig
-from bench._fixtures import structured_document
 from agent_doc.editor import outline
 from agent_doc_lsp import convert
 from agent_doc_lsp.server import converter
+from bench._fixtures import structured_document
 from tests.lsp.test_symbols import DOC
-
 
 CONFIGS = {"status": ComponentConfig(mode="append")}
 
