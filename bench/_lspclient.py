@@ -70,7 +70,9 @@ class StdioClient:
         """Send a notification."""
         self.send({"method": method, "params": params})
 
-    def request(self, method: str, params: Any, timeout: float = 60) -> tuple[float, Any]:
+    def request(
+        self, method: str, params: Any, timeout: float = 60
+    ) -> tuple[float, Any]:
         """Send a request; return (wall ms at the client, the reply message)."""
         ident = self.next_id
         self.next_id += 1

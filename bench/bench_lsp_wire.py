@@ -35,7 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._fixtures import structured_document
 from bench._lspclient import StdioClient
 
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "agent-doc-bench"
+CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "agent-doc-bench"
+)
 PEER_BIN = CACHE / "node_modules" / ".bin" / "vscode-markdown-language-server"
 SYMBOL_GOAL_MS = 20.0
 PEER_FACTOR = 17.0
@@ -75,7 +77,9 @@ def count_symbols(symbols: list[dict[str, Any]] | None) -> int:
     return sum(1 + count_symbols(s.get("children")) for s in symbols or [])
 
 
-def measure(argv: list[str], root: Path, text: str, runs: int, peer: bool) -> dict[str, Any]:
+def measure(
+    argv: list[str], root: Path, text: str, runs: int, peer: bool
+) -> dict[str, Any]:
     """Median client wall ms of documentSymbol and foldingRange, plus counts."""
     cache: dict[str, list[dict[str, Any]]] = {}
     handlers = {"markdown/parse": lambda p: cache[p["uri"]],
@@ -148,7 +152,10 @@ def main(runs: int) -> None:
         print(f"peer skipped: {reason}")
     else:
         print(f"peer symbols: {peer['count']} (headings only)")
-        ok = ours["symbols"] <= SYMBOL_GOAL_MS and ours["symbols"] * PEER_FACTOR <= peer["symbols"]
+        ok = (
+            ours["symbols"] <= SYMBOL_GOAL_MS
+            and ours["symbols"] * PEER_FACTOR <= peer["symbols"]
+        )
         print(f"goal: documentSymbol ≤ {SYMBOL_GOAL_MS:.0f} ms and ≤ 1/{PEER_FACTOR:.0f} "
               f"of the peer -> {'OK' if ok else 'NOT MET'}")  # fmt: skip
 
