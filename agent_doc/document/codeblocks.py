@@ -22,13 +22,15 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from dataclasses import field
 
+from agent_doc.document._lazy_re import lazy_compile
+
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
 
 # Block openers, searched in "\n" + text so every pattern has a literal
 # prefix (fast search). Groups: 1 backtick fence (its info string holds no
 # backtick), 2 tilde fence; otherwise an HTML comment left open on its line
 # (one-line comments are paragraph barriers only, see below).
-_BLOCK_OPEN = re.compile(
+_BLOCK_OPEN = lazy_compile(
     r"\n {0,3}(?:(`{3,})[^`\n]*(?=\n|\Z)|(~{3,})[^\n]*|<!--(?![^\n]*-->))"
 )
 _CLOSERS: dict[tuple[str, int], re.Pattern[str]] = {}
@@ -56,9 +58,9 @@ _BARRIER_BODY = (
     r"|[ \t]*(?=\n|\Z)"
     r"|( {0,3}(?:[-+*]|\d{1,9}[.)]))(?=[ \t\n]|\Z))"
 )
-_BARRIER_LINE = re.compile("\n" + _BARRIER_BODY)
-_BARRIER_AT = re.compile(_BARRIER_BODY)
-_BACKTICKS = re.compile(r"`+")
+_BARRIER_LINE = lazy_compile("\n" + _BARRIER_BODY)
+_BARRIER_AT = lazy_compile(_BARRIER_BODY)
+_BACKTICKS = lazy_compile(r"`+")
 
 
 def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.components import is_valid_name
 from agent_doc.errors import PatchError
 
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+_COMMENT = lazy_compile(r"<!--(.*?)-->", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,19 +9,14 @@ with ``tmux_session`` (and ``[components.*]``, read by ``component_config``).
 from __future__ import annotations
 
 import os
-import re
 import sys
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
 
@@ -80,6 +75,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -147,7 +147,7 @@ def load_project_config(root: Path) -> ProjectConfig:
     )
 
 
-_KEY_LINE = re.compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
+_KEY_LINE = lazy_compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
 
 
 def set_project_value(root: Path, key: str, value: str) -> None:

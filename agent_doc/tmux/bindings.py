@@ -7,12 +7,12 @@ UUID (the registry key). All state comes from the project root (our decision 7).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import DocumentError
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
@@ -30,7 +30,7 @@ AGENT_COMMAND_ENV = "AGENT_DOC_AGENT_COMMAND"
 DEFAULT_SESSION = "claude"
 AGENT_WINDOW = "agent-doc"
 AGENT_PROCESSES = frozenset({"agent-doc", "claude", "node"})
-_PROMPT_RE = re.compile(r"^\s*[│|]?\s*[❯>]")
+_PROMPT_RE = lazy_compile(r"^\s*[│|]?\s*[❯>]")
 
 
 @dataclass(frozen=True, slots=True)
