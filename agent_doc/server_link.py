@@ -194,7 +194,7 @@ class ServerLink:
         root: Path | None = None,
         *,
         timeout: float = 2.0,
-        write_timeout: float = 10.0,
+        write_timeout: float = 30.0,
     ) -> None:
         self.root = root
         """Fixed project root, or ``None`` to search from each document."""
@@ -270,7 +270,17 @@ class ServerLink:
         return None
 
     def _send(self, handle: ServerHandle, request: dict[str, Any]) -> dict[str, Any]:
-        """Send a mutating request to the owner; a lost reply is a timeout."""
+        """Send a mutating request to the owner; a lost reply is a timeout.
+
+        The request carries ``timeout_ms``: the server gives up (and answers
+        with exit 75) before this side stops listening, so a write can never
+        land after the CLI reported it failed.
+        """
+        margin = min(2.0, self.write_timeout / 4)
+        request = {
+            **request,
+            "timeout_ms": max(int((self.write_timeout - margin) * 1000), 1),
+        }
         try:
             reply = exchange(handle.registration.socket, request, self.write_timeout)
         except TimeoutError as exc:

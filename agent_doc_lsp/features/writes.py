@@ -79,7 +79,11 @@ def configs_for(path: Path) -> dict[str, Any]:
 
 
 async def write_buffer(
-    ls: AgentDocLanguageServer, uri: str, response: str, baseline: str | None
+    ls: AgentDocLanguageServer,
+    uri: str,
+    response: str,
+    baseline: str | None,
+    timeout_ms: int | None = None,
 ) -> LivePlan:
     """Merge ``response`` into the open buffer ``uri``; verified, with retries."""
     path = Path(to_fs_path(uri) or uri)
@@ -94,7 +98,12 @@ async def write_buffer(
         return live_write.plan_merge(base[0], base[1], text)
 
     return await apply_live(
-        ls, state_of(ls).tracker, uri, plan_for, label="agent-doc write"
+        ls,
+        state_of(ls).tracker,
+        uri,
+        plan_for,
+        label="agent-doc write",
+        timeout_ms=timeout_ms,
     )
 
 
@@ -104,6 +113,7 @@ async def patch_buffer(
     component: str,
     content: str,
     mode: str | None = None,
+    timeout_ms: int | None = None,
 ) -> LivePlan:
     """Patch one component of the open buffer ``uri`` (``patch`` semantics)."""
     configs = configs_for(Path(to_fs_path(uri) or uri))
@@ -115,6 +125,7 @@ async def patch_buffer(
             text, component, content, configs, mode=mode
         ),
         label="agent-doc patch",
+        timeout_ms=timeout_ms,
     )
 
 
@@ -174,6 +185,14 @@ async def handle(ls: AgentDocLanguageServer, message: Message) -> Message:
         return {"ok": False, "error": str(exc)}
 
 
+def _timeout_ms(message: Message) -> int | None:
+    """The caller's own time limit (``timeout_ms``), if it sent a valid one."""
+    value = message.get("timeout_ms")
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
+
+
 def _describe(kind: str, buffer: Buffer | None) -> Message:
     if buffer is None:
         if kind in ("read", "typing"):
@@ -195,7 +214,11 @@ def _describe(kind: str, buffer: Buffer | None) -> Message:
 async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
     response = _text(message, "response") or ""
     plan = await write_buffer(
-        ls, uri, response, _text(message, "baseline", optional=True)
+        ls,
+        uri,
+        response,
+        _text(message, "baseline", optional=True),
+        _timeout_ms(message),
     )
     logger.info("write into %s (origin %s)", uri, message.get("origin"))
     return {"content_ours": plan.content_ours, "text": plan.merged}
@@ -205,7 +228,7 @@ async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
     component = _text(message, "component") or ""
     content = _text(message, "content") or ""
     mode = _text(message, "mode", optional=True)
-    plan = await patch_buffer(ls, uri, component, content, mode)
+    plan = await patch_buffer(ls, uri, component, content, mode, _timeout_ms(message))
     return {"text": plan.merged}
 
 
@@ -267,7 +290,9 @@ def register(server: AgentDocLanguageServer) -> None:
     """Subscribe to the lifecycle and change hooks."""
     server.hooks.initialized.append(start_socket)
     server.hooks.shutdown.append(stop_socket)
-    server.hooks.did_change.append(lambda ls, uri: state_of(ls).tracker.notified(uri))
+    server.hooks.did_change.append(
+        lambda ls, uri: state_of(ls).tracker.notified(ls, uri)
+    )
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_workspace_folders(
