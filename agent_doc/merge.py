@@ -300,7 +300,12 @@ def _base_update(text: str, state: bytes | None) -> bytes:
 def _replay(doc: Doc[Any], text: str, ops: list[Op]) -> None:
     """Apply ``ops`` (str offsets into ``text``) to ``doc`` as UTF-8 byte edits.
 
-    Front to back, so each lookup starts near the previous edit.
+    Front to back, so each lookup starts near the previous edit. A replacement
+    inserts first and deletes after: its text then has the same neighbours as
+    a concurrent insert of the other side at that spot (the replaced text on
+    its right), so the lower client id — the agent — reliably goes first.
+    Deleting first would anchor it to the text after the deletion, and the
+    person's follow-up could end up before the answer (issue 12).
     """
     from pycrdt import Text
 
@@ -308,11 +313,13 @@ def _replay(doc: Doc[Any], text: str, ops: list[Op]) -> None:
     shift = 0
     with doc.transaction():
         for start, end, insert in _byte_ops(text, ops):
-            if end > start:
-                del shared[start + shift : end + shift]
+            at = start + shift
+            size = len(insert.encode("utf-8"))
             if insert:
-                shared.insert(start + shift, insert)
-            shift += len(insert.encode("utf-8")) - (end - start)
+                shared.insert(at, insert)
+            if end > start:
+                del shared[at + size : at + size + end - start]
+            shift += size - (end - start)
 
 
 def _byte_ops(text: str, ops: list[Op]) -> list[Op]:
