@@ -124,7 +124,7 @@ def _reset(editor: Nvim, doc: Path, text: str) -> None:
 def _trial(
     tmux: PrivateTmux, pane: str, editor: Nvim, doc: Path, n: int, rng: random.Random
 ) -> Trial:
-    session = "00000000-0000-4000-8000-%012d" % n
+    session = f"00000000-0000-4000-8000-{n:012d}"
     follow_up = n % 2 == 1
     base = doc_text(session, n)
     expected = expectation(session, n, follow_up)
