@@ -10,7 +10,7 @@ it does not, the newest buffer text is re-planned (same baseline, same
 ``didChange`` (or a short quiet interval), until ``writeTimeoutMs`` is spent.
 
 A write into a buffer the person is typing in first waits for their pause
-(:mod:`agent_doc.write_pause`): no ``didChange`` for the document's typing
+(:mod:`agent_doc.write.pause`): no ``didChange`` for the document's typing
 setting, at most ``writePauseBudgetMs``; after that it lands anyway. The
 edits are minimal (one ``TextEdit`` per changed region), so even then the
 person's text is never covered by an edit.
@@ -37,9 +37,9 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from agent_doc.errors import ServerTimeout
-from agent_doc.live_write import LivePlan
-from agent_doc.write_pause import pause_policy
-from agent_doc.write_pause import wait_before_landing
+from agent_doc.write.live import LivePlan
+from agent_doc.write.pause import pause_policy
+from agent_doc.write.pause import wait_before_landing
 from agent_doc_lsp import convert
 from agent_doc_lsp.server import AgentDocLanguageServer
 
@@ -226,7 +226,7 @@ async def apply_live(
 ) -> LivePlan:
     """Bring the buffer of ``uri`` to ``plan_for(buffer_text).merged``.
 
-    The edit waits for the person's pause (:mod:`agent_doc.write_pause`) and
+    The edit waits for the person's pause (:mod:`agent_doc.write.pause`) and
     ``plan_for`` is called with the newest buffer text on every attempt.
     Attempts follow the editor's ``didChange`` notifications until the edit
     is confirmed. Raises :class:`ServerTimeout` when it did not land within

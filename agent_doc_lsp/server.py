@@ -28,7 +28,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from agent_doc import __version__
-from agent_doc.component_config import ComponentConfig
+from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError

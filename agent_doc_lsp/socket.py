@@ -32,8 +32,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from agent_doc.procs import pid_alive
-from agent_doc.server_link import remove_stale_socket
+from agent_doc.store.procs import pid_alive
+from agent_doc.write.server_link import remove_stale_socket
 
 logger = logging.getLogger(__name__)
 

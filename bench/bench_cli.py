@@ -68,7 +68,9 @@ def main() -> None:
             )
         base = [_time([sys.executable, "-c", "pass"], root) for _ in range(runs)]
     print(f"{'command':<26} {'median ms':>10} {'min ms':>8} {'target':>8}")
-    print(f"{'(python -c pass)':<26} {statistics.median(base):>10.1f} {min(base):>8.1f}")
+    print(
+        f"{'(python -c pass)':<26} {statistics.median(base):>10.1f} {min(base):>8.1f}"
+    )
     for name, samples in cases.items():
         target = TARGET_MS.get(name)
         mark = f"≤{target:.0f}" if target else "-"

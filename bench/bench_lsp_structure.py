@@ -26,7 +26,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from agent_doc.components import _scan_memo
+from agent_doc.document.components import _scan_memo
 from agent_doc.editor import outline
 from agent_doc.editor import problems
 from agent_doc_lsp import convert

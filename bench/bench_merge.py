@@ -11,7 +11,7 @@ import statistics
 import sys
 import time
 
-from agent_doc.merge import merge_texts
+from agent_doc.document.merge import merge_texts
 
 
 def document(lines: int) -> list[str]:

@@ -13,12 +13,12 @@ import sys
 import time
 from collections.abc import Callable
 
-from agent_doc.boundary import find_boundaries
-from agent_doc.codeblocks import block_ranges
-from agent_doc.codeblocks import code_ranges
-from agent_doc.components import _scan_memo
-from agent_doc.components import parse_components
-from agent_doc.components import scan_components
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.codeblocks import code_ranges
+from agent_doc.document.components import _scan_memo
+from agent_doc.document.components import parse_components
+from agent_doc.document.components import scan_components
 
 
 def build_document(target_chars: int = 1_000_000) -> str:

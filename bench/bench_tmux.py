@@ -37,10 +37,10 @@ def main() -> None:
     os.environ.pop("TMUX_PANE", None)
     subprocess.run(["tmux", "-L", name, "-f", "/dev/null", "new-session", "-d",
                     "-s", "main", "-x", "200", "-y", "50", "/bin/sh"], check=True)  # fmt: skip
-    from agent_doc.claiming import claim
-    from agent_doc.layout_sync import sync
-    from agent_doc.routing import route
-    from agent_doc.tmux import Tmux
+    from agent_doc.tmux.adapter import Tmux
+    from agent_doc.tmux.claim import claim
+    from agent_doc.tmux.route import route
+    from agent_doc.tmux.sync import sync
 
     tmux = Tmux(name)
     try:

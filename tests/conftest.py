@@ -50,5 +50,7 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     monkeypatch.setenv("AGENT_DOC_TMUX_SOCKET", guard)
     yield
     if shutil.which("tmux"):
-        subprocess.run(["tmux", "-L", guard, "kill-server"], capture_output=True, check=False)
+        subprocess.run(
+            ["tmux", "-L", guard, "kill-server"], capture_output=True, check=False
+        )
     os.environ.pop("AGENT_DOC_CLAUDE_ARGS", None)

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 
 import typer
+from typer._click.exceptions import ClickException
+from typer._click.exceptions import NoArgsIsHelpError
 
 from agent_doc import __version__
 from agent_doc.cli import commands
+from agent_doc.cli._errors import report_error
 
 app = typer.Typer(
     name="agent-doc",
@@ -50,7 +54,7 @@ def _main(
 ) -> None:
     """Markdown documents as live conversations with an AI coding agent."""
     if ctx.invoked_subcommand not in (None, "upgrade"):
-        from agent_doc.upgrade import startup_notice
+        from agent_doc.automation.upgrade import startup_notice
 
         notice = startup_notice()  # reads a cache; never touches the network
         if notice:
@@ -62,3 +66,26 @@ for _info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.nam
         importlib.import_module(f"{commands.__name__}.{_info.name}").register(app)
 
 __all__ = ["app"]
+
+
+def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
+    """Run the typer app on ``args``; map every failure to one line and a code."""
+    try:
+        code = app(args=args, prog_name=prog_name, standalone_mode=False)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except NoArgsIsHelpError as exc:
+        exc.show()
+        return 0
+    except ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except typer.Abort:
+        sys.stderr.write("agent-doc: aborted\n")
+        return 130
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except (Exception, KeyboardInterrupt) as exc:
+        return report_error(exc)
+    # standalone_mode=False: click returns the code of ``raise typer.Exit(n)``.
+    return code if isinstance(code, int) else 0

@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         code = run_fast(args)
         if code is not None:
             return code
-    from agent_doc.cli._output import run_app
+    from agent_doc.cli.app import run_app
 
     return run_app(args, prog_name="agent-doc")
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from agent_doc.component_config import ComponentConfig
-from agent_doc.component_config import resolve_max_lines
-from agent_doc.component_config import resolve_mode
-from agent_doc.components import Component
-from agent_doc.components import is_valid_name
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.component_config import resolve_max_lines
+from agent_doc.document.component_config import resolve_mode
+from agent_doc.document.components import Component
+from agent_doc.document.components import is_valid_name
+from agent_doc.document.frontmatter import field_lines
+from agent_doc.document.frontmatter import split_frontmatter
 from agent_doc.editor.cache import scan
 from agent_doc.editor.fields import ATTRIBUTES
 from agent_doc.editor.fields import BY_KEY
@@ -28,8 +30,6 @@ from agent_doc.editor.model import HoverInfo
 from agent_doc.editor.model import TextChange
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ComponentError
-from agent_doc.frontmatter import field_lines
-from agent_doc.frontmatter import split_frontmatter
 
 _WORD = re.compile(r"(?:[A-Za-z0-9_]|-(?!->))*")  # never eats a "-->"
 _VALUE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:[ \t]*(\S*)$")

@@ -12,10 +12,10 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from agent_doc.codeblocks import CodeRanges
-from agent_doc.codeblocks import block_ranges
-from agent_doc.components import ComponentScan
-from agent_doc.components import scan_components
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.components import ComponentScan
+from agent_doc.document.components import scan_components
 
 T = TypeVar("T")
 _SIZE = 4
@@ -37,7 +37,7 @@ def _memo(kind: str, text: str, compute: Callable[[str], T]) -> T:
 
 
 def scan(text: str) -> ComponentScan:
-    """:func:`agent_doc.components.scan_components`, memoized per text object."""
+    """``scan_components`` of :mod:`agent_doc.document.components`, memoized."""
     return _memo("scan", text, scan_components)
 
 

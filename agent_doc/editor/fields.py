@@ -1,14 +1,14 @@
 """What each frontmatter field means and which values it takes (spec §2.1).
 
 Used for completion and hover; validation itself lives in
-:mod:`agent_doc.frontmatter`.
+:mod:`agent_doc.document.frontmatter`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_doc.component_config import MODES
+from agent_doc.document.component_config import MODES
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Quick fixes for the problems found by :mod:`agent_doc.editor.lint`.
 
-* deprecated frontmatter keys → :func:`agent_doc.frontmatter.migrate_deprecated`
-  (as one minimal edit);
+* deprecated frontmatter keys →
+  :func:`agent_doc.document.frontmatter.migrate_deprecated` (as one minimal edit);
 * an unclosed component → insert its close marker before the enclosing
   component's close marker, or at the end of the document;
 * stale boundary markers → delete every boundary line but the last.
@@ -9,14 +9,14 @@
 
 from __future__ import annotations
 
-from agent_doc.boundary import find_boundaries
-from agent_doc.components import Component
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.components import Component
+from agent_doc.document.frontmatter import deprecated_fields
+from agent_doc.document.frontmatter import migrate_deprecated
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Fix
 from agent_doc.editor.model import TextChange
 from agent_doc.errors import AgentDocError
-from agent_doc.frontmatter import deprecated_fields
-from agent_doc.frontmatter import migrate_deprecated
 
 
 def minimal_change(old: str, new: str) -> TextChange:

@@ -7,15 +7,15 @@ last is stale (the write path keeps exactly one).
 
 from __future__ import annotations
 
-from agent_doc.boundary import find_boundaries
-from agent_doc.component_config import validate_component_attrs
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.component_config import validate_component_attrs
+from agent_doc.document.frontmatter import deprecated_fields
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.frontmatter import split_frontmatter
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Problem
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import FrontmatterError
-from agent_doc.frontmatter import deprecated_fields
-from agent_doc.frontmatter import parse_frontmatter
-from agent_doc.frontmatter import split_frontmatter
 
 
 def line_span(text: str, line: int) -> tuple[int, int]:

@@ -11,17 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from agent_doc.codeblocks import CodeRanges
-from agent_doc.component_config import ComponentConfig
-from agent_doc.component_config import resolve_mode
-from agent_doc.components import Component
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.component_config import resolve_mode
+from agent_doc.document.components import Component
+from agent_doc.document.frontmatter import field_lines
+from agent_doc.document.frontmatter import split_frontmatter
 from agent_doc.editor.cache import fences
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Fold
 from agent_doc.editor.model import Symbol
 from agent_doc.errors import AgentDocError
-from agent_doc.frontmatter import field_lines
-from agent_doc.frontmatter import split_frontmatter
 
 # literal "\n" prefix: ~8x faster than a MULTILINE "^" on large texts
 _HEADING = re.compile(r"\n {0,3}#{1,6}[ \t][^\n]*")

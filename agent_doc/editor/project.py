@@ -16,15 +16,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_doc.component_config import COMPONENTS_TOML
-from agent_doc.component_config import CONFIG_TOML
-from agent_doc.component_config import ComponentConfig
-from agent_doc.component_config import load_component_configs
+from agent_doc.document.component_config import COMPONENTS_TOML
+from agent_doc.document.component_config import CONFIG_TOML
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.component_config import load_component_configs
 from agent_doc.editor.outline import is_session_document
 from agent_doc.editor.outline import outline
 from agent_doc.errors import AgentDocError
-from agent_doc.state import STATE_DIR
-from agent_doc.state import find_project_root
+from agent_doc.store.state import STATE_DIR
+from agent_doc.store.state import find_project_root
 
 SKIP_DIRS = frozenset({".git", STATE_DIR, "node_modules"})
 """Folders never descended into when scanning for session documents."""

@@ -2,7 +2,7 @@
 
 While session documents (frontmatter ``agent_doc_session``) are open, a
 background task polls their agents every ``agentDoc.statusIntervalMs``
-(:func:`agent_doc.editor_status.poll`, in a worker thread: it runs tmux) and
+(:func:`agent_doc.editor.agent_status.poll`, in a worker thread: it runs tmux) and
 sends the custom notification ``agentDoc/status`` ``{uri, state, pane, agent,
 detail, exitCode}`` whenever a document's status changes. ``textDocument/codeLens``
 shows it at line 0 (``● claude — running in %4``, click: ``agentDoc.focus``);
@@ -29,9 +29,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from agent_doc import editor_status
-from agent_doc.editor_status import EditorStatus
-from agent_doc.editor_status import OpenDoc
+from agent_doc.editor import agent_status as editor_status
+from agent_doc.editor.agent_status import EditorStatus
+from agent_doc.editor.agent_status import OpenDoc
 from agent_doc.errors import AgentDocError
 from agent_doc_lsp.server import AgentDocLanguageServer
 

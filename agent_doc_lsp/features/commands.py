@@ -3,7 +3,7 @@
 ``agentDoc.write``, ``agentDoc.patch``, ``agentDoc.diff``, ``agentDoc.reset``,
 ``agentDoc.outline``, ``agentDoc.preflight`` and ``agentDoc.commit`` call the
 same core functions as the CLI, in a worker thread, with a
-:class:`~agent_doc_lsp.local_link.LocalLink` so that every edit goes to this
+:class:`~agent_doc_lsp.features.local_link.LocalLink` so that every edit goes to this
 editor's live buffer (one verified ``workspace/applyEdit``). Each returns a
 JSON object; an ``AgentDocError`` becomes a JSON-RPC error with its message.
 
@@ -33,7 +33,7 @@ from agent_doc_lsp.commands import DocumentArgs
 from agent_doc_lsp.commands import PatchArgs
 from agent_doc_lsp.commands import PreflightArgs
 from agent_doc_lsp.commands import WriteArgs
-from agent_doc_lsp.local_link import LocalLink
+from agent_doc_lsp.features.local_link import LocalLink
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -75,9 +75,9 @@ async def run_core(
 
 def write(link: LocalLink, args: WriteArgs) -> Any:
     """``agentDoc.write``: the write path, then the snapshot (as the CLI)."""
-    from agent_doc.lifecycle import post_write
-    from agent_doc.writing import WriteRequest
-    from agent_doc.writing import write_response
+    from agent_doc.automation.lifecycle import post_write
+    from agent_doc.write.pipeline import WriteRequest
+    from agent_doc.write.pipeline import write_response
 
     request = WriteRequest(
         path_of(args.uri), args.response, args.baseline, origin=args.origin
@@ -92,7 +92,7 @@ def _without(data: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 def commit(link: LocalLink, path: Path) -> Any:
     """``agentDoc.commit``: commit the snapshot, then refresh the editor."""
-    from agent_doc.committing import commit_and_refresh
+    from agent_doc.cycle.commit import commit_and_refresh
 
     committed, message = commit_and_refresh(path, link)
     return {"committed": committed, "message": message}
@@ -100,18 +100,18 @@ def commit(link: LocalLink, path: Path) -> Any:
 
 def outline(link: LocalLink, path: Path) -> Any:
     """``agentDoc.outline``: sections of the live buffer (or the file)."""
-    from agent_doc.outline import outline as sections
-    from agent_doc.preflight import current_text
+    from agent_doc.cycle.preflight import current_text
+    from agent_doc.document.outline import outline as sections
 
     return [s.as_dict() for s in sections(current_text(path, link))]
 
 
 def register(server: AgentDocLanguageServer) -> None:
     """Register the document commands."""
-    from agent_doc.preflight import run_preflight
-    from agent_doc.project import document_diff
-    from agent_doc.project import reset_document
-    from agent_doc.writing import patch_component
+    from agent_doc.cycle.preflight import run_preflight
+    from agent_doc.cycle.project import document_diff
+    from agent_doc.cycle.project import reset_document
+    from agent_doc.write.pipeline import patch_component
 
     @server.command(commands.WRITE)
     async def write_(ls: AgentDocLanguageServer, args: WriteArgs) -> Any:

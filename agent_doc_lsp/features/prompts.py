@@ -4,7 +4,7 @@ The status poller (:mod:`agent_doc_lsp.features.agent_status`) parses the
 permission prompt shown in an open document's pane. Once per distinct prompt
 this feature sends ``window/showMessageRequest`` (the question, one action per
 option); the chosen action is typed into the pane by
-:func:`agent_doc.prompts.answer_prompt`. When the client cannot show actions
+:func:`agent_doc.tmux.prompts.answer_prompt`. When the client cannot show actions
 (no ``window.showMessage.messageActionItem``) or the user dismisses the
 message, the document gets one code lens per option, ``Answer: <label>``, bound
 to ``agentDoc.answerPrompt`` ``{uri, option}`` (1-based option number).
@@ -23,8 +23,8 @@ import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from agent_doc import prompts
-from agent_doc.editor_status import EditorStatus
+from agent_doc.editor.agent_status import EditorStatus
+from agent_doc.tmux import prompts
 from agent_doc_lsp.features.agent_status import add_lens_provider
 from agent_doc_lsp.features.agent_status import add_status_listener
 from agent_doc_lsp.features.agent_status import refresh_lenses

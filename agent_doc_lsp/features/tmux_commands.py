@@ -165,11 +165,11 @@ def _command(server: AgentDocLanguageServer, name: str) -> Callable[[Any], Any]:
 
 def register(server: AgentDocLanguageServer) -> None:
     """Register the session routing commands nobody registered before."""
-    from agent_doc import claiming
-    from agent_doc import layout_sync
-    from agent_doc import resync
-    from agent_doc import routing
-    from agent_doc.state import project_root_for
+    from agent_doc.store.state import project_root_for
+    from agent_doc.tmux import claim as claiming
+    from agent_doc.tmux import resync
+    from agent_doc.tmux import route as routing
+    from agent_doc.tmux import sync as layout_sync
 
     @_command(server, ROUTE)
     async def route(ls: AgentDocLanguageServer, args: RouteArgs) -> Any:

@@ -5,7 +5,7 @@ response is merged with the *live buffer* (unsaved edits included) and lands as
 one ``workspace/applyEdit``; the file on disk is the editor's business. Message
 types (``docs/architecture.md``): ``read``, ``write``, ``patch``,
 ``reposition``, ``vcs_refresh`` (→ ``agentDoc/vcsRefresh`` notification) and
-``typing``. The merge itself is :mod:`agent_doc.live_write`; applying and
+``typing``. The merge itself is :mod:`agent_doc.write.live`; applying and
 verifying the edit is :mod:`agent_doc_lsp.live_edit`.
 """
 
@@ -23,11 +23,11 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from agent_doc import live_write
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
-from agent_doc.live_write import LivePlan
+from agent_doc.write import live as live_write
+from agent_doc.write.live import LivePlan
 from agent_doc_lsp.live_edit import ChangeTracker
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -72,8 +72,8 @@ def roots_of(ls: AgentDocLanguageServer) -> list[Path]:
 
 def configs_for(path: Path) -> dict[str, Any]:
     """Load the component configs of ``path``'s project."""
-    from agent_doc.component_config import load_component_configs
-    from agent_doc.state import project_root_for
+    from agent_doc.document.component_config import load_component_configs
+    from agent_doc.store.state import project_root_for
 
     return dict(load_component_configs(project_root_for(path)))
 
@@ -256,7 +256,7 @@ _HANDLERS: dict[
 
 def projects_of(roots: list[Path]) -> list[Path]:
     """The agent-doc projects (folders with ``.agent-doc/``) holding ``roots``."""
-    from agent_doc.state import find_project_root
+    from agent_doc.store.state import find_project_root
 
     return [p for p in (find_project_root(r) for r in roots) if p is not None]
 

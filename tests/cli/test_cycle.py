@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.config import global_config_path
+from agent_doc.store.config import global_config_path
 from tests.cli_runner import cli
 
 FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.state import StateStore
+from agent_doc.store.state import StateStore
 from tests.cli_runner import agent_doc
 
 

@@ -7,8 +7,8 @@ import sys
 
 import typer
 
-from agent_doc.cli._output import run_app
 from agent_doc.cli.app import app
+from agent_doc.cli.app import run_app
 from agent_doc.errors import ServerTimeout
 
 

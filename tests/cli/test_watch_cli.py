@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from agent_doc.config import global_config_path
+from agent_doc.store.config import global_config_path
 from tests.cli_runner import cli
 
 FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
@@ -133,7 +133,7 @@ def test_edit_runs_exactly_one_cycle_and_the_own_write_converges(
 def test_busy_document_is_skipped(
     project: Path, session_doc: Path, agent_log: Path, daemon: subprocess.Popen[str]
 ) -> None:
-    from agent_doc.status import set_status
+    from agent_doc.automation.busy import set_status
 
     set_status(session_doc, "writing")
     session_doc.write_text(DOC.replace("2 + 2?", "2 + 5?"))
@@ -184,7 +184,7 @@ def test_sigint_stops_cleanly(project: Path, daemon: subprocess.Popen[str]) -> N
 def test_typing_user_delays_the_cycle(
     project: Path, session_doc: Path, agent_log: Path, daemon: subprocess.Popen[str]
 ) -> None:
-    from agent_doc.typing_state import record_typing
+    from agent_doc.automation.user_typing import record_typing
 
     typed_until = time.time() + 1.0  # indicator + 1500 ms window
     record_typing(session_doc, now_ms=int(typed_until * 1000) - 1500)

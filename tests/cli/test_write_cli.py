@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_doc.state import StateStore
+from agent_doc.store.state import StateStore
 from tests.cli_runner import agent_doc
 from tests.socket_server import FakeServer
 from tests.socket_server import register

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.server_link import ServerLink
+from agent_doc.write.server_link import ServerLink
 from tests.editors.harness import EDITORS
 from tests.editors.harness import agent_doc
 from tests.editors.harness import session_doc

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.server_link import ServerLink
+from agent_doc.write.server_link import ServerLink
 from tests.editors.harness import SERVER_CMD
 from tests.editors.harness import Nvim
 from tests.editors.harness import PrivateTmux

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from agent_doc.server_link import ServerLink
+from agent_doc.write.server_link import ServerLink
 from tests.editors.harness import EDITORS
 from tests.editors.harness import SERVER_CMD
 from tests.editors.harness import PrivateTmux

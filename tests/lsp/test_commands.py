@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
-from agent_doc.state import StateStore
+from agent_doc.store.state import StateStore
 from agent_doc_lsp import commands
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import start_editor

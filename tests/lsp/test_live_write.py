@@ -22,7 +22,7 @@ from pytest_lsp import ClientServerConfig
 from pytest_lsp import LanguageClient
 
 from agent_doc.errors import EX_TEMPFAIL
-from agent_doc.state import StateStore
+from agent_doc.store.state import StateStore
 from tests.lsp.editor_client import ApplyMode
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities

@@ -8,8 +8,8 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from agent_doc.claiming import claim
-from agent_doc.tmux import Tmux
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.claim import claim
 from tests.lsp.tmux_harness import Session
 from tests.lsp.tmux_harness import lsp_on_tmux  # noqa: F401
 from tests.lsp.tmux_harness import private_tmux  # noqa: F401

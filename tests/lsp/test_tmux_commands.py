@@ -8,7 +8,7 @@ import pytest
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from agent_doc.tmux import Tmux
+from agent_doc.tmux.adapter import Tmux
 from tests.lsp.tmux_harness import lsp_on_tmux  # noqa: F401
 from tests.lsp.tmux_harness import private_tmux  # noqa: F401
 from tests.lsp.tmux_harness import project

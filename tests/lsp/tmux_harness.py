@@ -29,7 +29,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 from pytest_lsp import LanguageClient
 
-from agent_doc.tmux import Tmux
+from agent_doc.tmux.adapter import Tmux
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities
 from tests.private_tmux import private_server

@@ -39,13 +39,13 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
-from agent_doc.boundary import find_boundaries
+from agent_doc.cycle.project import recover_pending
+from agent_doc.document.boundary import find_boundaries
 from agent_doc.errors import ServerTimeout
-from agent_doc.project import recover_pending
-from agent_doc.server_link import ServerLink
-from agent_doc.state import StateStore
-from agent_doc.writing import WriteRequest
-from agent_doc.writing import write_response
+from agent_doc.store.state import StateStore
+from agent_doc.write.pipeline import WriteRequest
+from agent_doc.write.pipeline import write_response
+from agent_doc.write.server_link import ServerLink
 from tests.lsp.editor_client import ApplyMode
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import position_of
@@ -331,7 +331,7 @@ async def test_live_buffer_fuzz(
 USER_SCRIPT = """
 import random, sys, time
 from pathlib import Path
-from agent_doc.state import doc_lock, read_document, write_document
+from agent_doc.store.state import doc_lock, read_document, write_document
 path, seed, count = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 rng = random.Random(seed)
 for i in range(count):
@@ -348,7 +348,7 @@ for i in range(count):
 WRITER_SCRIPT = """
 import sys
 from pathlib import Path
-from agent_doc.writing import WriteRequest, write_response
+from agent_doc.write.pipeline import WriteRequest, write_response
 path, count = Path(sys.argv[1]), int(sys.argv[2])
 baseline = path.read_text()
 for i in range(count):

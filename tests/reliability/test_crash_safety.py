@@ -31,10 +31,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.boundary import remove_all_boundaries
-from agent_doc.patching import build_content_ours
-from agent_doc.project import recover_pending
-from agent_doc.state import StateStore
+from agent_doc.cycle.project import recover_pending
+from agent_doc.document.apply import build_content_ours
+from agent_doc.document.boundary import remove_all_boundaries
+from agent_doc.store.state import StateStore
 from tests.reliability._util import AGENT_DOC
 from tests.reliability._util import cli_env
 from tests.reliability._util import make_project
@@ -196,7 +196,7 @@ def test_recover_does_not_duplicate_a_write_that_landed(
     digest still there, snapshot old or new) is rebuilt from a real write; the
     old ``recover_pending`` replayed the response and answered twice.
     """
-    from agent_doc.writing import text_digest
+    from agent_doc.write.pipeline import text_digest
 
     root = make_project(tmp_path / "proj")
     doc = root / "doc.md"

@@ -23,8 +23,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agent_doc.writing import WriteRequest
-from agent_doc.writing import write_response
+from agent_doc.write.pipeline import WriteRequest
+from agent_doc.write.pipeline import write_response
 from tests.reliability._util import make_project
 from tests.reliability._util import template_doc
 

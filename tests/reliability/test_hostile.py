@@ -26,8 +26,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from agent_doc.state import StateStore
-from agent_doc.state import doc_hash
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_hash
 from tests.reliability._server import alive
 from tests.reliability._server import ask
 from tests.reliability._server import open_session

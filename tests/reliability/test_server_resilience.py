@@ -40,7 +40,7 @@ from pytest_lsp import LanguageClient
 
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import ServerTimeout
-from agent_doc.server_link import ServerLink
+from agent_doc.write.server_link import ServerLink
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import start_editor
 from tests.reliability._server import alive

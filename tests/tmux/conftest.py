@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.tmux import Tmux
+from agent_doc.tmux.adapter import Tmux
 from tests.private_tmux import AGENT_COMMAND
 from tests.private_tmux import private_server
 from tests.private_tmux import wait_for

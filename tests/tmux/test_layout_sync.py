@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc import registry
-from agent_doc.claiming import claim
-from agent_doc.layout_sync import layout
-from agent_doc.layout_sync import sync
-from agent_doc.resync import resync
-from agent_doc.tmux import Tmux
+from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.claim import claim
+from agent_doc.tmux.resync import resync
+from agent_doc.tmux.sync import layout
+from agent_doc.tmux.sync import sync
 
 from .conftest import make_doc
 from .conftest import spawn_agent

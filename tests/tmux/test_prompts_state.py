@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.agent_state import EXITED
-from agent_doc.agent_state import NEEDS_INPUT
-from agent_doc.agent_state import RUNNING
-from agent_doc.agent_state import STALE
-from agent_doc.agent_state import STARTING
-from agent_doc.agent_state import AgentStateConfig
-from agent_doc.agent_state import agent_states
-from agent_doc.agent_state import infer
-from agent_doc.claiming import claim
-from agent_doc.prompts import answer_prompt
-from agent_doc.prompts import parse_prompt
-from agent_doc.prompts import prompt_all
-from agent_doc.prompts import prompt_state
-from agent_doc.tmux import Tmux
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.agent_state import EXITED
+from agent_doc.tmux.agent_state import NEEDS_INPUT
+from agent_doc.tmux.agent_state import RUNNING
+from agent_doc.tmux.agent_state import STALE
+from agent_doc.tmux.agent_state import STARTING
+from agent_doc.tmux.agent_state import AgentStateConfig
+from agent_doc.tmux.agent_state import agent_states
+from agent_doc.tmux.agent_state import infer
+from agent_doc.tmux.claim import claim
+from agent_doc.tmux.prompts import answer_prompt
+from agent_doc.tmux.prompts import parse_prompt
+from agent_doc.tmux.prompts import prompt_all
+from agent_doc.tmux.prompts import prompt_state
 
 from .conftest import make_doc
 from .conftest import spawn_agent

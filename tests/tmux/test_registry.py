@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc import registry
 from agent_doc.errors import StateError
 from agent_doc.errors import TmuxError
-from agent_doc.registry import SessionEntry
-from agent_doc.tmux import Tmux
+from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.registry import SessionEntry
 
 from .conftest import spawn_agent
 
@@ -105,7 +105,7 @@ def test_no_server_means_no_panes() -> None:
 
 
 def test_reading_a_missing_registry_creates_nothing(tmp_path: Path) -> None:
-    from agent_doc.registry import load
+    from agent_doc.tmux.registry import load
 
     assert load(tmp_path).entries == {}
     assert not (tmp_path / ".agent-doc").exists()

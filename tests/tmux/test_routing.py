@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc import registry
-from agent_doc.claiming import claim
 from agent_doc.errors import DocumentError
 from agent_doc.errors import TmuxError
-from agent_doc.routing import focus
-from agent_doc.routing import route
-from agent_doc.state import StateStore
-from agent_doc.tmux import Tmux
+from agent_doc.store.state import StateStore
+from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.claim import claim
+from agent_doc.tmux.route import focus
+from agent_doc.tmux.route import route
 
 from .conftest import make_doc
 from .conftest import spawn_agent
@@ -96,6 +96,7 @@ def test_route_dead_pane_auto_starts(tmux: Tmux, project: Path) -> None:
     pane = spawn_agent(tmux)
     key = claim(doc, pane=pane, tmux=tmux).session_id
     tmux.send_text(pane, "/exit 3")
+
     def gone() -> bool:
         info = tmux.panes().get(pane)
         return info is None or info.dead

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.claiming import claim
-from agent_doc.terminal import session_set
-from agent_doc.terminal import session_show
-from agent_doc.tmux import Tmux
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.claim import claim
+from agent_doc.tmux.terminal import session_set
+from agent_doc.tmux.terminal import session_show
 
 from .conftest import make_doc
 from .conftest import spawn_agent

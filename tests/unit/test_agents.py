@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.agents import CLAUDE_BASE_ARGS
-from agent_doc.agents import build_invocation
-from agent_doc.agents import resolve_agent_name
-from agent_doc.agents import send
-from agent_doc.config import AgentCommand
-from agent_doc.config import GlobalConfig
+from agent_doc.cycle.agents import CLAUDE_BASE_ARGS
+from agent_doc.cycle.agents import build_invocation
+from agent_doc.cycle.agents import resolve_agent_name
+from agent_doc.cycle.agents import send
 from agent_doc.errors import AgentError
+from agent_doc.store.config import AgentCommand
+from agent_doc.store.config import GlobalConfig
 
 FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
 

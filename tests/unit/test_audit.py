@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_doc.audit import audit_docs
-from agent_doc.audit import resolve_root
+from agent_doc.cycle.audit import audit_docs
+from agent_doc.cycle.audit import resolve_root
 
 
 def _kinds(root: Path) -> list[tuple[str, str]]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
-from agent_doc.boundary import BOUNDARY_PREFIX
-from agent_doc.boundary import boundary_marker
-from agent_doc.boundary import find_boundaries
-from agent_doc.boundary import insert_boundary_at_end_of_exchange
-from agent_doc.boundary import new_boundary_id
-from agent_doc.boundary import remove_all_boundaries
-from agent_doc.boundary import reposition_boundary_to_end
+from agent_doc.document.boundary import BOUNDARY_PREFIX
+from agent_doc.document.boundary import boundary_marker
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
+from agent_doc.document.boundary import new_boundary_id
+from agent_doc.document.boundary import remove_all_boundaries
+from agent_doc.document.boundary import reposition_boundary_to_end
 
 HEX8 = re.compile(r"[0-9a-f]{8}")
 

@@ -8,10 +8,10 @@ import random
 import pytest
 from markdown_it import MarkdownIt
 
-from agent_doc.codeblocks import CodeIndex
-from agent_doc.codeblocks import CodeRanges
-from agent_doc.codeblocks import block_ranges
-from agent_doc.codeblocks import code_ranges
+from agent_doc.document.codeblocks import CodeIndex
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.codeblocks import code_ranges
 
 MD = MarkdownIt("commonmark")
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.committing import commit_document
-from agent_doc.committing import document_history
-from agent_doc.committing import restored_exchange
-from agent_doc.committing import squash_document_commits
+from agent_doc.cycle.commit import commit_document
+from agent_doc.cycle.commit import document_history
+from agent_doc.cycle.commit import restored_exchange
+from agent_doc.cycle.commit import squash_document_commits
+from agent_doc.document.headings import mark_new_headings
+from agent_doc.document.headings import strip_head_markers
 from agent_doc.errors import VcsError
-from agent_doc.headings import mark_new_headings
-from agent_doc.headings import strip_head_markers
-from agent_doc.state import StateStore
+from agent_doc.store.state import StateStore
 
 
 def git(root: Path, *args: str) -> str:

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.component_config import ComponentConfig
-from agent_doc.component_config import load_component_configs
-from agent_doc.component_config import resolve_max_lines
-from agent_doc.component_config import resolve_mode
-from agent_doc.component_config import validate_component_attrs
-from agent_doc.components import Component
-from agent_doc.components import parse_components
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.component_config import load_component_configs
+from agent_doc.document.component_config import resolve_max_lines
+from agent_doc.document.component_config import resolve_mode
+from agent_doc.document.component_config import validate_component_attrs
+from agent_doc.document.components import Component
+from agent_doc.document.components import parse_components
 from agent_doc.errors import ConfigError
 from agent_doc.errors import PatchError
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agent_doc.components import STANDARD_MODES
-from agent_doc.components import default_mode
-from agent_doc.components import find_component
-from agent_doc.components import is_valid_name
-from agent_doc.components import parse_components
-from agent_doc.components import replace_content
-from agent_doc.components import scan_components
+from agent_doc.document.components import STANDARD_MODES
+from agent_doc.document.components import default_mode
+from agent_doc.document.components import find_component
+from agent_doc.document.components import is_valid_name
+from agent_doc.document.components import parse_components
+from agent_doc.document.components import replace_content
+from agent_doc.document.components import scan_components
 from agent_doc.errors import ComponentError
 
 

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.config import global_config_path
-from agent_doc.config import load_global_config
-from agent_doc.config import load_project_config
-from agent_doc.config import resolve_claude_args
-from agent_doc.config import set_project_value
 from agent_doc.errors import ConfigError
+from agent_doc.store.config import global_config_path
+from agent_doc.store.config import load_global_config
+from agent_doc.store.config import load_project_config
+from agent_doc.store.config import resolve_claude_args
+from agent_doc.store.config import set_project_value
 
 
 def write_global(text: str) -> Path:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from agent_doc.component_config import ComponentConfig
-from agent_doc.components import parse_components
-from agent_doc.convert import convert_to_inline
-from agent_doc.convert import convert_to_template
-from agent_doc.convert import set_mode
+from agent_doc.document.apply import build_content_ours
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.components import parse_components
+from agent_doc.document.convert import convert_to_inline
+from agent_doc.document.convert import convert_to_template
+from agent_doc.document.convert import set_mode
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import ComponentError
 from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
 from agent_doc.errors import PatchError
-from agent_doc.frontmatter import parse_frontmatter
-from agent_doc.patching import build_content_ours
 
 WRAPPED = "\n## Exchange\n\n<!-- agent:exchange -->\n## User\n\nHi\n<!-- /agent:exchange -->\n"
 

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agent_doc.dedupe import dedupe_responses
+from agent_doc.document.dedupe import dedupe_responses
 
 OPEN = "<!-- agent:exchange -->\n"
 CLOSE = "<!-- /agent:exchange -->\n"

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agent_doc.diffing import compute_diff
-from agent_doc.diffing import strip_comments
+from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff import strip_comments
 
 # -- strip_comments: acceptance case 22 ---------------------------------------
 

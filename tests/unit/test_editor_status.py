@@ -1,4 +1,4 @@
-"""Pure parts of :mod:`agent_doc.editor_status` (payload, lens titles, prompt keys)."""
+"""Pure parts of :mod:`agent_doc.editor.agent_status` (payload, lens titles, prompt keys)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.editor_status import EditorStatus
-from agent_doc.editor_status import open_doc
-from agent_doc.prompts import parse_prompt
+from agent_doc.editor.agent_status import EditorStatus
+from agent_doc.editor.agent_status import open_doc
+from agent_doc.tmux.prompts import parse_prompt
 
 DIALOG = (
     "Bash command\n\n  rm -rf build\n\nDo you want to proceed?\n"

@@ -12,15 +12,15 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from agent_doc.document.frontmatter import Frontmatter
+from agent_doc.document.frontmatter import deprecated_fields
+from agent_doc.document.frontmatter import ensure_session
+from agent_doc.document.frontmatter import field_lines
+from agent_doc.document.frontmatter import migrate_deprecated
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.frontmatter import set_field
+from agent_doc.document.frontmatter import split_frontmatter
 from agent_doc.errors import FrontmatterError
-from agent_doc.frontmatter import Frontmatter
-from agent_doc.frontmatter import deprecated_fields
-from agent_doc.frontmatter import ensure_session
-from agent_doc.frontmatter import field_lines
-from agent_doc.frontmatter import migrate_deprecated
-from agent_doc.frontmatter import parse_frontmatter
-from agent_doc.frontmatter import set_field
-from agent_doc.frontmatter import split_frontmatter
 
 
 def fm(body: str, rest: str = "# Doc\n") -> str:

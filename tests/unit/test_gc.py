@@ -9,11 +9,11 @@ import sys
 import time
 from pathlib import Path
 
-from agent_doc.hooks_events import fire_event
-from agent_doc.state import StateStore
-from agent_doc.state_gc import collect_garbage
-from agent_doc.status import set_status
-from agent_doc.typing_state import record_typing
+from agent_doc.automation.busy import set_status
+from agent_doc.automation.gc import collect_garbage
+from agent_doc.automation.user_typing import record_typing
+from agent_doc.store.events import fire_event
+from agent_doc.store.state import StateStore
 
 
 def _age(path: Path, seconds: float) -> None:

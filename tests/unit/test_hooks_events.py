@@ -12,17 +12,18 @@ from pathlib import Path
 import pytest
 
 from agent_doc.errors import StateError
-from agent_doc.hooks_events import ChainTransport
-from agent_doc.hooks_events import FileTransport
-from agent_doc.hooks_events import SocketTransport
-from agent_doc.hooks_events import fire_event
-from agent_doc.hooks_events import gc_events
-from agent_doc.hooks_events import make_event
-from agent_doc.hooks_events import poll_events
-from agent_doc.hooks_socket import HookListener
-from agent_doc.hooks_socket import pointer_path
-from agent_doc.hooks_socket import send_line
-from agent_doc.hooks_socket import socket_path
+from agent_doc.store.event_socket import HookListener
+from agent_doc.store.event_socket import pointer_path
+from agent_doc.store.event_socket import send_line
+from agent_doc.store.event_socket import socket_path
+from agent_doc.store.events import ChainTransport
+from agent_doc.store.events import FileTransport
+from agent_doc.store.events import SocketTransport
+from agent_doc.store.events import event_listener
+from agent_doc.store.events import fire_event
+from agent_doc.store.events import gc_events
+from agent_doc.store.events import make_event
+from agent_doc.store.events import poll_events
 
 DOC = "---\nagent_doc_session: abc-123\n---\nhello\n"
 
@@ -36,7 +37,7 @@ def doc(project: Path) -> Path:
 
 @pytest.fixture
 def listener(project: Path) -> Iterator[HookListener]:
-    server = HookListener(project)
+    server = event_listener(project)
     thread = threading.Thread(target=server.serve)
     thread.start()
     yield server
@@ -102,10 +103,10 @@ def test_stale_socket_is_replaced_and_live_one_refused(project: Path) -> None:
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(str(stale))
     dead.close()  # the file stays, nobody listens
-    server = HookListener(project)
+    server = event_listener(project)
     try:
         with pytest.raises(StateError, match="already runs"):
-            HookListener(project)
+            event_listener(project)
     finally:
         server.close()
     assert not stale.exists()
@@ -114,7 +115,7 @@ def test_stale_socket_is_replaced_and_live_one_refused(project: Path) -> None:
 def test_long_project_path_binds_in_runtime_dir(tmp_path: Path, doc: Path) -> None:
     deep = tmp_path / ("x" * 60) / ("y" * 60)
     (deep / ".agent-doc").mkdir(parents=True)
-    server = HookListener(deep)
+    server = event_listener(deep)
     thread = threading.Thread(target=server.serve)
     thread.start()
     try:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from agent_doc.document.inline import append_inline_response
+from agent_doc.document.inline import strip_assistant_heading
 from agent_doc.errors import PatchError
-from agent_doc.inline import append_inline_response
-from agent_doc.inline import strip_assistant_heading
 
 BASE = "---\nsession: test\n---\n\n## User\n\nHello\n"
 

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_doc.instructions import BUDGET_CHARS
-from agent_doc.instructions import render_instructions
-from agent_doc.instructions import resolve_instructions
+from agent_doc.cycle.instructions import BUDGET_CHARS
+from agent_doc.cycle.instructions import render_instructions
+from agent_doc.cycle.instructions import resolve_instructions
 
 
 def test_nearest_active_wins_and_drafts_are_skipped(tmp_path: Path) -> None:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.cycle.links import MAX_BYTES
+from agent_doc.cycle.links import NOT_FETCHED
+from agent_doc.cycle.links import cache_path
+from agent_doc.cycle.links import check_links
+from agent_doc.cycle.links import fetch_url
+from agent_doc.cycle.links import html_to_markdown
 from agent_doc.errors import LinkError
-from agent_doc.links import MAX_BYTES
-from agent_doc.links import NOT_FETCHED
-from agent_doc.links import cache_path
-from agent_doc.links import check_links
-from agent_doc.links import fetch_url
-from agent_doc.links import html_to_markdown
 
 PAGES: dict[str, tuple[int, str, bytes]] = {}
 

@@ -1,4 +1,4 @@
-"""Unit tests for agent_doc.live_write (pure planning of live-buffer writes)."""
+"""Unit tests for agent_doc.write.live (pure planning of live-buffer writes)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_doc.live_write import TextChange
-from agent_doc.live_write import apply_changes
-from agent_doc.live_write import minimal_change
-from agent_doc.live_write import minimal_changes
-from agent_doc.live_write import plan_merge
-from agent_doc.live_write import plan_write
+from agent_doc.write.live import TextChange
+from agent_doc.write.live import apply_changes
+from agent_doc.write.live import minimal_change
+from agent_doc.write.live import minimal_changes
+from agent_doc.write.live import plan_merge
+from agent_doc.write.live import plan_write
 
 HAVE_CORE = all(
     importlib.util.find_spec(m) is not None
-    for m in ("agent_doc.merge", "agent_doc.patching", "agent_doc.boundary")
+    for m in (
+        "agent_doc.document.merge",
+        "agent_doc.document.apply",
+        "agent_doc.document.boundary",
+    )
 )
 needs_core = pytest.mark.skipif(not HAVE_CORE, reason="core merge/patching not built")
 

@@ -9,12 +9,12 @@ import pytest
 from pycrdt import Doc
 from pycrdt import Text
 
-from agent_doc._textdiff import diff_lines
-from agent_doc._textdiff import split_lines
+from agent_doc.document._linediff import diff_lines
+from agent_doc.document._linediff import split_lines
+from agent_doc.document.merge import MergeResult
+from agent_doc.document.merge import encode_text_state
+from agent_doc.document.merge import merge_texts
 from agent_doc.errors import MergeError
-from agent_doc.merge import MergeResult
-from agent_doc.merge import encode_text_state
-from agent_doc.merge import merge_texts
 
 
 def decode(state: bytes) -> str:

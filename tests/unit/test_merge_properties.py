@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agent_doc.merge import merge_texts
+from agent_doc.document.merge import merge_texts
 
 WORDS = st.sampled_from(
     [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from agent_doc.outline import PREAMBLE
-from agent_doc.outline import Section
-from agent_doc.outline import outline
-from agent_doc.outline import render_outline_text
+from agent_doc.document.outline import PREAMBLE
+from agent_doc.document.outline import Section
+from agent_doc.document.outline import outline
+from agent_doc.document.outline import render_outline_text
 
 DOC = """\
 ---

@@ -14,24 +14,24 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agent_doc.boundary import find_boundaries
-from agent_doc.component_config import ComponentConfig
-from agent_doc.component_config import load_component_configs
-from agent_doc.components import find_component
-from agent_doc.components import parse_components
+from agent_doc.document.apply import PatchBlock
+from agent_doc.document.apply import apply_component_patch
+from agent_doc.document.apply import apply_patches
+from agent_doc.document.apply import dedup_exchange_adjacent_lines
+from agent_doc.document.apply import parse_patch_blocks
+from agent_doc.document.apply import strip_leading_overlap
+from agent_doc.document.apply import strip_trailing_caret_lines
+from agent_doc.document.apply import trim_entries
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.component_config import load_component_configs
+from agent_doc.document.components import find_component
+from agent_doc.document.components import parse_components
 from agent_doc.errors import ComponentError
 from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
-from agent_doc.hooks import run_post_patch
-from agent_doc.hooks import run_pre_patch
-from agent_doc.patching import PatchBlock
-from agent_doc.patching import apply_component_patch
-from agent_doc.patching import apply_patches
-from agent_doc.patching import dedup_exchange_adjacent_lines
-from agent_doc.patching import parse_patch_blocks
-from agent_doc.patching import strip_leading_overlap
-from agent_doc.patching import strip_trailing_caret_lines
-from agent_doc.patching import trim_entries
+from agent_doc.write.component_hooks import run_post_patch
+from agent_doc.write.component_hooks import run_pre_patch
 
 BOUNDARY = re.compile(r"<!-- agent:boundary:([0-9a-z-]+) -->")
 
@@ -593,7 +593,7 @@ def test_apply_never_dedups_the_users_existing_exchange_lines() -> None:
 
 
 def test_frontmatter_patch_block_sets_fields_only() -> None:
-    from agent_doc.patching import build_content_ours
+    from agent_doc.document.apply import build_content_ours
 
     doc = (
         "---\n# keep me\nagent_doc_format: template\nresume: old\n---\n"
@@ -604,14 +604,16 @@ def test_frontmatter_patch_block_sets_fields_only() -> None:
         "<!-- /patch:frontmatter -->\n"
     )
     ours = build_content_ours(doc, response, {})
-    assert ours.startswith("---\n# keep me\nagent_doc_format: template\nresume: new-id\n---\n")
+    assert ours.startswith(
+        "---\n# keep me\nagent_doc_format: template\nresume: new-id\n---\n"
+    )
     assert "evil" not in ours
     assert "patch:frontmatter" not in ours
     assert ours.index("Q?") < ours.index("Answer.")
 
 
 def test_frontmatter_patch_only_response_is_not_empty() -> None:
-    from agent_doc.patching import build_content_ours
+    from agent_doc.document.apply import build_content_ours
 
     doc = "---\nagent_doc_format: inline\n---\n## User\n\nHi\n"
     block = "<!-- patch:frontmatter -->\nmodel: opus\n<!-- /patch:frontmatter -->\n"
@@ -623,7 +625,7 @@ def test_frontmatter_patch_only_response_is_not_empty() -> None:
 
 
 def test_frontmatter_patch_with_bad_yaml_is_an_error() -> None:
-    from agent_doc.patching import build_content_ours
+    from agent_doc.document.apply import build_content_ours
 
     doc = "---\nagent_doc_format: template\n---\nx\n"
     bad = "<!-- patch:frontmatter -->\n: : [\n<!-- /patch:frontmatter -->\n"

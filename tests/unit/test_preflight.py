@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from agent_doc.preflight import wait_until_settled
+from agent_doc.cycle.preflight import wait_until_settled
 
 
 def test_fresh_file_waits_for_the_debounce_window(tmp_path: Path) -> None:

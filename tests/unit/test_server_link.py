@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from agent_doc import server_link
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
-from agent_doc.server_link import ServerLink
+from agent_doc.write import server_link
+from agent_doc.write.server_link import ServerLink
 from tests.socket_server import FakeServer
 from tests.socket_server import Handler
 from tests.socket_server import dead_pid

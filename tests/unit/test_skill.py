@@ -7,13 +7,13 @@ import sys
 from pathlib import Path
 
 from agent_doc import __version__
-from agent_doc.project import init_project
-from agent_doc.skill import VERSION_PLACEHOLDER
-from agent_doc.skill import bundled_skill
-from agent_doc.skill import check_skill
-from agent_doc.skill import install_skill
-from agent_doc.skill import skill_path
-from agent_doc.skill import skill_version
+from agent_doc.cycle.project import init_project
+from agent_doc.cycle.skill import VERSION_PLACEHOLDER
+from agent_doc.cycle.skill import bundled_skill
+from agent_doc.cycle.skill import check_skill
+from agent_doc.cycle.skill import install_skill
+from agent_doc.cycle.skill import skill_path
+from agent_doc.cycle.skill import skill_version
 
 
 def test_bundled_skill_is_rendered_with_the_package_version() -> None:

@@ -13,16 +13,16 @@ import pytest
 
 from agent_doc.errors import DocumentError
 from agent_doc.errors import StateError
-from agent_doc.state import DocumentFile
-from agent_doc.state import StateStore
-from agent_doc.state import atomic_write_text
-from agent_doc.state import doc_hash
-from agent_doc.state import doc_lock
-from agent_doc.state import file_lock
-from agent_doc.state import find_project_root
-from agent_doc.state import project_root_for
-from agent_doc.state import read_document
-from agent_doc.state import write_document
+from agent_doc.store.state import DocumentFile
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import doc_hash
+from agent_doc.store.state import doc_lock
+from agent_doc.store.state import file_lock
+from agent_doc.store.state import find_project_root
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
+from agent_doc.store.state import write_document
 
 WAIT = 20.0
 
@@ -199,7 +199,7 @@ def test_write_keeps_mode_and_symlink(tmp_path: Path) -> None:
 _WRITER = """
 import sys
 from pathlib import Path
-from agent_doc.state import atomic_write_text
+from agent_doc.store.state import atomic_write_text
 n = int(sys.argv[2])
 content = f"writer-{n}-content\\n" * 20000
 sys.stdin.readline()
@@ -250,7 +250,7 @@ def test_atomic_write_keeps_existing_mode(tmp_path: Path) -> None:
 _HOLDER = """
 import sys
 from pathlib import Path
-from agent_doc.state import doc_lock
+from agent_doc.store.state import doc_lock
 with doc_lock(Path(sys.argv[1])):
     print("locked", flush=True)
     sys.stdin.readline()
@@ -388,8 +388,8 @@ def test_state_written_through_symlink_is_shared(project: Path) -> None:
 
 
 def test_ceiling_dirs_stop_root_discovery(tmp_path, monkeypatch) -> None:
-    from agent_doc.state import find_project_root
-    from agent_doc.state import project_root_for
+    from agent_doc.store.state import find_project_root
+    from agent_doc.store.state import project_root_for
 
     (tmp_path / ".agent-doc").mkdir()
     (tmp_path / ".git").mkdir()

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.automation.busy import busy
+from agent_doc.automation.busy import get_status
+from agent_doc.automation.busy import is_busy
+from agent_doc.automation.busy import parse_status
+from agent_doc.automation.busy import set_status
 from agent_doc.errors import StateError
-from agent_doc.state import doc_hash
-from agent_doc.status import busy
-from agent_doc.status import get_status
-from agent_doc.status import is_busy
-from agent_doc.status import parse_status
-from agent_doc.status import set_status
+from agent_doc.store.state import doc_hash
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_doc.state import doc_hash
-from agent_doc.typing_state import DEFAULT_TIMINGS
-from agent_doc.typing_state import is_typing
-from agent_doc.typing_state import last_typed
-from agent_doc.typing_state import record_typing
-from agent_doc.typing_state import timings_for
+from agent_doc.automation.user_typing import DEFAULT_TIMINGS
+from agent_doc.automation.user_typing import is_typing
+from agent_doc.automation.user_typing import last_typed
+from agent_doc.automation.user_typing import record_typing
+from agent_doc.automation.user_typing import timings_for
+from agent_doc.store.state import doc_hash
 
 
 class FakeLink:

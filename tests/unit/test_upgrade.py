@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agent_doc import __version__
-from agent_doc import upgrade
+from agent_doc.automation import upgrade
 
 
 class _Index(BaseHTTPRequestHandler):

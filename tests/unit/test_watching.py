@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.automation.watch import LoopGuard
+from agent_doc.automation.watch import Watcher
+from agent_doc.automation.watch import WatchOptions
+from agent_doc.automation.watch import content_hash
+from agent_doc.automation.watch_daemon import DaemonLock
+from agent_doc.automation.watch_daemon import read_pid
+from agent_doc.automation.watch_daemon import stop_watch
+from agent_doc.automation.watch_daemon import watch_status
 from agent_doc.errors import StateError
-from agent_doc.watch_control import DaemonLock
-from agent_doc.watch_control import read_pid
-from agent_doc.watch_control import stop_watch
-from agent_doc.watch_control import watch_status
-from agent_doc.watching import LoopGuard
-from agent_doc.watching import Watcher
-from agent_doc.watching import WatchOptions
-from agent_doc.watching import content_hash
 
 
 def test_content_hash_ignores_boundary_markers() -> None:

@@ -1,13 +1,13 @@
-"""Unit tests for agent_doc.write_pause (when a live write may land)."""
+"""Unit tests for agent_doc.write.pause (when a live write may land)."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent_doc.write_pause import DEFAULT_QUIET_MS
-from agent_doc.write_pause import pause_policy
-from agent_doc.write_pause import quiet_ms_of
-from agent_doc.write_pause import wait_before_landing
+from agent_doc.write.pause import DEFAULT_QUIET_MS
+from agent_doc.write.pause import pause_policy
+from agent_doc.write.pause import quiet_ms_of
+from agent_doc.write.pause import wait_before_landing
 
 DOC = "---\nagent_doc_format: template\n---\nbody\n"
 

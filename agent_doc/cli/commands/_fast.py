@@ -44,7 +44,7 @@ def do_write(
     as_json: bool,
 ) -> int:
     """``agent-doc write``: the response is read from stdin."""
-    from agent_doc.lifecycle import write_with_hooks
+    from agent_doc.automation.lifecycle import write_with_hooks
 
     outcome = write_with_hooks(
         file,
@@ -65,8 +65,8 @@ def do_write(
 
 def do_diff(file: Path, *, as_json: bool) -> int:
     """``agent-doc diff``: snapshot → document (live buffer when one is open)."""
-    from agent_doc.project import document_diff
-    from agent_doc.server_link import ServerLink
+    from agent_doc.cycle.project import document_diff
+    from agent_doc.write.server_link import ServerLink
 
     result = document_diff(file, ServerLink())
     if as_json:
@@ -88,8 +88,8 @@ def do_patch(
     as_json: bool,
 ) -> int:
     """``agent-doc patch``: one component, content from the argument or stdin."""
-    from agent_doc.server_link import ServerLink
-    from agent_doc.writing import patch_component
+    from agent_doc.write.pipeline import patch_component
+    from agent_doc.write.server_link import ServerLink
 
     text = read_stdin() if content is None else content
     link = None if force_disk else ServerLink()

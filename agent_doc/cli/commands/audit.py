@@ -21,11 +21,11 @@ def audit_docs(
 
     One line per issue (path:line: kind: message); exit 1 when there are any.
     """
-    from agent_doc.audit import audit_docs as run_audit
-    from agent_doc.audit import resolve_root
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
+    from agent_doc.cycle.audit import audit_docs as run_audit
+    from agent_doc.cycle.audit import resolve_root
 
     base = resolve_root(root)
     issues = run_audit(base)

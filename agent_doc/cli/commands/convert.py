@@ -24,7 +24,7 @@ def convert(
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.project import convert_document
+    from agent_doc.cycle.project import convert_document
 
     result = convert_document(file, to)
     if as_json:

@@ -27,10 +27,10 @@ def run(
     ] = 600.0,
 ) -> None:
     """Send FILE's changes to the agent and write its response back (§7.1)."""
+    from agent_doc.automation.lifecycle import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
-    from agent_doc.lifecycle import run_cycle_tracked as run_cycle
-    from agent_doc.server_link import ServerLink
+    from agent_doc.write.server_link import ServerLink
 
     outcome = run_cycle(
         file,
@@ -61,11 +61,11 @@ def preflight(
     """Run every pre-agent step and print the §7.26 JSON on stdout."""
     import contextlib
 
+    from agent_doc.automation.busy import set_status
     from agent_doc.cli._output import emit_json
+    from agent_doc.cycle.preflight import run_preflight
     from agent_doc.errors import AgentDocError
-    from agent_doc.preflight import run_preflight
-    from agent_doc.server_link import ServerLink
-    from agent_doc.status import set_status
+    from agent_doc.write.server_link import ServerLink
 
     emit_json(run_preflight(file, ServerLink(), settle=not no_wait).to_json())
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
@@ -76,8 +76,8 @@ def commit(file: FileArg, as_json: JsonOpt = False) -> None:
     """Commit FILE's snapshot (the agent's response) with (HEAD) markers (§7.15)."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.committing import commit_and_refresh
-    from agent_doc.server_link import ServerLink
+    from agent_doc.cycle.commit import commit_and_refresh
+    from agent_doc.write.server_link import ServerLink
 
     committed, message = commit_and_refresh(file, ServerLink())
     if as_json:
@@ -90,7 +90,7 @@ def clean(file: FileArg, as_json: JsonOpt = False) -> None:
     """Squash FILE's consecutive agent-doc commits at HEAD into one (§7.6)."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.committing import squash_document_commits
+    from agent_doc.cycle.commit import squash_document_commits
 
     squashed, message = squash_document_commits(file)
     if as_json:
@@ -110,11 +110,11 @@ def history(
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.committing import document_history
-    from agent_doc.committing import restored_exchange
-    from agent_doc.preflight import current_text
-    from agent_doc.server_link import ServerLink
-    from agent_doc.writing import patch_component
+    from agent_doc.cycle.commit import document_history
+    from agent_doc.cycle.commit import restored_exchange
+    from agent_doc.cycle.preflight import current_text
+    from agent_doc.write.pipeline import patch_component
+    from agent_doc.write.server_link import ServerLink
 
     if restore is not None:
         link = ServerLink()
@@ -144,8 +144,8 @@ def instructions(file: FileArg, as_json: JsonOpt = False) -> None:
     """Show which AGENTS.md applies to FILE and whether it is inherited."""
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
-    from agent_doc.instructions import resolve_instructions
-    from agent_doc.state import project_root_for
+    from agent_doc.cycle.instructions import resolve_instructions
+    from agent_doc.store.state import project_root_for
 
     found = resolve_instructions(file, project_root_for(file))
     if as_json:

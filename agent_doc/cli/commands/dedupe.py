@@ -20,7 +20,7 @@ def dedupe(
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.project import dedupe_document
+    from agent_doc.cycle.project import dedupe_document
 
     result, removed = dedupe_document(file)
     if as_json:

@@ -21,11 +21,11 @@ def gc(
     Also expired hook events and links_cache entries older than 30 days. A
     pending response whose document exists is never removed.
     """
+    from agent_doc.automation.gc import collect_garbage
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.state import project_root_for
-    from agent_doc.state_gc import collect_garbage
+    from agent_doc.store.state import project_root_for
 
     root = project_root_for(Path.cwd())
     items = collect_garbage(root, dry_run=dry_run)

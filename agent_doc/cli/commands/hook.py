@@ -17,7 +17,7 @@ RootOpt = Annotated[
 
 
 def _root(root: Path | None, near: Path | None = None) -> Path:
-    from agent_doc.state import project_root_for
+    from agent_doc.store.state import project_root_for
 
     return Path(root) if root is not None else project_root_for(near or Path.cwd())
 
@@ -33,7 +33,7 @@ def fire(
 ) -> None:
     """Fire EVENT for FILE (the session id is read from its frontmatter)."""
     from agent_doc.cli._output import emit_json
-    from agent_doc.hooks_events import fire_event
+    from agent_doc.store.events import fire_event
 
     item = fire_event(event, file, transport=transport, root=_root(root, file))
     emit_json(item.to_json())
@@ -49,7 +49,7 @@ def poll(
 ) -> None:
     """Print the events of EVENT newer than --since seconds (JSON list)."""
     from agent_doc.cli._output import emit_json
-    from agent_doc.hooks_events import poll_events
+    from agent_doc.store.events import poll_events
 
     emit_json([e.to_json() for e in poll_events(_root(root), event, since_s=since)])
 
@@ -60,9 +60,9 @@ def listen(root: RootOpt = None) -> None:
     import signal
 
     from agent_doc.cli._output import info
-    from agent_doc.hooks_socket import HookListener
+    from agent_doc.store.events import event_listener
 
-    listener = HookListener(_root(root))
+    listener = event_listener(_root(root))
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda _s, _f: listener.stop())
     info(f"listening on {listener.path}")
@@ -78,7 +78,7 @@ def gc(
 ) -> None:
     """Remove expired events (older than one hour) of every hook."""
     from agent_doc.cli._output import info
-    from agent_doc.hooks_events import gc_events
+    from agent_doc.store.events import gc_events
 
     removed = gc_events(_root(root), dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"

@@ -32,8 +32,8 @@ def init(
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.project import init_project
-    from agent_doc.project import scaffold_document
+    from agent_doc.cycle.project import init_project
+    from agent_doc.cycle.project import scaffold_document
 
     if file is None:
         result = init_project()

@@ -15,9 +15,9 @@ EditorOpt = Annotated[
 
 
 def render_result(result: object) -> None:
-    """Print one :class:`~agent_doc.editor_install.InstallResult`."""
+    """Print one :class:`~agent_doc.editor.install.InstallResult`."""
     from agent_doc.cli._output import emit
-    from agent_doc.editor_install import InstallResult
+    from agent_doc.editor.install import InstallResult
 
     assert isinstance(result, InstallResult)
     where = f" → {result.path}" if result.path else ""
@@ -37,8 +37,8 @@ def install(
     ] = False,
 ) -> None:
     """Check prerequisites and install editor plugins (nothing is downloaded)."""
-    from agent_doc import editor_install as ei
     from agent_doc.cli._output import emit
+    from agent_doc.editor import install as ei
 
     if not skip_prereqs:
         for prereq in ei.check_prereqs():

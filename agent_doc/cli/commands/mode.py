@@ -28,7 +28,7 @@ def mode(
     """
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
-    from agent_doc.project import document_mode
+    from agent_doc.cycle.project import document_mode
 
     result = document_mode(file, format=format, write=write)
     if as_json:

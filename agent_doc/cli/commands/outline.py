@@ -21,9 +21,9 @@ def outline(
     """
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
-    from agent_doc.outline import outline as build_outline
-    from agent_doc.outline import render_outline_text
-    from agent_doc.state import read_document
+    from agent_doc.document.outline import outline as build_outline
+    from agent_doc.document.outline import render_outline_text
+    from agent_doc.store.state import read_document
 
     sections = build_outline(read_document(file).text)
     if as_json:

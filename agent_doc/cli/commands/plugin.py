@@ -16,9 +16,9 @@ EditorArg = Annotated[
 
 
 def _install(editor: str) -> None:
-    from agent_doc import editor_install as ei
     from agent_doc.cli._output import fail
     from agent_doc.cli.commands.install import render_result
+    from agent_doc.editor import install as ei
 
     try:
         render_result(ei.install(editor))
@@ -43,9 +43,9 @@ def list_plugins(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the editor plugins and whether each is installed."""
-    from agent_doc import editor_install as ei
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
+    from agent_doc.editor import install as ei
 
     rows = [
         {

@@ -21,8 +21,8 @@ def reset(
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.project import reset_document
-    from agent_doc.server_link import ServerLink
+    from agent_doc.cycle.project import reset_document
+    from agent_doc.write.server_link import ServerLink
 
     result = reset_document(file, ServerLink())
     if as_json:

@@ -13,7 +13,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.
 
 
 def _root() -> Path:
-    from agent_doc.state import project_root_for
+    from agent_doc.store.state import project_root_for
 
     return project_root_for(Path.cwd())
 
@@ -23,7 +23,7 @@ def install(as_json: JsonOpt = False) -> None:
     """Write the bundled SKILL.md to .claude/skills/agent-doc/ (idempotent)."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.skill import install_skill
+    from agent_doc.cycle.skill import install_skill
 
     result = install_skill(_root())
     if as_json:
@@ -44,7 +44,7 @@ def check(as_json: JsonOpt = False) -> None:
     """Exit 1 when the installed skill is missing or differs from the bundled one."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.skill import check_skill
+    from agent_doc.cycle.skill import check_skill
 
     result = check_skill(_root())
     if as_json:
@@ -68,7 +68,7 @@ def baseline(
 ) -> None:
     """Print the path of the baseline preflight saved (for write --baseline-file)."""
     from agent_doc.cli._output import emit
-    from agent_doc.skill import saved_baseline
+    from agent_doc.cycle.skill import saved_baseline
 
     emit(f"{saved_baseline(file)}\n")
 

@@ -20,10 +20,10 @@ def prompt(
     """Print the permission prompt of FILE's agent as JSON; --answer N picks one."""
     from agent_doc.cli._output import emit_json
     from agent_doc.errors import TmuxError
-    from agent_doc.prompts import answer_prompt
-    from agent_doc.prompts import prompt_all
-    from agent_doc.prompts import prompt_state
-    from agent_doc.state import project_root_for
+    from agent_doc.store.state import project_root_for
+    from agent_doc.tmux.prompts import answer_prompt
+    from agent_doc.tmux.prompts import prompt_all
+    from agent_doc.tmux.prompts import prompt_state
 
     if all_:
         emit_json(prompt_all(project_root_for(root or file or Path.cwd())))
@@ -41,10 +41,10 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the project's documents with their pane and agent state."""
-    from agent_doc.agent_state import agent_states
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
-    from agent_doc.state import project_root_for
+    from agent_doc.store.state import project_root_for
+    from agent_doc.tmux.agent_state import agent_states
 
     states = agent_states(project_root_for(root or Path.cwd()))
     if as_json:

@@ -23,7 +23,7 @@ def sync(
     """Mirror the editor's columns (one --col each, left to right) in tmux."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.layout_sync import sync as core_sync
+    from agent_doc.tmux.sync import sync as core_sync
 
     columns = [[f.strip() for f in c.split(",") if f.strip()] for c in col]
     result = core_sync(columns, focus=focus, window=window)
@@ -41,7 +41,7 @@ def layout(
 ) -> None:
     """Arrange the panes of FILES in one tmux window."""
     from agent_doc.cli._output import info
-    from agent_doc.layout_sync import layout as core_layout
+    from agent_doc.tmux.sync import layout as core_layout
 
     result = core_layout([str(f) for f in files], split=split, window=window)
     for warning in result.warnings:
@@ -56,8 +56,8 @@ def resync(
     """Check sessions.json against live tmux panes; --fix repairs."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.resync import resync as core_resync
-    from agent_doc.state import project_root_for
+    from agent_doc.store.state import project_root_for
+    from agent_doc.tmux.resync import resync as core_resync
 
     report = core_resync(project_root_for(root or Path.cwd()), fix)
     if as_json:

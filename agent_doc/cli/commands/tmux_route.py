@@ -16,7 +16,7 @@ FileArg = Annotated[Path, typer.Argument(help="The session document.")]
 
 def start(file: FileArg, pane: PaneOpt = None) -> None:
     """Bind FILE to the current tmux pane and exec the agent in it."""
-    from agent_doc.routing import start as core_start
+    from agent_doc.tmux.route import start as core_start
 
     argv = core_start(file, pane=pane)
     os.execvp(argv[0], argv)
@@ -35,9 +35,9 @@ def claim(
     as_json: JsonOpt = False,
 ) -> None:
     """Bind FILE to a tmux pane (last call wins; never another document's pane)."""
-    from agent_doc.claiming import claim as core_claim
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
+    from agent_doc.tmux.claim import claim as core_claim
 
     result = core_claim(file, position=position, window=window, pane=pane, force=force)
     if as_json:
@@ -58,7 +58,7 @@ def route(
     """Send /agent-doc FILE to the document's pane, starting an agent if needed."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.routing import route as core_route
+    from agent_doc.tmux.route import route as core_route
 
     result = core_route(file, pane=pane, debounce_ms=debounce)
     if as_json:
@@ -70,7 +70,7 @@ def route(
 def focus(file: Annotated[Path | None, typer.Argument()] = None,
           pane: PaneOpt = None) -> None:  # fmt: skip
     """Select the tmux window and pane of FILE."""
-    from agent_doc.routing import focus as core_focus
+    from agent_doc.tmux.route import focus as core_focus
 
     core_focus(file, pane=pane)
 

@@ -20,8 +20,8 @@ def session(ctx: typer.Context, root: RootOpt = None) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from agent_doc.cli._output import emit
-    from agent_doc.state import project_root_for
-    from agent_doc.terminal import session_show
+    from agent_doc.store.state import project_root_for
+    from agent_doc.tmux.terminal import session_show
 
     emit(f"{session_show(project_root_for(root or Path.cwd())) or '(none)'}\n")
 
@@ -30,8 +30,8 @@ def session(ctx: typer.Context, root: RootOpt = None) -> None:
 def session_set(name: str, root: RootOpt = None) -> None:
     """Record NAME as the project's session and move agent windows there."""
     from agent_doc.cli._output import info
-    from agent_doc.state import project_root_for
-    from agent_doc.terminal import session_set as core_set
+    from agent_doc.store.state import project_root_for
+    from agent_doc.tmux.terminal import session_set as core_set
 
     moved = core_set(project_root_for(root or Path.cwd()), name)
     info(f"tmux session set to {name}; moved {len(moved)} window(s)")
@@ -45,7 +45,7 @@ def terminal(
 ) -> None:
     """Open an external terminal attached to the document's tmux session."""
     from agent_doc.cli._output import info
-    from agent_doc.terminal import terminal as core_terminal
+    from agent_doc.tmux.terminal import terminal as core_terminal
 
     result = core_terminal(file, session_name)
     if not result.opened:

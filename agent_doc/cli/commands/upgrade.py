@@ -18,11 +18,11 @@ def upgrade(
     """Check the package index and upgrade with the running interpreter's pip."""
     import shlex
 
+    from agent_doc.automation.upgrade import plan_upgrade
+    from agent_doc.automation.upgrade import run_upgrade
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.upgrade import plan_upgrade
-    from agent_doc.upgrade import run_upgrade
 
     plan = plan_upgrade()
     command = shlex.join(plan.command)

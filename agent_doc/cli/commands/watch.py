@@ -40,11 +40,11 @@ def watch(
     State lives at the project root: .agent-doc/watch.pid, watch.lock and
     logs/watch.jsonl.
     """
+    from agent_doc.automation.watch_daemon import stop_watch
+    from agent_doc.automation.watch_daemon import watch_status
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
-    from agent_doc.state import project_root_for
-    from agent_doc.watch_control import stop_watch
-    from agent_doc.watch_control import watch_status
+    from agent_doc.store.state import project_root_for
 
     root = project_root_for(Path.cwd())
     if status or stop:
@@ -73,12 +73,12 @@ def _run_daemon(
     import threading
     from typing import Any
 
+    from agent_doc.automation.watch import Watcher
+    from agent_doc.automation.watch import WatchOptions
+    from agent_doc.automation.watch import in_git_repo
+    from agent_doc.automation.watch_daemon import DaemonLock
     from agent_doc.cli._output import info
-    from agent_doc.server_link import ServerLink
-    from agent_doc.watch_control import DaemonLock
-    from agent_doc.watching import Watcher
-    from agent_doc.watching import WatchOptions
-    from agent_doc.watching import in_git_repo
+    from agent_doc.write.server_link import ServerLink
 
     lock = DaemonLock(root)
     stop = threading.Event()

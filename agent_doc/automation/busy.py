@@ -1,0 +1,123 @@
+"""Per-document operation status: the busy guard of ``watch`` (spec §7.23, §11.5).
+
+``.agent-doc/status/<doc_hash>`` holds ``"<status>:<unix_ms>"`` where status is
+one of :data:`STATUSES`. A status older than the document's timeout
+(frontmatter ``agent_doc_status_timeout_ms``, default 30 000 ms) counts as
+``idle``: the operation that set it probably crashed. Writers refresh the
+status while they work; :func:`busy` sets it for the length of a ``with`` block
+and puts ``idle`` back afterwards, even on errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Literal
+
+from agent_doc.errors import AgentDocError
+from agent_doc.errors import StateError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+logger = logging.getLogger(__name__)
+
+Status = Literal["generating", "writing", "routing", "idle"]
+STATUSES: tuple[Status, ...] = ("generating", "writing", "routing", "idle")
+DEFAULT_STATUS_TIMEOUT_MS = 30_000
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def status_path(path: Path, root: Path | None = None) -> Path:
+    """``<root>/.agent-doc/status/<doc_hash>`` of a document."""
+    from agent_doc.store.state import STATE_DIR
+    from agent_doc.store.state import doc_hash
+    from agent_doc.store.state import project_root_for
+
+    base = root if root is not None else project_root_for(path)
+    return base / STATE_DIR / "status" / doc_hash(path)
+
+
+def set_status(
+    path: Path, status: Status, *, root: Path | None = None, now_ms: int | None = None
+) -> None:
+    """Record ``status`` for the document (atomic write)."""
+    from agent_doc.store.state import atomic_write_text
+
+    if status not in STATUSES:
+        raise StateError(f"unknown status '{status}' (one of {', '.join(STATUSES)})")
+    stamp = _now_ms() if now_ms is None else now_ms
+    atomic_write_text(status_path(path, root), f"{status}:{stamp}")
+
+
+def parse_status(text: str) -> tuple[Status, int] | None:
+    """Parse ``"<status>:<unix_ms>"``; ``None`` when malformed."""
+    name, _, stamp = text.strip().partition(":")
+    if name not in STATUSES or not stamp.isdigit():
+        return None
+    return name, int(stamp)
+
+
+def status_timeout_ms(path: Path) -> int:
+    """The document's staleness timeout (frontmatter, else the default)."""
+    from agent_doc.automation.user_typing import timings_for
+
+    return timings_for(path).status_timeout_ms
+
+
+def get_status(
+    path: Path,
+    *,
+    timeout_ms: int | None = None,
+    root: Path | None = None,
+    now_ms: int | None = None,
+) -> Status:
+    """The document's current status; missing, malformed or stale → ``idle``."""
+    try:
+        text = status_path(path, root).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return "idle"
+    parsed = parse_status(text)
+    if parsed is None:
+        return "idle"
+    name, stamp = parsed
+    limit = status_timeout_ms(path) if timeout_ms is None else timeout_ms
+    now = _now_ms() if now_ms is None else now_ms
+    return "idle" if now - stamp > limit else name
+
+
+def is_busy(
+    path: Path,
+    *,
+    timeout_ms: int | None = None,
+    root: Path | None = None,
+    now_ms: int | None = None,
+) -> bool:
+    """True while another agent-doc operation works on the document."""
+    status = get_status(path, timeout_ms=timeout_ms, root=root, now_ms=now_ms)
+    return status != "idle"
+
+
+@contextlib.contextmanager
+def busy(path: Path, status: Status, *, root: Path | None = None) -> Iterator[None]:
+    """Hold ``status`` for the document during the block, then set ``idle``.
+
+    Failing to record the status never fails the operation (it is logged).
+    """
+    try:
+        set_status(path, status, root=root)
+    except AgentDocError as exc:
+        logger.warning("status not recorded: %s", exc)
+    try:
+        yield
+    finally:
+        try:
+            set_status(path, "idle", root=root)
+        except AgentDocError as exc:
+            logger.warning("status not reset: %s", exc)

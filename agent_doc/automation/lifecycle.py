@@ -1,0 +1,52 @@
+"""Status and hooks around the agent-doc operations (spec §7.23, §9.5).
+
+Thin wrappers that the CLI and ``watch`` call instead of the bare core
+functions: they hold the document's busy status (:mod:`agent_doc.automation.busy`) while
+working and fire the ``post_write`` hook event (:mod:`agent_doc.store.events`)
+afterwards. ``post_commit`` is fired by
+:func:`agent_doc.cycle.commit.commit_and_refresh`, the one commit every path
+uses. Hooks never fail an operation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+if TYPE_CHECKING:
+    from agent_doc.cycle.run import RunOutcome
+    from agent_doc.write.pipeline import WriteOutcome
+
+
+def post_write(outcome: WriteOutcome) -> None:
+    """``on_written`` callback of the write path: fire ``post_write``."""
+    from agent_doc.store.events import fire_quietly
+
+    fire_quietly("post_write", outcome.path)
+
+
+def write_with_hooks(path: Path, response: str, **kwargs: Any) -> WriteOutcome:
+    """``writing.run_write`` with status ``writing`` and the ``post_write`` hook."""
+    from agent_doc.automation.busy import busy
+    from agent_doc.write.pipeline import run_write
+
+    with busy(Path(path), "writing"):
+        outcome = run_write(path, response, **kwargs)
+    post_write(outcome)
+    return outcome
+
+
+def run_cycle_tracked(path: Path, **kwargs: Any) -> RunOutcome:
+    """``cycle.run_cycle`` with status ``generating`` and ``post_write``.
+
+    (``post_commit`` comes from the cycle's own commit.)
+    """
+    from agent_doc.automation.busy import busy
+    from agent_doc.cycle.run import run_cycle
+
+    with busy(Path(path), "generating"):
+        outcome = run_cycle(path, **kwargs)
+    if outcome.write is not None:
+        post_write(outcome.write)
+    return outcome

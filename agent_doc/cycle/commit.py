@@ -1,0 +1,162 @@
+"""The ``commit``, ``clean`` and ``history`` operations on a session document.
+
+``commit_document`` follows spec §7.15 with our decision on ``(HEAD)``: the
+committed blob carries the markers on new headings, the working tree never
+does. Commit never writes the document (the §8.4 commit write contract): it
+only refreshes the snapshot, whose boundary is repositioned to the end of the
+exchange; the caller tells an open editor to reposition its buffer too.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_doc.errors import AgentDocError
+from agent_doc.errors import VcsError
+
+if TYPE_CHECKING:
+    from agent_doc.write.server_link import ServerLink
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One commit of a document, with its exchange content."""
+
+    sha: str
+    """Full commit id."""
+    when: str
+    """ISO-8601 commit time."""
+    message: str
+    """First line of the commit message."""
+    exchange: str | None
+    """The exchange component's content at that commit (None when absent)."""
+
+    def preview(self, width: int = 72) -> str:
+        """A one-line preview of the end of the exchange."""
+        lines = [ln.strip() for ln in (self.exchange or "").splitlines() if ln.strip()]
+        text = lines[-1] if lines else "(no exchange)"
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, str]:
+    """Commit the document's snapshot (or the file when no snapshot exists).
+
+    Returns ``(committed, message)``.
+    """
+    from agent_doc.cycle.vcs import commit_blob
+    from agent_doc.cycle.vcs import commit_message
+    from agent_doc.cycle.vcs import head_text
+    from agent_doc.cycle.vcs import open_repo
+    from agent_doc.cycle.vcs import relative_path
+    from agent_doc.document.boundary import reposition_boundary_to_end
+    from agent_doc.document.headings import mark_new_headings
+    from agent_doc.document.headings import strip_head_markers
+    from agent_doc.store.docfile import encode_document
+    from agent_doc.store.state import StateStore
+    from agent_doc.store.state import read_document
+
+    original = read_document(path)
+    repo = open_repo(path)
+    rel = relative_path(repo, path)
+    store = StateStore.for_document(path)
+    snapshot = store.load_snapshot(path)
+    if snapshot is None:
+        data = path.read_bytes()
+    else:
+        prepared = mark_new_headings(snapshot, head_text(repo, rel))
+        data = encode_document(original, prepared)
+    result = commit_blob(repo, rel, data, commit_message(path, now))
+    if result.committed and snapshot is not None:
+        cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
+        if cleaned != snapshot:
+            store.save_snapshot(path, cleaned)
+    return result.committed, result.message
+
+
+def commit_and_refresh(path: Path, link: ServerLink | None = None) -> tuple[bool, str]:
+    """Commit the document, fire ``post_commit``, and update an open editor.
+
+    The one commit every front-end uses (CLI ``commit``, ``preflight``, ``run``,
+    the language server): after a commit, a server that has the document open
+    repositions its live boundary and refreshes its git gutter. A failure to
+    reach the editor is logged, never fatal: the commit has happened.
+    """
+    from agent_doc.store.events import fire_quietly
+
+    committed, message = commit_document(path)
+    if committed:
+        fire_quietly("post_commit", path)
+        if link is not None:
+            try:
+                link.reposition(path)
+                link.vcs_refresh(path)
+            except AgentDocError as exc:
+                logger.warning("commit: editor not refreshed: %s", exc)
+    return committed, message
+
+
+def squash_document_commits(path: Path) -> tuple[bool, str]:
+    """Squash the document's consecutive agent-doc commits at HEAD into one."""
+    from agent_doc.cycle.vcs import open_repo
+    from agent_doc.cycle.vcs import squash_agent_commits
+
+    result = squash_agent_commits(open_repo(path), path)
+    return result.committed, result.message
+
+
+def _exchange_of(text: str) -> str | None:
+    from agent_doc.document.components import find_component
+    from agent_doc.document.components import scan_components
+
+    component = find_component(scan_components(text).components, "exchange")
+    return component.content(text) if component else None
+
+
+def document_history(path: Path, limit: int = 50) -> list[HistoryEntry]:
+    """List the commits touching ``path`` (newest first) with their exchange."""
+    import git
+
+    from agent_doc.cycle.vcs import has_head
+    from agent_doc.cycle.vcs import open_repo
+    from agent_doc.cycle.vcs import relative_path
+
+    repo = open_repo(path)
+    rel = relative_path(repo, path)
+    if not has_head(repo):
+        return []
+    entries = []
+    for commit in repo.iter_commits("HEAD", paths=rel, max_count=limit):
+        try:
+            blob = commit.tree / rel
+            text = blob.data_stream.read().decode("utf-8", errors="replace")
+        except (KeyError, git.GitCommandError):
+            text = ""
+        entries.append(
+            HistoryEntry(
+                sha=commit.hexsha,
+                when=commit.committed_datetime.isoformat(),
+                message=str(commit.message).splitlines()[0] if commit.message else "",
+                exchange=_exchange_of(text.replace("\r\n", "\n")),
+            )
+        )
+    return entries
+
+
+def restored_exchange(path: Path, sha: str, current_text: str) -> str:
+    """Return the new exchange content: the one at ``sha`` prepended to today's."""
+    matches = [e for e in document_history(path, limit=10_000) if e.sha.startswith(sha)]
+    if not matches or not sha:
+        raise VcsError(f"no commit {sha!r} touches {path.name}")
+    old = matches[0].exchange
+    if old is None:
+        raise VcsError(f"commit {sha[:12]} has no exchange component in {path.name}")
+    current = _exchange_of(current_text)
+    if current is None:
+        raise VcsError(f"{path.name} has no exchange component to restore into")
+    return old.rstrip("\n") + "\n\n" + current if old.strip() else current

@@ -1,0 +1,166 @@
+"""``preflight``: every pre-agent step in one call, as JSON (spec §7.26, §7.27).
+
+Order: wait for the document to settle (mtime debounce, and the live typing
+state when a language server has it open) → recover an orphaned pending
+response → commit the previous cycle → save the baseline → read and truncate
+``claims.log`` → check linked documents → diff snapshot vs document → the
+document itself. While a server has the document open, "the document" is its
+live buffer, so the agent sees unsaved edits.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agent_doc.errors import AgentDocError
+
+if TYPE_CHECKING:
+    from agent_doc.cycle.links import LinkedChange
+    from agent_doc.write.server_link import ServerLink
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_DEBOUNCE_MS = 500
+DEFAULT_TYPING_MS = 1500
+
+
+@dataclass(frozen=True, slots=True)
+class PreflightResult:
+    """The §7.26 result."""
+
+    recovered: bool
+    committed: bool
+    claims: list[str]
+    diff: str | None
+    document: str
+    linked_changes: list[LinkedChange] = field(default_factory=list)
+
+    @property
+    def no_changes(self) -> bool:
+        """True when the document equals its snapshot (after comment stripping)."""
+        return self.diff is None
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the exact §7.26 JSON object."""
+        out: dict[str, Any] = {
+            "recovered": self.recovered,
+            "committed": self.committed,
+            "claims": self.claims,
+            "diff": self.diff,
+            "no_changes": self.no_changes,
+            "document": self.document,
+        }
+        if self.linked_changes:
+            out["linked_changes"] = [c.to_json() for c in self.linked_changes]
+        return out
+
+
+def wait_until_settled(
+    path: Path,
+    link: ServerLink | None,
+    *,
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+    typing_ms: int = DEFAULT_TYPING_MS,
+) -> float:
+    """Wait (bounded by 10× the window) until the user stopped editing.
+
+    Returns the seconds waited. The live typing time comes from a language
+    server that has the document open; the file's mtime covers the rest.
+    """
+    started = time.monotonic()
+    deadline = started + 10 * max(debounce_ms, typing_ms) / 1000
+    while time.monotonic() < deadline:
+        now_ms = time.time() * 1000
+        quiet_for = now_ms - path.stat().st_mtime * 1000
+        wait_ms = max(0.0, debounce_ms - quiet_for)
+        typed = link.typing(path) if link is not None else None
+        if typed is not None:
+            wait_ms = max(wait_ms, typing_ms - (now_ms - typed))
+        if wait_ms <= 0:
+            break
+        time.sleep(min(wait_ms, 250) / 1000)
+    return time.monotonic() - started
+
+
+def read_claims(root: Path) -> list[str]:
+    """Return the lines of ``claims.log`` and truncate it."""
+    from agent_doc.store.state import atomic_write_text
+
+    log = root / ".agent-doc" / "claims.log"
+    if not log.exists():
+        return []
+    lines = [ln for ln in log.read_text("utf-8", errors="replace").splitlines() if ln]
+    atomic_write_text(log, "")
+    return lines
+
+
+def _commit_previous(path: Path, link: ServerLink | None) -> bool:
+    from agent_doc.cycle.commit import commit_and_refresh
+
+    try:
+        committed, _ = commit_and_refresh(path, link)
+    except AgentDocError as exc:
+        logger.warning("preflight: commit skipped: %s", exc)
+        return False
+    return committed
+
+
+def current_text(path: Path, link: ServerLink | None) -> str:
+    """The document as the user sees it: the live buffer if open, else the file."""
+    from agent_doc.store.state import read_document
+
+    owner = link.find_owner(path) if link is not None else None
+    return owner.text if owner is not None else read_document(path).text
+
+
+def run_preflight(
+    path: Path,
+    link: ServerLink | None = None,
+    *,
+    settle: bool = True,
+    allow_network: bool = True,
+) -> PreflightResult:
+    """Run the pre-agent steps for ``path`` and return their result.
+
+    ``allow_network=False`` (a language server on an untrusted workspace) lists
+    URL links unfetched (see :func:`agent_doc.cycle.links.check_links`).
+    """
+    from agent_doc.cycle.links import check_links
+    from agent_doc.cycle.project import recover_pending
+    from agent_doc.document.diff import compute_diff
+    from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.store.state import StateStore
+    from agent_doc.store.state import project_root_for
+    from agent_doc.store.state import read_document
+
+    path = Path(path)
+    front = parse_frontmatter(read_document(path).text)
+    if settle:
+        wait_until_settled(
+            path,
+            link,
+            debounce_ms=front.debounce_ms or DEFAULT_DEBOUNCE_MS,
+            typing_ms=front.typing_indicator_ms or DEFAULT_TYPING_MS,
+        )
+    root = project_root_for(path)
+    store = StateStore(root)
+    recovered = any(
+        r.status in ("written", "completed") for r in recover_pending(path, link)
+    )
+    committed = _commit_previous(path, link)
+    document = current_text(path, link)
+    store.save_baseline(path, document)
+    claims = read_claims(root)
+    linked = (
+        check_links(root, path, front.links, allow_network=allow_network)
+        if front.links
+        else []
+    )
+    diff = compute_diff(store.load_snapshot(path) or "", document)
+    return PreflightResult(recovered, committed, claims, diff, document, linked)

@@ -1,0 +1,450 @@
+"""Applying an agent's response to a document (upstream-notes §3.2, spec §7.21–7.22).
+
+Patch blocks (parsed by :mod:`agent_doc.document.patch_blocks`, re-exported here) go to
+their components; text outside the blocks is "unmatched" and goes to the
+``exchange`` (or ``output``) component. :func:`apply_patches` follows the
+boundary lifecycle of spec §7.22: the response lands at a fresh boundary
+placed after all of the user's text, and exactly one boundary is left at the
+end of ``exchange``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime
+from datetime import timezone
+from typing import TYPE_CHECKING
+
+from agent_doc.document.boundary import boundary_marker
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
+from agent_doc.document.boundary import new_boundary_id
+from agent_doc.document.boundary import remove_all_boundaries
+from agent_doc.document.boundary import reposition_boundary_to_end
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.codeblocks import code_ranges
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.component_config import resolve_max_lines
+from agent_doc.document.component_config import resolve_mode
+from agent_doc.document.components import find_component
+from agent_doc.document.components import parse_components
+from agent_doc.document.components import replace_content
+from agent_doc.document.inline import append_inline_response
+from agent_doc.document.patch_blocks import PatchBlock
+from agent_doc.document.patch_blocks import parse_patch_blocks
+from agent_doc.errors import ComponentNotFound
+from agent_doc.errors import PatchError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent_doc.document.boundary import Boundary
+    from agent_doc.document.components import Component
+
+__all__ = [
+    "EMPTY_RESPONSE",
+    "PatchBlock",
+    "apply_component_patch",
+    "apply_patches",
+    "build_content_ours",
+    "close_open_fence",
+    "dedup_exchange_adjacent_lines",
+    "parse_patch_blocks",
+    "strip_leading_overlap",
+    "strip_trailing_caret_lines",
+    "trim_entries",
+]
+
+logger = logging.getLogger(__name__)
+
+EMPTY_RESPONSE = "empty response — nothing to write"
+UNMATCHED_TARGETS = ("exchange", "output")
+"""Components that receive unmatched text (the first one in the document)."""
+
+# -- small text helpers ---------------------------------------------------------
+
+
+def _terminated(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def strip_leading_overlap(existing: str, new: str) -> str:
+    """Drop ``new``'s first line when it repeats ``existing``'s last non-blank line."""
+    last = next((s for s in reversed(existing.splitlines()) if s.strip()), None)
+    body = new.lstrip("\n")
+    first, sep, rest = body.partition("\n")
+    if last is not None and first.strip() and first.strip() == last.strip():
+        return rest if sep else ""
+    return new
+
+
+def close_open_fence(text: str) -> str:
+    """Close a fenced code block left open (it would swallow a close marker)."""
+    probe = _terminated(text) + "x\n"
+    fences, _ = block_ranges(probe)
+    if not fences or fences[-1][1] < len(probe):
+        return text
+    opener = probe[fences[-1][0] :].lstrip(" ")
+    run = re.match(r"`+|~+", opener)
+    return _terminated(text) + (run.group() if run else "```") + "\n"
+
+
+def strip_trailing_caret_lines(text: str) -> str:
+    """Remove trailing lines that hold only a bare ``❯`` prompt character."""
+    lines = text.split("\n")
+    end = len(lines)
+    while end > 0 and lines[end - 1].strip() in ("", "❯"):
+        end -= 1
+    if not any(s.strip() == "❯" for s in lines[end:]):
+        return text
+    return "\n".join(lines[:end]) + "\n" if end else ""
+
+
+def _boundary_in(doc: str, component: Component) -> Boundary | None:
+    for boundary in find_boundaries(doc):
+        if component.open_end <= boundary.start < component.close_start:
+            return boundary
+    return None
+
+
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def separate_heading(before: str, content: str) -> str:
+    """Start ``content`` with a blank line when it opens with a heading that
+    would otherwise sit right under the person's text (``before``'s last line).
+
+    Nothing changes after a blank line, a component or boundary marker, or at
+    the start of the document.
+    """
+    if not _HEADING.match(content.split("\n", 1)[0]):
+        return content
+    last = before[:-1].rsplit("\n", 1)[-1] if before.endswith("\n") else None
+    if last is None or not last.strip() or last.lstrip().startswith("<!--"):
+        return content
+    return "\n" + content
+
+
+def _insert_at_boundary(doc: str, boundary: Boundary, content: str, new_id: str) -> str:
+    content = separate_heading(doc[: boundary.start], content)
+    text = content.rstrip("\n")
+    block = (text + "\n" if text else "") + boundary_marker(new_id) + "\n"
+    return doc[: boundary.start] + block + doc[boundary.end :]
+
+
+def _apply_mode(
+    doc: str, component: Component, mode: str, content: str, new_id: str
+) -> str:
+    """Apply one patch in ``mode``; append goes to a boundary inside the component."""
+    content = close_open_fence(_terminated(content))
+    existing = component.content(doc)
+    if mode == "replace":
+        return replace_content(doc, component, content)
+    if mode == "prepend":
+        return replace_content(doc, component, content + existing)
+    boundary = _boundary_in(doc, component)
+    if boundary is not None:
+        return _insert_at_boundary(doc, boundary, content, new_id)
+    added = strip_leading_overlap(existing, content)
+    before = _terminated(existing)
+    added = separate_heading(doc[: component.open_end] + before, added)
+    return replace_content(doc, component, before + added)
+
+
+def _find(doc: str, name: str) -> Component | None:
+    return find_component(parse_components(doc), name)
+
+
+# -- apply_patches ----------------------------------------------------------------
+
+
+def apply_patches(
+    doc: str,
+    blocks: list[PatchBlock],
+    unmatched: str,
+    configs: Mapping[str, ComponentConfig],
+    boundary_id: str | None = None,
+    *,
+    mode_overrides: Mapping[str, str] | None = None,
+) -> str:
+    """Apply patch blocks and unmatched text to a template document (spec §7.22).
+
+    Per block the mode is ``mode_overrides`` > inline ``patch=``/``mode=`` >
+    config > default. Blocks naming a missing component and the unmatched text
+    go to ``exchange``/``output`` (an ``exchange`` is created at the end when
+    neither exists). The result holds exactly one boundary, at the end of
+    ``exchange``, with id ``boundary_id`` (a fresh one when ``None``).
+
+    Raises
+    ------
+    ComponentError
+        The document's component markers are malformed.
+    PatchError
+        An inline mode or ``max_lines`` attribute is invalid.
+    """
+    bid = boundary_id or new_boundary_id()
+    overrides = mode_overrides or {}
+    doc = insert_boundary_at_end_of_exchange(remove_all_boundaries(doc), bid)
+    exchange = _find(doc, "exchange")
+    user_lines = 0 if exchange is None else exchange.content(doc).count("\n") - 1
+    overflow: list[str] = []
+    for block in blocks:
+        component = _find(doc, block.name)
+        if component is None:
+            overflow.append(block.content)
+            continue
+        mode = overrides.get(block.name) or resolve_mode(component, configs)[0]
+        content = block.content
+        if block.name == "exchange":
+            content = strip_trailing_caret_lines(content)
+        doc = _apply_mode(doc, component, mode, content, bid)
+    leftover = "\n".join(p.strip("\n") for p in [*overflow, unmatched] if p.strip())
+    if leftover:
+        text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
+        doc = _route_unmatched(doc, text, bid)
+    doc = remove_all_boundaries(doc)
+    doc = dedup_exchange_adjacent_lines(doc, protected_lines=user_lines)
+    doc = _limit_lines(doc, configs)
+    return reposition_boundary_to_end(doc, bid)
+
+
+def _route_unmatched(doc: str, text: str, bid: str) -> str:
+    """Send unmatched text to the first exchange/output, or create an exchange."""
+    target = next(
+        (c for c in parse_components(doc) if c.name in UNMATCHED_TARGETS), None
+    )
+    if target is None:
+        return (
+            _terminated(doc)
+            + f"\n<!-- agent:exchange -->\n{text}\n<!-- /agent:exchange -->\n"
+        )
+    boundary = _boundary_in(doc, target)
+    if boundary is not None:
+        return _insert_at_boundary(doc, boundary, text, bid)
+    existing = target.content(doc)
+    if not existing.strip():
+        new = text + "\n"
+    else:
+        before = _terminated(existing)
+        new = before + separate_heading(before, text) + "\n"
+    return replace_content(doc, target, new)
+
+
+def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
+    """Inside ``exchange``, drop a non-blank line equal to the previous non-blank one.
+
+    Blank lines are never collapsed, lines inside code are never touched, and
+    the first ``protected_lines`` lines (the user's text before the response)
+    are never dropped.
+    """
+    exchange = _find(doc, "exchange")
+    if exchange is None:
+        return doc
+    code = CodeRanges(code_ranges(doc))
+    kept: list[str] = []
+    previous: str | None = None
+    offset = exchange.open_end
+    for index, line in enumerate(exchange.content(doc).splitlines(keepends=True)):
+        start, offset = offset, offset + len(line)
+        bare = line.rstrip("\n").rstrip()
+        if code.contains(start):
+            previous = None
+        elif bare:
+            if bare == previous and index >= protected_lines:
+                continue
+            previous = bare
+        kept.append(line)
+    return replace_content(doc, exchange, "".join(kept))
+
+
+def _limit_lines(
+    doc: str, configs: Mapping[str, ComponentConfig], only: str | None = None
+) -> str:
+    """Trim components (or just ``only``) with ``max_lines`` > 0 to the last N lines."""
+    for _ in range(3):
+        changed = False
+        index = 0
+        # parse once per pass, and again only after a trim moved the offsets
+        # (re-parsing for every component was quadratic: 100k components)
+        components = parse_components(doc)
+        while index < len(components):
+            component = components[index]
+            index += 1
+            if only is not None and component.name != only:
+                continue
+            limit = resolve_max_lines(component, configs)[0]
+            if limit <= 0:
+                continue
+            lines = component.content(doc).splitlines(keepends=True)
+            if len(lines) > limit:
+                doc = replace_content(doc, component, "".join(lines[-limit:]))
+                components = parse_components(doc)
+                changed = True
+        if not changed:
+            break
+    return doc
+
+
+# -- build_content_ours / apply_component_patch -----------------------------------
+
+
+def build_content_ours(
+    baseline: str,
+    response: str,
+    configs: Mapping[str, ComponentConfig],
+    *,
+    boundary_id: str | None = None,
+) -> str:
+    """Return the baseline with the agent's response applied (``content_ours``).
+
+    Inline-format documents get a ``## Assistant`` section; template documents
+    get the response's patch blocks and unmatched text.
+
+    Raises
+    ------
+    PatchError
+        The response is empty, or a template response has neither blocks nor text.
+    """
+    from agent_doc.document.frontmatter import parse_frontmatter
+
+    if not response.strip():
+        raise PatchError(EMPTY_RESPONSE)
+    response, fields = split_frontmatter_patch(response)
+    if parse_frontmatter(baseline).format == "inline":
+        ours = baseline
+        if response.strip():
+            ours = append_inline_response(baseline, response)
+        return apply_frontmatter_fields(ours, fields)
+    blocks, unmatched = parse_patch_blocks(response)
+    if not blocks and not unmatched.strip():
+        if not fields:
+            raise PatchError(EMPTY_RESPONSE)
+        return apply_frontmatter_fields(baseline, fields)
+    ours = apply_patches(baseline, blocks, unmatched, configs, boundary_id)
+    return apply_frontmatter_fields(ours, fields)
+
+
+FRONTMATTER_PATCH_KEYS = frozenset(
+    {
+        "agent_doc_session",
+        "agent_doc_format",
+        "agent_doc_write",
+        "agent",
+        "model",
+        "branch",
+        "claude_args",
+        "resume",
+    }
+)
+"""Frontmatter keys an agent response may set with a ``patch:frontmatter`` block."""
+
+
+def split_frontmatter_patch(response: str) -> tuple[str, dict[str, str | None]]:
+    """Take ``<!-- patch:frontmatter -->`` blocks out of a response.
+
+    Returns the response without them and the fields they set (``None`` removes
+    a field). Unknown keys are ignored with a warning; invalid YAML is an error.
+    """
+    if "patch:frontmatter" not in response:
+        return response, {}
+    import yaml
+
+    blocks, unmatched = parse_patch_blocks(response)
+    fields: dict[str, str | None] = {}
+    rest: list[str] = []
+    for block in blocks:
+        if block.name != "frontmatter":
+            opener, closer = (
+                f"<!-- patch:{block.name} -->",
+                f"<!-- /patch:{block.name} -->",
+            )
+            rest.append(f"{opener}\n{block.content}{closer}")
+            continue
+        try:
+            data = yaml.safe_load(block.content) or {}
+        except yaml.YAMLError as exc:
+            raise PatchError(f"invalid YAML in the frontmatter patch: {exc}") from exc
+        if not isinstance(data, dict):
+            raise PatchError("the frontmatter patch must be a YAML mapping")
+        for key, value in data.items():
+            if key not in FRONTMATTER_PATCH_KEYS or isinstance(value, (dict, list)):
+                logger.warning("frontmatter patch: ignoring field %r", key)
+                continue
+            fields[str(key)] = None if value is None else str(value)
+    text = "\n\n".join([*rest, unmatched] if unmatched.strip() else rest)
+    return text, fields
+
+
+def apply_frontmatter_fields(text: str, fields: Mapping[str, str | None]) -> str:
+    """Set each field in the document's frontmatter, changing only its line."""
+    from agent_doc.document.frontmatter import set_field
+
+    for key, value in fields.items():
+        text = set_field(text, key, value)
+    return text
+
+
+def trim_entries(text: str, max_entries: int, *, newest_first: bool = False) -> str:
+    """Keep the newest ``max_entries`` non-empty lines (0 = keep everything)."""
+    if max_entries <= 0:
+        return text
+    lines = [s for s in text.splitlines() if s.strip()]
+    kept = lines[:max_entries] if newest_first else lines[-max_entries:]
+    return "\n".join(kept) + ("\n" if text.endswith("\n") and kept else "")
+
+
+def apply_component_patch(
+    doc: str,
+    name: str,
+    content: str,
+    configs: Mapping[str, ComponentConfig],
+    *,
+    now: datetime | None = None,
+    mode: str | None = None,
+) -> str:
+    """Patch one component the way the ``patch`` command does (spec §7.21).
+
+    Mode is ``mode`` (an explicit override) > inline attribute > config >
+    ``replace``; ``timestamp`` prefixes the
+    entry with ``[YYYY-MM-DDTHH:MM:SSZ] `` (UTC); ``max_entries`` (append and
+    prepend only) keeps the newest N non-empty lines; ``max_lines`` keeps the
+    last N lines. Hooks are the caller's job (:mod:`agent_doc.write.component_hooks`).
+
+    Raises
+    ------
+    ComponentNotFound
+        The document has no component ``name`` (the message lists those it has).
+    """
+    components = parse_components(doc)
+    component = find_component(components, name)
+    if component is None:
+        names = ", ".join(dict.fromkeys(c.name for c in components)) or "none"
+        raise ComponentNotFound(f"component '{name}' not found (available: {names})")
+    config = configs.get(name, ComponentConfig())
+    if mode is None:
+        mode, source = resolve_mode(component, configs)
+        if source == "default":
+            mode = "replace"
+    elif mode not in ("replace", "append", "prepend"):
+        raise PatchError(f"invalid patch mode '{mode}' (replace, append or prepend)")
+    if config.timestamp:
+        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+        content = f"[{stamp.strftime('%Y-%m-%dT%H:%M:%SZ')}] {content}"
+    boundary = _boundary_in(doc, component)
+    doc = _apply_mode(doc, component, mode, content, boundary.id if boundary else "")
+    if config.max_entries > 0 and mode in ("append", "prepend"):
+        component = _require(doc, name)
+        trimmed = trim_entries(
+            component.content(doc), config.max_entries, newest_first=mode == "prepend"
+        )
+        doc = replace_content(doc, component, trimmed)
+    return _limit_lines(doc, configs, only=name)
+
+
+def _require(doc: str, name: str) -> Component:
+    component = _find(doc, name)
+    if component is None:  # pragma: no cover - the patch keeps the markers
+        raise ComponentNotFound(f"component '{name}' not found")
+    return component

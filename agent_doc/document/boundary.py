@@ -1,0 +1,113 @@
+"""Boundary markers: where the agent's next response lands (spec §7.22).
+
+A boundary is a line ``<!-- agent:boundary:<id> -->`` at the end of the
+``exchange`` component, after all user text. At most one exists outside code;
+markers inside fenced blocks or code spans are never touched. New ids are 8
+lowercase hex characters; ids of any shape are recognised (and cleaned up).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from agent_doc.document.codeblocks import CodeIndex
+from agent_doc.document.components import find_component
+from agent_doc.document.components import replace_content
+from agent_doc.document.components import scan_components
+
+__all__ = [
+    "BOUNDARY_PREFIX",
+    "Boundary",
+    "boundary_marker",
+    "find_boundaries",
+    "insert_boundary_at_end_of_exchange",
+    "new_boundary_id",
+    "remove_all_boundaries",
+    "reposition_boundary_to_end",
+]
+
+BOUNDARY_PREFIX = "<!-- agent:boundary:"
+_SUFFIX = "-->"
+
+
+@dataclass(frozen=True, slots=True)
+class Boundary:
+    """One boundary marker line: ``[start, end)`` (end after its ``\\n``)."""
+
+    start: int
+    end: int
+    id: str
+    line: int  # 0-based
+
+
+def new_boundary_id() -> str:
+    """A fresh boundary id: the first 8 hex characters of a UUID4."""
+    return uuid.uuid4().hex[:8]
+
+
+def boundary_marker(boundary_id: str) -> str:
+    """The marker text for ``boundary_id`` (no newline)."""
+    return f"{BOUNDARY_PREFIX}{boundary_id} {_SUFFIX}"
+
+
+def find_boundaries(text: str) -> list[Boundary]:
+    """Every boundary marker line outside code, in document order."""
+    out: list[Boundary] = []
+    pos = text.find(BOUNDARY_PREFIX)
+    if pos < 0:
+        return out
+    code = CodeIndex(text)
+    line, counted = 0, 0
+    while pos >= 0:
+        line_start = text.rfind("\n", 0, pos) + 1
+        nl = text.find("\n", pos)
+        line_end = len(text) if nl < 0 else nl
+        body = text[line_start:line_end].strip()
+        if (
+            body.startswith(BOUNDARY_PREFIX)
+            and body.endswith(_SUFFIX)
+            and not code.contains(pos)
+        ):
+            line += text.count("\n", counted, line_start)
+            counted = line_start
+            ident = body[len(BOUNDARY_PREFIX) : -len(_SUFFIX)].strip()
+            end = line_end + 1 if nl >= 0 else line_end
+            out.append(Boundary(line_start, end, ident, line))
+        pos = text.find(BOUNDARY_PREFIX, line_end)
+    return out
+
+
+def remove_all_boundaries(text: str) -> str:
+    """Remove every boundary marker line outside code (the whole line)."""
+    found = find_boundaries(text)
+    if not found:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for b in found:
+        parts.append(text[pos : b.start])
+        pos = b.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def insert_boundary_at_end_of_exchange(
+    text: str, boundary_id: str | None = None
+) -> str:
+    """Put a boundary after the last line of the ``exchange`` component.
+
+    The content becomes ``content.rstrip("\\n") + "\\n" + marker + "\\n"``.
+    Without an exchange component the text is returned unchanged.
+    """
+    exchange = find_component(scan_components(text).components, "exchange")
+    if exchange is None:
+        return text
+    marker = boundary_marker(boundary_id or new_boundary_id())
+    content = exchange.content(text).rstrip("\n") + "\n" + marker + "\n"
+    return replace_content(text, exchange, content)
+
+
+def reposition_boundary_to_end(text: str, boundary_id: str | None = None) -> str:
+    """Remove every boundary, then insert one at the end of ``exchange``."""
+    return insert_boundary_at_end_of_exchange(remove_all_boundaries(text), boundary_id)

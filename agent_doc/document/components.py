@@ -1,0 +1,275 @@
+"""Named components: ``<!-- agent:NAME [k=v ...] -->`` … ``<!-- /agent:NAME -->``.
+
+Spec §2.3. Components nest (a stack gives each its depth and parent). Markers
+inside code (fenced blocks, inline code spans) are ignored, and boundary
+markers (``<!-- agent:boundary:… -->``) are never components.
+:func:`parse_components` is strict and raises :class:`ComponentError`;
+:func:`scan_components` is tolerant and reports issues for editor diagnostics.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from agent_doc.document.codeblocks import CodeIndex
+from agent_doc.document.codeblocks import block_ranges
+from agent_doc.errors import ComponentError
+
+__all__ = [
+    "NAME_RE",
+    "STANDARD_MODES",
+    "Component",
+    "ComponentIssue",
+    "ComponentScan",
+    "default_mode",
+    "find_component",
+    "is_valid_name",
+    "parse_components",
+    "replace_content",
+    "scan_components",
+]
+
+NAME_RE = r"[a-zA-Z0-9][a-zA-Z0-9-]*"
+_NAME = re.compile(NAME_RE)
+_MARKER = re.compile(r"<!--[ \t]*(/?)agent:([^ \t\n]*?)([ \t][^\n]*?)?[ \t]*-->")
+_ATTR = re.compile(
+    r"""([A-Za-z_][A-Za-z0-9_-]*)=(?:"([^"]*)"|'([^']*)'|([^\s"']\S*))"""
+)
+
+STANDARD_MODES: dict[str, str] = {
+    "exchange": "append",
+    "findings": "append",
+    "status": "replace",
+    "pending": "replace",
+    "output": "replace",
+    "input": "replace",
+}
+"""Built-in default patch mode of the standard component names (§2.3)."""
+
+
+def is_valid_name(name: str) -> bool:
+    """True when ``name`` is a valid component name."""
+    return _NAME.fullmatch(name) is not None
+
+
+def default_mode(name: str) -> str:
+    """The built-in patch mode of a component name (custom names → replace)."""
+    return STANDARD_MODES.get(name, "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """One component: its name, inline attributes and marker offsets."""
+
+    name: str
+    attrs: tuple[tuple[str, str], ...]
+    open_start: int
+    open_end: int
+    close_start: int
+    close_end: int
+    open_line: int
+    close_line: int
+    depth: int
+    parent: str | None
+
+    def content(self, text: str) -> str:
+        """The text between the open and the close marker."""
+        return text[self.open_end : self.close_start]
+
+    def attr(self, key: str) -> str | None:
+        """The inline attribute ``key`` (last one wins), or None."""
+        found = None
+        for k, v in self.attrs:
+            if k == key:
+                found = v
+        return found
+
+    def inline_mode(self) -> str | None:
+        """The inline patch mode: ``patch=`` over its alias ``mode=``."""
+        return self.attr("patch") or self.attr("mode")
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentIssue:
+    """A problem found by :func:`scan_components` (for editor diagnostics).
+
+    ``kind`` is one of ``unclosed``, ``unmatched``, ``mismatched``,
+    ``invalid-name``; ``line`` is 1-based; ``start``/``end`` span the marker.
+    """
+
+    kind: str
+    message: str
+    line: int
+    start: int
+    end: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentScan:
+    """The components found and the issues met, both in document order."""
+
+    components: list[Component]
+    issues: list[ComponentIssue]
+
+
+class _Marker(NamedTuple):
+    closing: bool
+    name: str
+    attrs: tuple[tuple[str, str], ...]
+    start: int
+    end: int  # after the marker and one following "\n"
+    line: int  # 0-based
+
+
+def _parse_attrs(raw: str | None) -> tuple[tuple[str, str], ...]:
+    if not raw:
+        return ()
+    out: list[tuple[str, str]] = []
+    for m in _ATTR.finditer(raw):
+        key, dq, sq, bare = m.groups()
+        out.append((key, dq if dq is not None else sq if sq is not None else bare))
+    return tuple(out)
+
+
+def _markers(text: str) -> list[_Marker]:
+    """All component markers outside code, in document order."""
+    if "agent:" not in text:
+        return []
+    blocks = block_ranges(text)
+    fences = blocks[0]
+    code: CodeIndex | None = None
+    out: list[_Marker] = []
+    line = counted = fi = 0
+    for m in _MARKER.finditer(text):
+        name = m.group(2)
+        if name.startswith("boundary:"):
+            continue
+        start = m.start()
+        while fi < len(fences) and fences[fi][1] <= start:
+            fi += 1
+        if fi < len(fences) and fences[fi][0] <= start:
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        # A marker opening its line (indent <= 3) starts an HTML block: it can
+        # only be code inside a fence. Others may sit in a code span.
+        if start - line_start > 3 or text[line_start:start].strip(" "):
+            if code is None:
+                code = CodeIndex(text, blocks=blocks)
+            if code.contains(start):
+                continue
+        line += text.count("\n", counted, start)
+        counted = start
+        end = m.end()
+        if text.startswith("\n", end):
+            end += 1
+        out.append(
+            _Marker(m.group(1) == "/", name, _parse_attrs(m.group(3)), start, end, line)
+        )
+    return out
+
+
+def scan_components(text: str) -> ComponentScan:
+    """Parse components tolerantly: never raises, collects issues instead.
+
+    The write path asks about the same text several times in a row (find the
+    exchange, then a block's component, then route, dedup, trim…); the scan of
+    the last few texts is memoised, so a 100k-component document is scanned a
+    handful of times per write, not once per question.
+    """
+    components, issues = _scan_memo(text)
+    return ComponentScan(list(components), list(issues))
+
+
+@functools.lru_cache(maxsize=4)
+def _scan_memo(
+    text: str,
+) -> tuple[tuple[Component, ...], tuple[ComponentIssue, ...]]:
+    scan = _scan(text)
+    return tuple(scan.components), tuple(scan.issues)
+
+
+def _scan(text: str) -> ComponentScan:
+    """The uncached scan behind :func:`scan_components`."""
+    components: list[Component] = []
+    issues: list[ComponentIssue] = []
+    stack: list[_Marker] = []
+
+    def issue(kind: str, message: str, mk: _Marker) -> None:
+        issues.append(
+            ComponentIssue(kind, message, mk.line + 1, mk.start, mk.end, mk.name)
+        )
+
+    def close(opened: _Marker, mk: _Marker, depth: int) -> None:
+        parent = stack[-1].name if stack else None
+        components.append(
+            Component(
+                opened.name,
+                opened.attrs,
+                opened.start,
+                opened.end,
+                mk.start,
+                mk.end,
+                opened.line,
+                mk.line,
+                depth,
+                parent,
+            )
+        )
+
+    for mk in _markers(text):
+        if not is_valid_name(mk.name):
+            issue("invalid-name", f"invalid component name '{mk.name}'", mk)
+        elif not mk.closing:
+            stack.append(mk)
+        elif not stack:
+            issue("unmatched", f"closing marker '/{mk.name}' without matching open", mk)
+        elif stack[-1].name == mk.name:
+            opened = stack.pop()
+            close(opened, mk, len(stack))
+        else:
+            issue(
+                "mismatched",
+                f"mismatched component: opened '{stack[-1].name}', closed '{mk.name}'",
+                mk,
+            )
+            names = [s.name for s in stack]
+            if mk.name in names:
+                while stack[-1].name != mk.name:
+                    lost = stack.pop()
+                    issue("unclosed", f"unclosed component '{lost.name}'", lost)
+                opened = stack.pop()
+                close(opened, mk, len(stack))
+    for mk in stack:
+        issue("unclosed", f"unclosed component '{mk.name}'", mk)
+    components.sort(key=lambda c: c.open_start)
+    issues.sort(key=lambda i: i.start)
+    return ComponentScan(components, issues)
+
+
+def parse_components(text: str) -> list[Component]:
+    """Parse every component in document order; raise ComponentError if invalid."""
+    scan = scan_components(text)
+    if scan.issues:
+        first = min(scan.issues, key=_issue_order)
+        raise ComponentError(first.message, first.line)
+    return scan.components
+
+
+def _issue_order(issue: ComponentIssue) -> tuple[int, int]:
+    # Strict order: problems met while scanning come first; a marker left
+    # open is only known at the end of the document.
+    return (1 if issue.kind == "unclosed" else 0, issue.start)
+
+
+def find_component(components: list[Component], name: str) -> Component | None:
+    """The first component called ``name``, or None."""
+    return next((c for c in components if c.name == name), None)
+
+
+def replace_content(text: str, component: Component, new_content: str) -> str:
+    """Return ``text`` with the component's content replaced (markers kept)."""
+    return text[: component.open_end] + new_content + text[component.close_start :]

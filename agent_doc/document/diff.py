@@ -1,0 +1,175 @@
+"""What changed since the agent last saw the document: comment stripping and diffs.
+
+HTML comments and ``[//]: # (...)`` lines are the user's scratchpad: they are
+removed from both sides before diffing, so editing them never wakes the agent.
+Component markers (``<!-- agent:NAME -->``, ``<!-- /agent:NAME -->``) stay, so
+the agent sees where content lives; boundary markers
+(``<!-- agent:boundary:ID -->``) are bookkeeping and are stripped like comments.
+Anything inside fenced code or inline code spans is content and is kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_doc.document.codeblocks import CodeIndex
+
+__all__ = ["compute_diff", "strip_comments"]
+
+DEFAULT_CONTEXT = 5
+"""Lines of unchanged context around each hunk (spec §7.28)."""
+
+_TOKEN = re.compile(
+    r"(?P<comment><!--)"
+    r"|(?P<linkref>^[ ]{0,3}\[//\]:[ \t]+#"
+    r"(?:[ \t]+(?:\([^\n]*\)|\"[^\n]*\"|'[^\n]*'))?[ \t]*(?:\n|\Z))",
+    re.MULTILINE,
+)
+_KEPT_MARKER = re.compile(r"/?agent:[a-zA-Z0-9][a-zA-Z0-9-]*(?:\s.*)?", re.DOTALL)
+_HUNK = re.compile(r"@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@")
+
+
+def _is_kept(inner: str) -> bool:
+    """Whether a comment body is a component marker (boundary markers are not)."""
+    return _KEPT_MARKER.fullmatch(inner.strip()) is not None
+
+
+def _emitted_line_tail(out: list[str]) -> str:
+    """The text already emitted on the current output line (after its last ``\\n``)."""
+    tail: list[str] = []
+    for piece in reversed(out):
+        cut = piece.rfind("\n")
+        if cut >= 0:
+            tail.append(piece[cut + 1 :])
+            break
+        tail.append(piece)
+    return "".join(reversed(tail))
+
+
+def _trim_emitted_blanks(out: list[str]) -> None:
+    """Drop spaces and tabs at the end of the emitted output (current line only)."""
+    while out:
+        trimmed = out[-1].rstrip(" \t")
+        if trimmed:
+            out[-1] = trimmed
+            return
+        out.pop()
+
+
+def strip_comments(text: str) -> str:
+    """Remove HTML comments and ``[//]: #`` comment lines outside code.
+
+    A comment alone on its line(s) is removed with the whole line, newline
+    included; a comment ending a line takes the blanks before it (so a note
+    added after a sentence changes nothing); any other comment is removed
+    alone and leaves the surrounding spaces (``"a <!-- x --> b"`` becomes
+    ``"a  b"``). Component markers, code and an unclosed ``<!--`` are kept.
+    """
+    if "<!--" not in text and "[//]:" not in text:
+        return text
+    code = CodeIndex(text)
+    out: list[str] = []
+    pos = 0  # text[pos:] has not been emitted yet
+    search = 0
+    size = len(text)
+    while (m := _TOKEN.search(text, search)) is not None:
+        start = m.start()
+        if code.contains(start):
+            search = m.end()
+            continue
+        if m.group("linkref") is not None:
+            out.append(text[pos:start])
+            pos = search = m.end()
+            continue
+        close = text.find("-->", m.end())
+        if close < 0:
+            break
+        end = close + 3
+        search = end
+        if _is_kept(text[m.end() : close]):
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        if line_start >= pos:
+            before = text[line_start:start]
+        else:
+            before = _emitted_line_tail(out) + text[pos:start]
+        eol = text.find("\n", end)
+        eol = size if eol < 0 else eol
+        ends_line = not text[end:eol].strip(" \t")
+        if before.strip(" \t"):
+            out.append(text[pos:start])
+            if ends_line:  # no trailing blanks left where the comment was
+                _trim_emitted_blanks(out)
+            pos = eol if ends_line else end
+            continue
+        if not ends_line:
+            out.append(text[pos:start])
+            pos = end
+            continue
+        out.append(text[pos : max(line_start, pos)])
+        _trim_emitted_blanks(out)
+        pos = search = min(eol + 1, size)
+    if pos == 0:  # nothing removed
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def compute_diff(
+    previous: str, current: str, context: int = DEFAULT_CONTEXT
+) -> str | None:
+    """Unified line diff from ``previous`` (snapshot) to ``current`` (document).
+
+    Both sides are compared after :func:`strip_comments` and with CRLF read as
+    ``\\n``; ``None`` when they are then equal. Headers are ``--- snapshot`` and
+    ``+++ document``; each hunk has ``context`` lines around it; a last line
+    without newline is followed by ``\\ No newline at end of file``.
+    """
+    old = strip_comments(previous.replace("\r\n", "\n"))
+    new = strip_comments(current.replace("\r\n", "\n"))
+    if old == new:
+        return None
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    head, tail = _common_ends(a, b)
+    skip = max(head - context, 0)
+    drop = max(tail - context, 0)
+    import difflib  # only the diff path pays for it
+
+    lines = difflib.unified_diff(
+        a[skip : len(a) - drop],
+        b[skip : len(b) - drop],
+        "snapshot",
+        "document",
+        n=context,
+    )
+    out: list[str] = []
+    for line in lines:
+        if skip and line.startswith("@@"):
+            line = _shift_hunk(line, skip)
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
+    """Counts of equal leading and trailing lines (not overlapping)."""
+    limit = min(len(a), len(b))
+    head = 0
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+def _shift_hunk(header: str, offset: int) -> str:
+    """Move a hunk header's line numbers down by ``offset`` trimmed lines."""
+
+    def shift(m: re.Match[str]) -> str:
+        old, new = int(m.group(1)) + offset, int(m.group(3)) + offset
+        return f"@@ -{old}{m.group(2)} +{new}{m.group(4)} @@"
+
+    return _HUNK.sub(shift, header, count=1)

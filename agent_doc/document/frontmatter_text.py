@@ -1,0 +1,201 @@
+"""Byte-preserving text edits of a document's YAML frontmatter block.
+
+The block is ``---\\n`` at the very start of the document and a closing
+``---`` line (spec §2.2). Edits work on whole top-level entries (a key line
+plus its indented continuation lines) and leave every other byte alone, so
+comments, order and quoting survive. :mod:`agent_doc.document.frontmatter` re-exports
+the public names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent_doc.errors import FrontmatterError
+
+__all__ = [
+    "MAX_FRONTMATTER_CHARS",
+    "FrontmatterBlock",
+    "field_lines",
+    "format_value",
+    "rename_field",
+    "set_field",
+    "split_frontmatter",
+]
+
+MAX_FRONTMATTER_CHARS = 64 * 1024
+"""Frontmatter larger than this is refused (a document is not a YAML store)."""
+
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?=[ \t\r\n]|$)")
+_CONTINUATION = re.compile(r"[ \t]|-(?=[ \t]|$)")
+_NON_PRINTABLE = re.compile(
+    "[^\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+_YAML_BREAKS = "\x85\u2028\u2029"  # line breaks to YAML, folded if left raw
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+@dataclass(frozen=True, slots=True)
+class FrontmatterBlock:
+    """The frontmatter block: ``yaml`` is ``text[yaml_start:yaml_end]``.
+
+    ``end`` (= ``body_start``) is the offset after the closing ``---`` line.
+    """
+
+    yaml: str
+    start: int
+    end: int
+    body_start: int
+    yaml_start: int = 4
+    yaml_end: int = 4
+
+
+def split_frontmatter(text: str) -> FrontmatterBlock | None:
+    """Locate the frontmatter block; None when the document has none.
+
+    Raises :class:`FrontmatterError` when the opening ``---`` is never closed
+    or the block is larger than :data:`MAX_FRONTMATTER_CHARS`.
+    """
+    if not text.startswith("---\n"):
+        return None
+    close = text.find("\n---\n", 3)
+    if close >= 0:
+        end = close + 5
+    elif text.endswith("\n---") and len(text) >= 7:
+        close, end = len(text) - 4, len(text)
+    else:
+        raise FrontmatterError("unterminated frontmatter: no closing '---' line", 1)
+    yaml_end = max(close + 1, 4)
+    if yaml_end - 4 > MAX_FRONTMATTER_CHARS:
+        raise FrontmatterError(
+            f"frontmatter is larger than {MAX_FRONTMATTER_CHARS // 1024} KB", 1
+        )
+    return FrontmatterBlock(text[4:yaml_end], 0, end, end, 4, yaml_end)
+
+
+def _entries(yaml: str) -> list[tuple[str, int, int]]:
+    """Top-level entries ``(key, first_line, end_line)`` over the YAML lines."""
+    lines = yaml.split("\n")
+    out: list[tuple[str, int, int]] = []
+    i = 0
+    while i < len(lines):
+        m = _KEY_LINE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        j = i + 1
+        last = i + 1
+        while j < len(lines):
+            if _CONTINUATION.match(lines[j]):
+                last = j + 1
+            elif lines[j].strip():
+                break
+            j += 1
+        out.append((m.group(1), i, last))
+        i = last
+    return out
+
+
+def field_lines(text: str) -> dict[str, int]:
+    """Each top-level frontmatter key and its 0-based document line (last wins)."""
+    try:
+        block = split_frontmatter(text)
+    except FrontmatterError:
+        return {}
+    if block is None:
+        return {}
+    return {key: first + 1 for key, first, _ in _entries(block.yaml)}
+
+
+def format_value(value: str) -> str:
+    """``value`` as a YAML scalar: plain when YAML reads it back as-is, else quoted."""
+    if (
+        value
+        and value == value.strip()
+        and not _NON_PRINTABLE.search(value)
+        and not any(c in _YAML_BREAKS for c in value)
+        and _reads_back(value)
+    ):
+        return value
+    return '"' + "".join(_escape(c) for c in value) + '"'
+
+
+def _escape(char: str) -> str:
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    if _NON_PRINTABLE.match(char) or char in _YAML_BREAKS:
+        code = ord(char)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return char
+
+
+def _reads_back(value: str) -> bool:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        loaded = yaml.load(f"k: {value}\n", Loader=loader)
+    except yaml.YAMLError:
+        return False
+    return isinstance(loaded, dict) and loaded == {"k": value}
+
+
+def _splice(text: str, block: FrontmatterBlock, lines: list[str]) -> str:
+    return text[: block.yaml_start] + "\n".join(lines) + text[block.yaml_end :]
+
+
+def set_field(text: str, key: str, value: str | None) -> str:
+    """Set (or with ``None`` remove) one top-level frontmatter key.
+
+    Only that key's entry changes; a missing key is added at the end of the
+    block, and a document without frontmatter gets a new block.
+    """
+    if _KEY_LINE.fullmatch(key + ":") is None:
+        raise FrontmatterError(f"invalid frontmatter key {key!r}")
+    block = split_frontmatter(text)
+    if block is None:
+        if value is None:
+            return text
+        return f"---\n{key}: {format_value(value)}\n---\n" + text
+    lines = block.yaml.split("\n")
+    found = [e for e in _entries(block.yaml) if e[0] == key]
+    if not found:
+        if value is None:
+            return text
+        lines.insert(len(lines) - 1, f"{key}: {format_value(value)}")
+        return _splice(text, block, lines)
+    _, first, end = found[-1]
+    if value is None:
+        for _, first, end in reversed(found):
+            del lines[first:end]
+    else:
+        comment = _trailing_comment(lines[first]) if end == first + 1 else ""
+        lines[first:end] = [f"{key}: {format_value(value)}{comment}"]
+    return _splice(text, block, lines)
+
+
+def rename_field(text: str, old: str, new: str) -> str:
+    """Rename the top-level key ``old`` to ``new`` in place (value untouched)."""
+    block = split_frontmatter(text)
+    found = [e for e in _entries(block.yaml) if e[0] == old] if block else []
+    if block is None or not found:
+        return text
+    lines = block.yaml.split("\n")
+    first = found[-1][1]
+    lines[first] = new + lines[first][len(old) :]
+    return _splice(text, block, lines)
+
+
+def _trailing_comment(line: str) -> str:
+    """The `` # comment`` ending a one-line ``key: value`` entry, if any."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    for m in re.finditer(r"[ \t]+#", line):
+        try:
+            yaml.load(line[: m.start()], Loader=loader)
+        except yaml.YAMLError:
+            continue
+        return line[m.start() :]
+    return ""

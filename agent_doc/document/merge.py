@@ -1,0 +1,338 @@
+"""CRDT merge of the agent's version of a document with the user's version.
+
+``ours`` is the baseline with the agent's response applied, ``theirs`` is what
+the user has now (file or live editor buffer), ``base`` is what both derive
+from. Both edit scripts are replayed on two pycrdt documents that share the
+base, and the user's update is merged into the agent's document. The agent's
+document has the lower client id, so where both insert at the same spot the
+response comes first and the user's newer text follows it.
+
+Edits are line-based (no character interleaving across lines) and refined to
+characters inside a changed line only when the line stays recognisable, so a
+user typing mid-line and the agent editing the same line both survive. Text
+both sides added in the same place (the user's prompt already present in the
+baseline the agent used) becomes part of the base first, so it appears once.
+
+Offsets are Python ``str`` offsets everywhere except at the pycrdt calls, where
+they become UTF-8 byte offsets (pycrdt ``Text`` indexes bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agent_doc.document._linediff import Hunk
+from agent_doc.document._linediff import common_prefix
+from agent_doc.document._linediff import common_suffix
+from agent_doc.document._linediff import diff_lines
+from agent_doc.errors import MergeError
+
+if TYPE_CHECKING:
+    from pycrdt import Doc
+
+AGENT_CLIENT_ID = 1
+"""pycrdt client id of the agent's side: lower, so its inserts come first."""
+USER_CLIENT_ID = 2
+"""pycrdt client id of the user's side."""
+STATE_CLIENT_ID = 3
+"""pycrdt client id of the fresh document encoded as the returned state."""
+TEXT_KEY = "content"
+"""Name of the shared ``Text`` inside the pycrdt document."""
+
+_MAX_PAIRED_LINES = 64
+
+Op = tuple[int, int, str]
+"""``(start, end, text)``: replace ``base[start:end]`` with ``text``."""
+
+
+@dataclass(frozen=True, slots=True)
+class MergeResult:
+    """The merged text and the encoded pycrdt state of a document holding it."""
+
+    text: str
+    state: bytes
+
+
+def merge_texts(
+    base: str, ours: str, theirs: str, base_state: bytes | None = None
+) -> MergeResult:
+    """Merge the agent's ``ours`` and the user's ``theirs``, both derived from ``base``.
+
+    ``base_state`` is an optional pycrdt update from a previous cycle; it is used
+    when its text equals ``base`` and ignored otherwise. Raises ``MergeError``
+    when pycrdt fails.
+    """
+    if ours == theirs or theirs == base:
+        return _result(ours)
+    if ours == base:
+        return _result(theirs)
+    # An unterminated last line gets a sentinel newline on all three sides, so
+    # text typed at its end stays on that line instead of after the response,
+    # and a side's unterminated last line does not run into the other's text.
+    sentinel = not (
+        base.endswith("\n") and ours.endswith("\n") and theirs.endswith("\n")
+    )
+    if sentinel:
+        base, ours, theirs = base + "\n", ours + "\n", theirs + "\n"
+    base_lines, ours_lines, theirs_lines = _lines(base), _lines(ours), _lines(theirs)
+    eff_lines, ours_hunks, theirs_hunks, changed = _plan(
+        base_lines, ours_lines, theirs_lines
+    )
+    eff_text = "\n".join(eff_lines) + "\n" if changed else base
+    reuse = base_state if not (changed or sentinel) else None
+    merged = _crdt_merge(
+        eff_text,
+        _char_ops(eff_lines, ours_lines, ours_hunks),
+        _char_ops(eff_lines, theirs_lines, theirs_hunks),
+        reuse,
+    )
+    if sentinel and merged.endswith("\n"):
+        merged = merged[:-1]
+    return _result(merged)
+
+
+def encode_text_state(text: str) -> bytes:
+    """Encode a fresh pycrdt document holding ``text`` as one update."""
+    from pycrdt import Doc
+    from pycrdt import Text
+
+    doc: Doc[Any] = Doc(client_id=STATE_CLIENT_ID)
+    doc.get(TEXT_KEY, type=Text).insert(0, text)
+    return bytes(doc.get_update())
+
+
+def _result(text: str) -> MergeResult:
+    try:
+        return MergeResult(text, encode_text_state(text))
+    except Exception as exc:  # pycrdt raises plain ValueError/RuntimeError
+        raise MergeError(f"cannot encode the merged document: {exc}") from exc
+
+
+def _lines(text: str) -> list[str]:
+    """Lines of ``text`` (which ends with ``\\n``) without their newlines."""
+    lines = text.split("\n")
+    lines.pop()
+    return lines
+
+
+def _plan(
+    base: list[str], ours: list[str], theirs: list[str]
+) -> tuple[list[str], list[Hunk], list[Hunk], bool]:
+    """Return the effective base, both sides' hunks on it, and whether it differs.
+
+    Hunks of the two sides that overlap or touch form a cluster; inside a
+    cluster, what both sides added alike moves into the effective base.
+    """
+    ours_hunks, theirs_hunks = diff_lines(base, ours), diff_lines(base, theirs)
+    if not ours_hunks or not theirs_hunks:
+        return base, ours_hunks, theirs_hunks, False
+    events = sorted(
+        [(h[0], h[1], 0, h) for h in ours_hunks]
+        + [(h[0], h[1], 1, h) for h in theirs_hunks]
+    )
+    clusters: list[list[tuple[int, Hunk]]] = []
+    end = -1
+    for a1, a2, side, hunk in events:
+        if clusters and a1 <= end:
+            clusters[-1].append((side, hunk))
+            end = max(end, a2)
+        else:
+            clusters.append([(side, hunk)])
+            end = a2
+    eff: list[str] = []
+    new_hunks: tuple[list[Hunk], list[Hunk]] = ([], [])
+    sides = (ours, theirs)
+    deltas = [0, 0]
+    changed = False
+    pos = 0
+    for cluster in clusters:
+        start = min(h[0] for _, h in cluster)
+        stop = max(h[1] for _, h in cluster)
+        eff.extend(base[pos:start])
+        pos = stop
+        at = len(eff)
+        spans = []
+        for side in (0, 1):
+            mine = [h for s, h in cluster if s == side]
+            first = start + deltas[side]
+            deltas[side] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in mine)
+            spans.append((mine, first, stop + deltas[side]))
+        region = None
+        if spans[0][0] and spans[1][0]:
+            region = _region_base(
+                base[start:stop],
+                ours[spans[0][1] : spans[0][2]],
+                theirs[spans[1][1] : spans[1][2]],
+            )
+        if region is None:
+            for side in (0, 1):
+                new_hunks[side].extend(
+                    (h[0] - start + at, h[1] - start + at, h[2], h[3])
+                    for h in spans[side][0]
+                )
+            eff.extend(base[start:stop])
+            continue
+        changed = True
+        for side in (0, 1):
+            first, last = spans[side][1], spans[side][2]
+            new_hunks[side].extend(
+                (at + a1, at + a2, first + b1, first + b2)
+                for a1, a2, b1, b2 in diff_lines(region, sides[side][first:last])
+            )
+        eff.extend(region)
+    eff.extend(base[pos:])
+    return eff, new_hunks[0], new_hunks[1], changed
+
+
+def _region_base(
+    base: list[str], ours: list[str], theirs: list[str]
+) -> list[str] | None:
+    """Base lines for a region both sides changed, or ``None`` to keep ``base``.
+
+    Identical changes become the base. Lines both sides start or end the region
+    with are shared; where the base region is empty (both only inserted), long
+    runs both inserted are shared as well.
+    """
+    if ours == theirs:
+        return ours
+    if not base:
+        return _shared_lines(ours, theirs)
+    pre = common_prefix(ours, theirs)
+    suf = common_suffix(ours, theirs, min(len(ours), len(theirs)) - pre)
+    if not pre and not suf:
+        return None
+    return ours[:pre] + base + ours[len(ours) - suf :]
+
+
+def _shared_lines(ours: list[str], theirs: list[str]) -> list[str] | None:
+    """Common subsequence of two inserts: leading and trailing runs, and runs
+    between that hold a word (not only blank lines, fences or rules)."""
+    hunks = diff_lines(ours, theirs)
+    shared: list[str] = []
+    pos = 0
+    for a1, a2, _, _ in hunks:
+        run = ours[pos:a1]
+        if pos == 0 or any(ch.isalnum() for line in run for ch in line):
+            shared.extend(run)
+        pos = a2
+    shared.extend(ours[pos:])
+    return shared or None
+
+
+def _char_ops(base: list[str], side: list[str], hunks: list[Hunk]) -> list[Op]:
+    """Turn line hunks into character edits on the text of ``base``, ascending."""
+    ops: list[Op] = []
+    char = 0
+    line = 0
+    for a1, a2, b1, b2 in hunks:
+        char += sum(map(len, base[line:a1])) + a1 - line
+        if a2 - a1 == b2 - b1 <= _MAX_PAIRED_LINES:
+            for old, new in zip(base[a1:a2], side[b1:b2], strict=True):
+                ops.append(_line_op(char, old, new))
+                char += len(old) + 1
+        else:
+            end = char + sum(map(len, base[a1:a2])) + a2 - a1
+            ops.append((char, end, "".join([line + "\n" for line in side[b1:b2]])))
+            char = end
+        line = a2
+    return ops
+
+
+def _line_op(at: int, old: str, new: str) -> Op:
+    """Edit turning line ``old`` (at offset ``at``) into ``new``.
+
+    Character-level when the change starts mid-line and the common ends cover
+    at least half of the shorter line; otherwise the whole line is replaced.
+    """
+    limit = min(len(old), len(new))
+    pre = 0
+    while pre < limit and old[pre] == new[pre]:
+        pre += 1
+    suf = 0
+    while suf < limit - pre and old[-1 - suf] == new[-1 - suf]:
+        suf += 1
+    if pre > 0 and 2 * (pre + suf + 1) >= limit + 1:  # + 1: the newline
+        return (at + pre, at + len(old) - suf, new[pre : len(new) - suf])
+    return (at, at + len(old) + 1, new + "\n")
+
+
+def _crdt_merge(
+    text: str, ours: list[Op], theirs: list[Op], state: bytes | None
+) -> str:
+    """Replay both edit lists on pycrdt copies of ``text`` and merge them."""
+    from pycrdt import Doc
+    from pycrdt import Text
+
+    try:
+        update = _base_update(text, state)
+        agent: Doc[Any] = Doc(client_id=AGENT_CLIENT_ID)
+        agent.apply_update(update)
+        user: Doc[Any] = Doc(client_id=USER_CLIENT_ID)
+        user.apply_update(update)
+        _replay(agent, text, ours)
+        _replay(user, text, theirs)
+        agent.apply_update(user.get_update(agent.get_state()))
+        return str(agent.get(TEXT_KEY, type=Text))
+    except MergeError:
+        raise
+    except Exception as exc:
+        raise MergeError(f"CRDT merge failed: {exc}") from exc
+
+
+def _base_update(text: str, state: bytes | None) -> bytes:
+    """``state`` when it decodes to ``text``, else a fresh encoding of ``text``."""
+    if state:
+        from pycrdt import Doc
+        from pycrdt import Text
+
+        try:
+            probe: Doc[Any] = Doc()
+            probe.apply_update(state)
+            if str(probe.get(TEXT_KEY, type=Text)) == text:
+                return state
+        except Exception:  # an invalid or foreign state: rebuild from text
+            pass
+    return encode_text_state(text)
+
+
+def _replay(doc: Doc[Any], text: str, ops: list[Op]) -> None:
+    """Apply ``ops`` (str offsets into ``text``) to ``doc`` as UTF-8 byte edits.
+
+    Front to back, so each lookup starts near the previous edit. A replacement
+    inserts first and deletes after: its text then has the same neighbours as
+    a concurrent insert of the other side at that spot (the replaced text on
+    its right), so the lower client id — the agent — reliably goes first.
+    Deleting first would anchor it to the text after the deletion, and the
+    person's follow-up could end up before the answer (issue 12).
+    """
+    from pycrdt import Text
+
+    shared = doc.get(TEXT_KEY, type=Text)
+    shift = 0
+    with doc.transaction():
+        for start, end, insert in _byte_ops(text, ops):
+            at = start + shift
+            size = len(insert.encode("utf-8"))
+            if insert:
+                shared.insert(at, insert)
+            if end > start:
+                del shared[at + size : at + size + end - start]
+            shift += size - (end - start)
+
+
+def _byte_ops(text: str, ops: list[Op]) -> list[Op]:
+    """Convert ascending ``str``-offset ops on ``text`` to UTF-8 byte offsets."""
+    if text.isascii():
+        return ops
+    out: list[Op] = []
+    prev = 0
+    pos = 0
+    for start, end, insert in ops:
+        pos += len(text[prev:start].encode("utf-8"))
+        byte_start = pos
+        pos += len(text[start:end].encode("utf-8"))
+        out.append((byte_start, pos, insert))
+        prev = end
+    return out

@@ -1,0 +1,113 @@
+"""Parsing agent responses into patch blocks (upstream-notes §3.1).
+
+An agent answers a template document with ``<!-- patch:NAME -->…<!-- /patch:NAME -->``
+blocks; everything outside them is "unmatched" text. Re-exported by
+:mod:`agent_doc.document.apply`, which applies them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import code_ranges
+from agent_doc.document.components import is_valid_name
+from agent_doc.errors import PatchError
+
+_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class PatchBlock:
+    """One ``<!-- patch:NAME k=v -->…<!-- /patch:NAME -->`` block of a response."""
+
+    name: str
+    """Target component name."""
+    content: str
+    """Everything between the opener (and its newline) and the close marker."""
+    attrs: tuple[tuple[str, str], ...] = ()
+    """``k=v`` attributes of the opener, in order."""
+
+
+def _opener(inner: str) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
+    """Return ``(kind, name, attrs)`` when a comment's text opens a patch block."""
+    text = inner.strip()
+    for kind in ("patch", "replace"):
+        if text.startswith(f"{kind}:"):
+            tokens = text[len(kind) + 1 :].split()
+            break
+    else:
+        return None
+    if not tokens or tokens[0].startswith("/"):
+        return None
+    name = tokens[0]
+    if kind == "replace" and name != "pending":
+        return None
+    if not is_valid_name(name):
+        raise PatchError(f"invalid patch name '{name}'")
+    attrs = tuple(
+        (key, value)
+        for key, sep, value in (t.partition("=") for t in tokens[1:])
+        if sep
+    )
+    return kind, name, attrs
+
+
+def parse_patch_blocks(response: str) -> tuple[list[PatchBlock], str]:
+    """Split a response into patch blocks and the unmatched text around them.
+
+    Markers inside fenced or inline code are ignored; ``<!-- replace:pending -->``
+    is accepted for ``pending``; an opener without a close marker is dropped.
+    Unmatched segments are trimmed and joined with ``\\n``.
+
+    Raises
+    ------
+    PatchError
+        A patch opener names an invalid component.
+    """
+    code = CodeRanges(code_ranges(response))
+    blocks: list[PatchBlock] = []
+    segments: list[str] = []
+    pos = 0
+    for match in _COMMENT.finditer(response):
+        if match.start() < pos or code.contains(match.start()):
+            continue
+        opened = _opener(match.group(1))
+        if opened is None:
+            continue
+        kind, name, attrs = opened
+        segments.append(response[pos : match.start()])
+        body_start = _skip_newline(response, match.end())
+        close = re.compile(rf"<!--\s*/{kind}:{re.escape(name)}\s*-->")
+        end = next(
+            (
+                m
+                for m in close.finditer(response, body_start)
+                if not code.contains(m.start())
+            ),
+            None,
+        )
+        if end is None:  # unclosed opener: consume the marker, keep what follows
+            pos = body_start
+            continue
+        blocks.append(PatchBlock(name, response[body_start : end.start()], attrs))
+        pos = _skip_newline(response, end.end())
+    segments.append(response[pos:])
+    unmatched = "\n".join(s.strip() for s in segments if s.strip())
+    return blocks, unmatched
+
+
+def _skip_newline(text: str, offset: int) -> int:
+    return offset + 1 if text.startswith("\n", offset) else offset
+
+
+def frontmatter_patch(fields: dict[str, str | None]) -> str:
+    """Return a ``<!-- patch:frontmatter -->`` block setting (None: removing) fields."""
+    import json
+
+    body = "".join(
+        f"{key}: {'null' if value is None else json.dumps(value)}\n"
+        for key, value in fields.items()
+    )
+    return f"\n\n<!-- patch:frontmatter -->\n{body}<!-- /patch:frontmatter -->\n"

@@ -1,0 +1,193 @@
+"""Global and project configuration (spec §6, §6.1, §6.2).
+
+Global: ``$XDG_CONFIG_HOME/agent-doc/config.toml`` (default ``~/.config/...``)
+with ``default_agent``, ``claude_args``, ``[agents.NAME]`` (``command``,
+``args``) and ``[terminal]`` (``command``). Project: ``<root>/.agent-doc/config.toml``
+with ``tmux_session`` (and ``[components.*]``, read by ``component_config``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+from agent_doc.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentCommand:
+    """A configured agent backend: the program and the arguments it starts with."""
+
+    command: str
+    """Executable name or path."""
+    args: tuple[str, ...] = ()
+    """Arguments placed before agent-doc's own (replace the backend defaults)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalConfig:
+    """The user's global configuration, fully defaulted."""
+
+    default_agent: str | None = None
+    """Backend used when neither ``--agent`` nor frontmatter names one."""
+    claude_args: str | None = None
+    """Extra arguments for claude (space-separated)."""
+    agents: dict[str, AgentCommand] = field(default_factory=dict)
+    """``[agents.NAME]`` tables."""
+    terminal_command: str | None = None
+    """``[terminal] command`` template with a ``{tmux_command}`` placeholder."""
+    path: Path | None = None
+    """The file this came from (None when absent)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectConfig:
+    """The project's ``.agent-doc/config.toml``."""
+
+    tmux_session: str | None = None
+    """The tmux session bound to this project."""
+    agent_command: str | None = None
+    """Command line started in new agent panes (default ``claude``)."""
+    raw: dict[str, Any] = field(default_factory=dict)
+    """Every key, for modules that read their own sections."""
+    path: Path | None = None
+    """The file this came from (None when absent)."""
+
+
+def global_config_path() -> Path:
+    """Return where the global config file lives (it may not exist)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "agent-doc" / "config.toml"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; a missing file is empty, a bad one a ``ConfigError``."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def _str_or_none(data: dict[str, Any], key: str, path: Path) -> str | None:
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise ConfigError(f"{path}: '{key}' must be a string, got {type(value).__name__}")
+
+
+def _agent_command(name: str, table: Any, path: Path) -> AgentCommand:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [agents.{name}] must be a table")
+    command = table.get("command", name)
+    args = table.get("args", [])
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{path}: [agents.{name}] command must be a non-empty string")
+    if isinstance(args, str):
+        args = args.split()
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ConfigError(f"{path}: [agents.{name}] args must be a list of strings")
+    return AgentCommand(command=command, args=tuple(args))
+
+
+def load_global_config(path: Path | None = None) -> GlobalConfig:
+    """Load the global config (defaults when the file does not exist)."""
+    path = path or global_config_path()
+    data = read_toml(path)
+    if not data:
+        return GlobalConfig(path=path if path.exists() else None)
+    agents_table = data.get("agents", {})
+    if not isinstance(agents_table, dict):
+        raise ConfigError(f"{path}: [agents] must be a table")
+    terminal = data.get("terminal", {})
+    if not isinstance(terminal, dict):
+        raise ConfigError(f"{path}: [terminal] must be a table")
+    return GlobalConfig(
+        default_agent=_str_or_none(data, "default_agent", path),
+        claude_args=_str_or_none(data, "claude_args", path),
+        agents={n: _agent_command(n, t, path) for n, t in agents_table.items()},
+        terminal_command=_str_or_none(terminal, "command", path),
+        path=path,
+    )
+
+
+def project_config_path(root: Path) -> Path:
+    """Return the project config file of the project at ``root``."""
+    return root / ".agent-doc" / "config.toml"
+
+
+def load_project_config(root: Path) -> ProjectConfig:
+    """Load ``<root>/.agent-doc/config.toml`` (defaults when absent)."""
+    path = project_config_path(root)
+    data = read_toml(path)
+    return ProjectConfig(
+        tmux_session=_str_or_none(data, "tmux_session", path),
+        agent_command=_str_or_none(data, "agent_command", path),
+        raw=data,
+        path=path if data else None,
+    )
+
+
+_KEY_LINE = re.compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
+
+
+def set_project_value(root: Path, key: str, value: str) -> None:
+    """Set a top-level string key in the project config, keeping other lines."""
+    from agent_doc.store.state import atomic_write_text
+
+    path = project_config_path(root)
+    read_toml(path)  # refuse to edit a file that is already invalid
+    lines = path.read_text("utf-8").splitlines(keepends=True) if path.exists() else []
+    encoded = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    out: list[str] = []
+    done = False
+    in_table = False
+    for line in lines:
+        if line.lstrip().startswith("["):
+            if not done:
+                out.append(f"{key} = {encoded}\n")
+                done = True
+            in_table = True
+        match = _KEY_LINE.match(line)
+        if not in_table and match and match.group(2) == key and not done:
+            out.append(f"{match.group(1)}{key}{match.group(3)}{encoded}\n")
+            done = True
+            continue
+        out.append(line)
+    if not done:
+        out.append(f"{key} = {encoded}\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, "".join(out))
+
+
+def resolve_claude_args(
+    frontmatter_value: str | None, config: GlobalConfig
+) -> list[str]:
+    """Return claude's extra arguments: frontmatter > global config > env (§6.1)."""
+    for source in (
+        frontmatter_value,
+        config.claude_args,
+        os.environ.get(CLAUDE_ARGS_ENV),
+    ):
+        if source and source.strip():
+            return source.split()
+    return []

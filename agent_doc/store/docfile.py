@@ -1,0 +1,109 @@
+"""Reading and writing session documents on disk, keeping their BOM and CRLF.
+
+Internally agent-doc works on ``\\n``-terminated text without a BOM.
+:func:`read_document` records what it removed and :func:`write_document` puts it
+back, so a Windows-style document stays Windows-style. Both are re-exported by
+:mod:`agent_doc.store.state`, which is where callers should import them from.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from typing import Literal
+
+from agent_doc.errors import DocumentError
+from agent_doc.store.atomic import atomic_write_bytes
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark."""
+
+Newline = Literal["\n", "\r\n"]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFile:
+    """A document read from disk: its ``\\n``-ended text and how it was stored."""
+
+    text: str
+    """The content without a BOM; CRLF made ``\\n`` when the file used CRLF only."""
+    newline: Newline = "\n"
+    """``"\\r\\n"`` when every line ending in the file was CRLF, else ``"\\n"``."""
+    bom: bool = False
+    """True when the file started with a UTF-8 byte order mark."""
+
+
+def read_document(path: Path) -> DocumentFile:
+    """Read a UTF-8 document, stripping a BOM and normalising all-CRLF endings.
+
+    Raises :class:`DocumentError` naming the file when it is missing, a folder,
+    unreadable, contains NUL bytes or is not valid UTF-8.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise DocumentError(f"{path}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise DocumentError(f"{path} is a directory, not a document") from exc
+    except OSError as exc:
+        raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    bom = data.startswith(BOM)
+    if bom:
+        data = data[len(BOM) :]
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise DocumentError(f"{path}: NUL byte on line {line} (a binary file?)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DocumentError(f"{path}: not valid UTF-8 (line {line})") from exc
+    crlf = text.count("\r\n")
+    if crlf and crlf == text.count("\n") and crlf == text.count("\r"):
+        return DocumentFile(text.replace("\r\n", "\n"), "\r\n", bom)
+    return DocumentFile(text, "\n", bom)
+
+
+def encode_document(original: DocumentFile, text: str) -> bytes:
+    """The bytes to store for ``text`` given how ``original`` was stored."""
+    if original.newline == "\r\n":
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    data = text.encode("utf-8")
+    return BOM + data if original.bom else data
+
+
+def write_document(path: Path, original: DocumentFile, text: str) -> None:
+    """Atomically replace the document with ``text``, restoring BOM, CRLF and mode.
+
+    A symlinked document is written through the link (the link stays a link).
+    Raises :class:`DocumentError` when the file or its folder is read-only (no
+    write permission bit, even for root); the file on disk is then untouched.
+    """
+    target = path.resolve()
+    folder = target.parent
+    try:
+        info: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise DocumentError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    if info is not None:
+        if not stat.S_ISREG(info.st_mode):
+            raise DocumentError(f"cannot write {path}: not a regular file")
+        if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
+            raise DocumentError(f"cannot write {path}: the file is read-only")
+    try:
+        folder_mode = folder.stat().st_mode
+    except OSError as exc:
+        raise DocumentError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    if not folder_mode & 0o200 or not os.access(folder, os.W_OK | os.X_OK):
+        raise DocumentError(f"cannot write {path}: its folder {folder} is read-only")
+    mode = stat.S_IMODE(info.st_mode) if info is not None else None
+    data = encode_document(original, text)
+    atomic_write_bytes(target, data, mode=mode, error=DocumentError)

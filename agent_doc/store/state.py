@@ -1,0 +1,273 @@
+"""The ``.agent-doc/`` state of a project: snapshots, baselines, pending, CRDT state.
+
+Every per-document file is named after :func:`doc_hash` of the document's
+canonical path, so a document reached through a symlink shares its target's
+state. All writes are atomic (see :mod:`agent_doc.store.atomic`), and :func:`doc_lock`
+serialises agent-doc processes working on the same document.
+
+The document readers/writers and the lock/atomic helpers live in small sibling
+modules and are re-exported here, which is the import path callers should use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_doc.errors import StateError
+from agent_doc.store.atomic import atomic_write_bytes
+from agent_doc.store.atomic import atomic_write_text
+from agent_doc.store.docfile import DocumentFile
+from agent_doc.store.docfile import read_document
+from agent_doc.store.docfile import write_document
+from agent_doc.store.locks import DEFAULT_TIMEOUT
+from agent_doc.store.locks import file_lock
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = [
+    "STATE_DIR",
+    "DocumentFile",
+    "StateStore",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "doc_hash",
+    "doc_lock",
+    "file_lock",
+    "find_project_root",
+    "project_root_for",
+    "read_document",
+    "write_document",
+]
+
+STATE_DIR = ".agent-doc"
+"""Name of the per-project state folder."""
+
+
+def _start_dir(path: Path) -> Path:
+    """Where an upward search starts: ``path`` if a folder, else its parent."""
+    resolved = Path(path).resolve()
+    return resolved if resolved.is_dir() else resolved.parent
+
+
+CEILING_ENV = "AGENT_DOC_CEILING_DIRS"
+"""Colon-separated folders the upward searches never enter (like git's
+``GIT_CEILING_DIRECTORIES``): a search starting below one stops there."""
+
+
+def _search_dirs(path: Path) -> list[Path]:
+    """``path``'s folder and its ancestors, cut at the first ceiling folder."""
+    start = _start_dir(path)
+    ceilings = {
+        Path(c).resolve() for c in os.environ.get(CEILING_ENV, "").split(":") if c
+    }
+    folders = []
+    for folder in (start, *start.parents):
+        if folder in ceilings and folder != start:
+            break
+        folders.append(folder)
+    return folders
+
+
+def find_project_root(path: Path) -> Path | None:
+    """The nearest folder at or above ``path`` holding ``.agent-doc/``, if any."""
+    for folder in _search_dirs(path):
+        if (folder / STATE_DIR).is_dir():
+            return folder
+    return None
+
+
+def project_root_for(path: Path) -> Path:
+    """A document's project root: ``.agent-doc/`` owner, else git top, else its folder.
+
+    The git top-level is the nearest ancestor holding a ``.git`` entry (a folder,
+    or a file for worktrees and submodules); git itself is not run.
+    """
+    root = find_project_root(path)
+    if root is not None:
+        return root
+    for folder in _search_dirs(path):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return _start_dir(path)
+
+
+def doc_hash(path: Path) -> str:
+    """Lowercase hex SHA-256 of the canonical absolute path (symlinks resolved)."""
+    canonical = Path(path).resolve()
+    return hashlib.sha256(os.fsencode(str(canonical))).hexdigest()
+
+
+@contextlib.contextmanager
+def doc_lock(
+    path: Path, *, timeout: float = DEFAULT_TIMEOUT, root: Path | None = None
+) -> Iterator[None]:
+    """Hold the cross-process write lock of a document (``locks/<hash>.lock``).
+
+    ``root`` defaults to :func:`project_root_for`. Raises :class:`StateError`
+    when another process keeps the lock for longer than ``timeout`` seconds.
+    """
+    store = StateStore(root if root is not None else project_root_for(path))
+    with file_lock(store.lock_path(path), timeout):
+        yield
+
+
+class StateStore:
+    """Per-document state files under ``<root>/.agent-doc/``.
+
+    Texts are stored as UTF-8 exactly as given (no newline translation); CRDT
+    state as raw bytes. Loading a missing file gives ``None``; deleting one is a
+    no-op. Unreadable or corrupt files raise :class:`StateError`.
+    """
+
+    __slots__ = ("root",)
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        """The project root (the folder that holds ``.agent-doc/``)."""
+
+    @classmethod
+    def for_document(cls, path: Path) -> StateStore:
+        """The store of the project a document belongs to (:func:`project_root_for`)."""
+        return cls(project_root_for(path))
+
+    @property
+    def state_dir(self) -> Path:
+        """``<root>/.agent-doc``."""
+        return self.root / STATE_DIR
+
+    def _path(self, kind: str, doc: Path, suffix: str) -> Path:
+        return self.state_dir / kind / f"{doc_hash(doc)}{suffix}"
+
+    def lock_path(self, doc: Path) -> Path:
+        """``locks/<hash>.lock`` of a document."""
+        return self._path("locks", doc, ".lock")
+
+    def snapshot_path(self, doc: Path) -> Path:
+        """``snapshots/<hash>.md``: what the agent believes the document is."""
+        return self._path("snapshots", doc, ".md")
+
+    def baseline_path(self, doc: Path) -> Path:
+        """``baselines/<hash>.md``: the document when generation started."""
+        return self._path("baselines", doc, ".md")
+
+    def pending_path(self, doc: Path) -> Path:
+        """``pending/<hash>.md``: a response saved before it is written."""
+        return self._path("pending", doc, ".md")
+
+    def crdt_path(self, doc: Path) -> Path:
+        """``crdt/<hash>.yrs``: the CRDT state of the last merge."""
+        return self._path("crdt", doc, ".yrs")
+
+    # -- snapshots ---------------------------------------------------------
+    def load_snapshot(self, doc: Path) -> str | None:
+        """The snapshot text, or ``None`` when there is none."""
+        return _load_text(self.snapshot_path(doc))
+
+    def save_snapshot(self, doc: Path, text: str) -> None:
+        """Store the snapshot atomically."""
+        atomic_write_text(self.snapshot_path(doc), text)
+
+    def delete_snapshot(self, doc: Path) -> None:
+        """Remove the snapshot if present."""
+        _delete(self.snapshot_path(doc))
+
+    # -- baselines ---------------------------------------------------------
+    def load_baseline(self, doc: Path) -> str | None:
+        """The baseline text, or ``None`` when there is none."""
+        return _load_text(self.baseline_path(doc))
+
+    def save_baseline(self, doc: Path, text: str) -> None:
+        """Store the baseline atomically."""
+        atomic_write_text(self.baseline_path(doc), text)
+
+    def delete_baseline(self, doc: Path) -> None:
+        """Remove the baseline if present."""
+        _delete(self.baseline_path(doc))
+
+    # -- pending responses (recover) -----------------------------------------
+    def load_pending(self, doc: Path) -> str | None:
+        """The pending (not yet written) response, or ``None``."""
+        return _load_text(self.pending_path(doc))
+
+    def save_pending(self, doc: Path, text: str) -> None:
+        """Store a response before writing it, so ``recover`` can replay it."""
+        atomic_write_text(self.pending_path(doc), text)
+
+    def delete_pending(self, doc: Path) -> None:
+        """Remove the pending response (and its expected digest) if present."""
+        _delete(self.pending_path(doc))
+        _delete(self.expected_path(doc))
+
+    def expected_path(self, doc: Path) -> Path:
+        """``pending/<hash>.expect``: SHA-256 of a pending write's content_ours.
+
+        ``recover`` compares it with the snapshot and the document to tell a
+        write that never landed from one killed after the document was written.
+        """
+        return self._path("pending", doc, ".expect")
+
+    def load_expected(self, doc: Path) -> str | None:
+        """The expected content_ours digest of the pending write, or ``None``."""
+        return _load_text(self.expected_path(doc))
+
+    def save_expected(self, doc: Path, digest: str) -> None:
+        """Store the expected content_ours digest atomically."""
+        atomic_write_text(self.expected_path(doc), digest)
+
+    clear_pending = delete_pending
+
+    def list_pending(self) -> list[Path]:
+        """Every pending response file of the project, sorted (named by doc hash)."""
+        folder = self.state_dir / "pending"
+        try:
+            return sorted(p for p in folder.iterdir() if p.suffix == ".md")
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise StateError(f"cannot list {folder}: {exc.strerror or exc}") from exc
+
+    # -- CRDT state ---------------------------------------------------------
+    def load_crdt(self, doc: Path) -> bytes | None:
+        """The stored CRDT state, or ``None``."""
+        return _load_bytes(self.crdt_path(doc))
+
+    def save_crdt(self, doc: Path, state: bytes) -> None:
+        """Store the CRDT state atomically."""
+        atomic_write_bytes(self.crdt_path(doc), state)
+
+    def delete_crdt(self, doc: Path) -> None:
+        """Remove the CRDT state if present."""
+        _delete(self.crdt_path(doc))
+
+
+def _load_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _load_text(path: Path) -> str | None:
+    data = _load_bytes(path)
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateError(f"corrupt state file {path}: not valid UTF-8") from exc
+
+
+def _delete(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise StateError(f"cannot delete {path}: {exc.strerror or exc}") from exc

@@ -1,0 +1,165 @@
+"""Agent lifecycle state inferred from its tmux pane (docs: agent-lifecycle-state).
+
+The agent *is* its terminal: each observation hashes the pane's visible text
+and reads ``pane_dead`` / ``pane_current_command``. :func:`infer` is pure:
+
+* Starting → Running on the first change of output;
+* Running → NeedsInput when the output has not changed for ``idle_s`` (at once
+  when a permission prompt is showing — ``waiting_permission``);
+* NeedsInput → Stale after a further ``stale_s``; new output → Running;
+* dead pane or agent gone back to its shell → Exited (exit code when known).
+
+:func:`agent_states` keeps observations in ``.agent-doc/agent_state.json`` so
+separate CLI runs see time pass; the language server can pass its own dict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Collection
+from dataclasses import asdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_doc.store.state import STATE_DIR
+from agent_doc.store.state import atomic_write_text
+from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import SHELLS
+from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.prompts import parse_prompt
+from agent_doc.tmux.screen import strip_ansi
+
+STARTING, RUNNING, NEEDS_INPUT, STALE, EXITED = (
+    "starting", "running", "needs_input", "stale", "exited",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStateConfig:
+    """Timeouts (seconds) of the inference."""
+
+    idle_s: float = 5.0
+    stale_s: float = 60.0
+
+    @classmethod
+    def from_env(cls) -> AgentStateConfig:
+        """``AGENT_DOC_IDLE_TIMEOUT_MS`` / ``AGENT_DOC_STALE_TIMEOUT_MS`` override."""
+        idle = os.environ.get("AGENT_DOC_IDLE_TIMEOUT_MS")
+        stale = os.environ.get("AGENT_DOC_STALE_TIMEOUT_MS")
+        return cls(
+            idle_s=int(idle) / 1000 if idle and idle.isdigit() else 5.0,
+            stale_s=int(stale) / 1000 if stale and stale.isdigit() else 60.0,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What was last seen in a pane."""
+
+    screen_hash: str
+    changed_at: float
+    state: str
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStatus:
+    """A document's pane and its agent's state (``status --json`` item)."""
+
+    session_id: str
+    file: str
+    pane: str
+    state: str
+    since: float
+    waiting_permission: bool = False
+    exit_code: int | None = None
+    command: str = ""
+
+
+def infer(
+    prev: Observation | None,
+    screen_hash: str,
+    *,
+    alive: bool,
+    permission: bool,
+    now: float,
+    config: AgentStateConfig,
+) -> Observation:
+    """The next observation of one pane (pure)."""
+
+    def to(state: str, changed_at: float) -> Observation:
+        since = prev.since if prev is not None and prev.state == state else now
+        return Observation(screen_hash, changed_at, state, since)
+
+    if not alive:
+        return to(EXITED, prev.changed_at if prev else now)
+    if prev is None:
+        return to(NEEDS_INPUT if permission else STARTING, now)
+    if screen_hash != prev.screen_hash:
+        return to(NEEDS_INPUT if permission else RUNNING, now)
+    idle = now - prev.changed_at
+    if idle >= config.idle_s + config.stale_s:
+        return to(STALE, prev.changed_at)
+    if permission or idle >= config.idle_s:
+        return to(NEEDS_INPUT, prev.changed_at)
+    return to(prev.state if prev.state != EXITED else RUNNING, prev.changed_at)
+
+
+def _store_path(root: Path) -> Path:
+    return root / STATE_DIR / "agent_state.json"
+
+
+def _load_store(root: Path) -> dict[str, Observation]:
+    try:
+        raw = json.loads(_store_path(root).read_text("utf-8"))
+        return {k: Observation(**v) for k, v in raw.items()}
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def agent_states(
+    root: Path,
+    *,
+    tmux: Tmux | None = None,
+    config: AgentStateConfig | None = None,
+    store: dict[str, Observation] | None = None,
+    now: float | None = None,
+    keys: Collection[str] | None = None,
+) -> list[AgentStatus]:
+    """Observe every registered pane of the project once; return their states.
+
+    ``keys`` limits the observation to those session ids (the language server
+    watches only the documents open in the editor).
+    """
+    tmux = tmux or Tmux.from_env()
+    config = config or AgentStateConfig.from_env()
+    persist = store is None
+    memory: dict[str, Observation] = _load_store(root) if store is None else store
+    now = time.time() if now is None else now
+    panes = tmux.panes()
+    result: list[AgentStatus] = []
+    for key, entry in sorted(registry.load(root).entries.items()):
+        if keys is not None and key not in keys:
+            continue
+        info = panes.get(entry.pane)
+        alive = info is not None and not info.dead and info.command not in SHELLS
+        screen = tmux.capture(entry.pane) if info is not None and not info.dead else ""
+        permission = parse_prompt(screen).active
+        digest = hashlib.sha256(strip_ansi(screen).encode()).hexdigest()
+        obs = infer(memory.get(key), digest, alive=alive, permission=permission,
+                    now=now, config=config)  # fmt: skip
+        memory[key] = obs
+        result.append(AgentStatus(
+            session_id=key, file=entry.file, pane=entry.pane, state=obs.state,
+            since=obs.since, waiting_permission=permission and alive,
+            exit_code=info.dead_status if info is not None and info.dead else None,
+            command=info.command if info else "",
+        ))  # fmt: skip
+    if persist:
+        data: dict[str, Any] = {k: asdict(v) for k, v in memory.items()}
+        atomic_write_text(_store_path(root), json.dumps(data, indent=2) + "\n")
+    return result

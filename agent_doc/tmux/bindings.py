@@ -1,0 +1,169 @@
+"""Shared pieces of session routing: documents, target sessions, the agent command.
+
+A :class:`DocSession` is a document resolved to its project root and session
+UUID (the registry key). All state comes from the project root (our decision 7).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_doc.errors import DocumentError
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
+from agent_doc.store.state import write_document
+from agent_doc.tmux.registry import Registry
+from agent_doc.tmux.registry import SessionEntry
+from agent_doc.tmux.registry import relative_file
+from agent_doc.tmux.registry import utc_now
+
+if TYPE_CHECKING:
+    from agent_doc.tmux.adapter import PaneInfo
+    from agent_doc.tmux.adapter import Tmux
+
+AGENT_COMMAND_ENV = "AGENT_DOC_AGENT_COMMAND"
+DEFAULT_SESSION = "claude"
+AGENT_WINDOW = "agent-doc"
+AGENT_PROCESSES = frozenset({"agent-doc", "claude", "node"})
+_PROMPT_RE = re.compile(r"^\s*[│|]?\s*[❯>]")
+
+
+@dataclass(frozen=True, slots=True)
+class DocSession:
+    """A document with its project root, session UUID and frontmatter bits."""
+
+    path: Path
+    root: Path
+    key: str | None
+    tmux_session: str | None
+    text: str
+    format: str = "template"
+
+    @property
+    def rel(self) -> str:
+        """The path stored in ``sessions.json`` (root-relative when possible)."""
+        return relative_file(self.root, self.path)
+
+
+def load_doc(file: Path | str, *, create: bool = True) -> DocSession:
+    """Read ``file``; with ``create``, give it a session UUID if it has none."""
+    from agent_doc.document.frontmatter import ensure_session
+    from agent_doc.document.frontmatter import parse_frontmatter
+
+    path = Path(file).expanduser().absolute()
+    if not path.is_file():
+        raise DocumentError(f"{file}: no such document")
+    original = read_document(path)
+    text = original.text
+    front = parse_frontmatter(text)
+    key = front.session
+    if not key and create:
+        text, key = ensure_session(text)
+        write_document(path, original, text)
+        front = parse_frontmatter(text)
+    return DocSession(
+        path=path,
+        root=project_root_for(path),
+        key=key or None,
+        tmux_session=front.tmux_session,
+        text=text,
+        format=front.format or "template",
+    )
+
+
+def agent_command(root: Path) -> str:
+    """Command started in new agent panes: env > project config > ``claude``."""
+    env = os.environ.get(AGENT_COMMAND_ENV, "").strip()
+    if env:
+        return env
+    from agent_doc.store.config import load_project_config
+
+    configured = load_project_config(root).agent_command
+    return configured.strip() if configured and configured.strip() else "claude"
+
+
+def agent_process_names(root: Path) -> frozenset[str]:
+    """Process names that count as "an agent" in a pane (for resync/state)."""
+    names = set(AGENT_PROCESSES)
+    try:
+        argv = shlex.split(agent_command(root))
+    except ValueError:
+        argv = []
+    names.update(Path(a).name for a in argv[:1])
+    if argv and Path(argv[0]).name.startswith("python"):
+        names.update({"python", "python3", Path(argv[0]).name})
+    return frozenset(names)
+
+
+def configured_session(root: Path) -> str | None:
+    """``tmux_session`` of ``.agent-doc/config.toml``, if any."""
+    from agent_doc.store.config import load_project_config
+
+    return load_project_config(root).tmux_session
+
+
+def current_session(tmux: Tmux) -> str | None:
+    """The session of ``$TMUX_PANE`` when running inside tmux on this server."""
+    pane = os.environ.get("TMUX_PANE")
+    if not pane:
+        return None
+    info = tmux.panes().get(pane)
+    return info.session if info else None
+
+
+def resolve_target_session(
+    tmux: Tmux, root: Path, context: str | None = None, doc_session: str | None = None
+) -> str:
+    """Context (sync ``--window``) > live config > current > frontmatter > claude."""
+    if context:
+        return context
+    configured = configured_session(root)
+    if configured and tmux.has_session(configured):
+        return configured
+    current = current_session(tmux)
+    if current:
+        return current
+    if doc_session and tmux.has_session(doc_session):
+        return doc_session
+    return configured or DEFAULT_SESSION
+
+
+def has_prompt(text: str) -> bool:
+    """Whether an agent input prompt (``❯`` / ``>``) shows near the bottom."""
+    from agent_doc.tmux.screen import strip_ansi
+
+    lines = [ln for ln in strip_ansi(text).splitlines() if ln.strip()]
+    return any(_PROMPT_RE.match(ln) for ln in lines[-6:])
+
+
+def bind_pane(
+    reg: Registry, doc: DocSession, pane: str, panes: dict[str, PaneInfo]
+) -> SessionEntry:
+    """Bind ``doc`` to ``pane`` in ``reg`` with metadata from ``panes``."""
+    if doc.key is None:
+        raise DocumentError(f"{doc.path}: no agent_doc_session in frontmatter")
+    info = panes.get(pane)
+    entry = SessionEntry(
+        pane=pane,
+        pid=info.pid if info else os.getpid(),
+        cwd=str(doc.root),
+        started=utc_now(),
+        file=doc.rel,
+        window=info.window_id if info else "",
+    )
+    reg.bind(doc.key, entry)
+    return entry
+
+
+def live_pane(reg: Registry, key: str | None, panes: dict[str, PaneInfo]) -> str | None:
+    """The live pane bound to ``key``, if any."""
+    entry = reg.entries.get(key) if key else None
+    if entry is None:
+        return None
+    info = panes.get(entry.pane)
+    return entry.pane if info is not None and not info.dead else None

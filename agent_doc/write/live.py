@@ -1,0 +1,224 @@
+"""Pure helpers for writing into a *live* editor buffer.
+
+The language server owns no domain rules: given the text of the open buffer it
+asks this module what the buffer should become and which edits get it there.
+Everything here is text in, values out (Python ``str`` offsets); the server
+converts each :class:`TextChange` into one LSP ``TextEdit`` of a single
+versioned ``TextDocumentEdit``.
+
+The write algorithm (spec §7.22, "Our decisions" 2):
+
+* ``content_ours`` = the baseline with the agent's response applied
+  (:func:`agent_doc.document.apply.build_content_ours`); it is computed **once**;
+* ``merged`` = CRDT merge of baseline → ``content_ours`` with baseline → live
+  buffer (:func:`agent_doc.document.merge.merge_texts`), recomputed against the newest
+  buffer text whenever an attempt has to be retried;
+* the edits are one :class:`TextChange` per region where the live buffer and
+  ``merged`` differ (:func:`minimal_changes`): a line diff into hunks, each
+  refined to characters. An edit never spans text both sides hold alike, so
+  the text the person is typing in is never replaced by an edit that only
+  "moves" it (that is how keystrokes got lost, issue 12).
+
+Editors may keep ``\\r\\n`` line endings in the buffer while the core works on
+``\\n``; :func:`plan_merge` normalises for the merge and restores the buffer's
+convention in the result, so the edit never rewrites line endings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "LivePlan",
+    "TextChange",
+    "apply_changes",
+    "minimal_change",
+    "minimal_changes",
+    "plan_from_text",
+    "plan_merge",
+    "plan_patch",
+    "plan_reposition",
+    "plan_write",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextChange:
+    """Replace ``text[start:end]`` with ``new_text`` (``str`` offsets)."""
+
+    start: int
+    """Offset of the first replaced character."""
+    end: int
+    """Offset just after the last replaced character."""
+    new_text: str
+    """The replacement."""
+
+    def apply(self, text: str) -> str:
+        """Return ``text`` with this change applied."""
+        return text[: self.start] + self.new_text + text[self.end :]
+
+
+@dataclass(frozen=True, slots=True)
+class LivePlan:
+    """What one attempt at a live-buffer write will do."""
+
+    live_text: str
+    """The buffer text the plan was computed from."""
+    content_ours: str
+    """Baseline + response (the snapshot the CLI saves); for patches the result."""
+    merged: str
+    """The text the buffer must hold once the edit is applied."""
+    changes: tuple[TextChange, ...]
+    """Disjoint, ascending edits (offsets in ``live_text``) turning it into
+    ``merged``; empty when nothing changes."""
+
+    @property
+    def changed(self) -> bool:
+        """Whether the buffer must be edited at all."""
+        return bool(self.changes)
+
+
+def minimal_change(old: str, new: str) -> TextChange | None:
+    """Return the single smallest edit turning ``old`` into ``new``.
+
+    The edit covers the span between the longest common prefix and the longest
+    common suffix (which never overlap). A ``\\r\\n`` pair is never split.
+    """
+    if old == new:
+        return None
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    if start > 0 and old[start - 1] == "\r":
+        start -= 1
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old -= 1
+        end_new -= 1
+    return TextChange(start, end_old, new[start:end_new])
+
+
+def minimal_changes(old: str, new: str) -> tuple[TextChange, ...]:
+    """Return one small edit per changed region turning ``old`` into ``new``.
+
+    The lines are diffed into hunks; a hunk replacing as many lines as it
+    removes is refined line by line, any other hunk to its differing middle.
+    Pure insertions stay at line starts. The edits are disjoint, ascending and
+    relative to ``old`` (apply them back to front, or all at once as LSP does).
+    """
+    if old == new:
+        return ()
+    from agent_doc.document._linediff import diff_lines
+    from agent_doc.document._linediff import split_lines
+
+    a, b = split_lines(old), split_lines(new)
+    starts = [0]
+    for line in a:
+        starts.append(starts[-1] + len(line))
+    changes: list[TextChange] = []
+    for a1, a2, b1, b2 in diff_lines(a, b):
+        if a2 - a1 == b2 - b1:
+            pairs = [(starts[a1 + i], a[a1 + i], b[b1 + i]) for i in range(a2 - a1)]
+        else:
+            pairs = [(starts[a1], "".join(a[a1:a2]), "".join(b[b1:b2]))]
+        for at, before, after in pairs:
+            change = minimal_change(before, after)
+            if change is not None:
+                changes.append(
+                    TextChange(at + change.start, at + change.end, change.new_text)
+                )
+    return tuple(changes)
+
+
+def apply_changes(text: str, changes: tuple[TextChange, ...]) -> str:
+    """Return ``text`` with disjoint ascending ``changes`` applied."""
+    for change in reversed(changes):
+        text = change.apply(text)
+    return text
+
+
+def plan_from_text(live_text: str, content_ours: str, merged: str) -> LivePlan:
+    """Build a plan whose target is ``merged`` (edits computed here)."""
+    return LivePlan(live_text, content_ours, merged, minimal_changes(live_text, merged))
+
+
+def _to_lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+def plan_merge(baseline: str, content_ours: str, live_text: str) -> LivePlan:
+    """Merge ``content_ours`` into the live buffer; used for every (re)try.
+
+    ``baseline`` is the common ancestor. When the buffer still equals the
+    baseline the result is ``content_ours``; when the agent changed nothing it
+    is the buffer itself; otherwise the CRDT merge decides (agent text first,
+    the user's newer text after it).
+    """
+    crlf = "\r\n" in live_text
+    base, ours, theirs = _to_lf(baseline), _to_lf(content_ours), _to_lf(live_text)
+    if theirs == base:
+        merged = ours
+    elif ours == base:
+        merged = theirs
+    else:
+        from agent_doc.document.merge import merge_texts
+
+        merged = merge_texts(base, ours, theirs).text
+    if crlf:
+        merged = merged.replace("\n", "\r\n")
+    return plan_from_text(live_text, content_ours, merged)
+
+
+def plan_write(
+    live_text: str,
+    baseline: str | None,
+    response: str,
+    configs: Mapping[str, Any],
+) -> tuple[str, LivePlan]:
+    """Plan the first attempt of a write; return ``(baseline, plan)``.
+
+    ``baseline`` defaults to the live buffer (no concurrent edits possible then).
+    The returned baseline (``\\n`` line endings) is reused for retries.
+    """
+    from agent_doc.document.apply import build_content_ours
+
+    base = _to_lf(live_text if baseline is None else baseline)
+    content_ours = build_content_ours(base, response, dict(configs))
+    return base, plan_merge(base, content_ours, live_text)
+
+
+def _plan_transform(live_text: str, transform: Callable[[str], str]) -> LivePlan:
+    crlf = "\r\n" in live_text
+    result = transform(_to_lf(live_text))
+    target = result.replace("\n", "\r\n") if crlf else result
+    return plan_from_text(live_text, result, target)
+
+
+def plan_patch(
+    live_text: str,
+    component: str,
+    content: str,
+    configs: Mapping[str, Any],
+    *,
+    mode: str | None = None,
+) -> LivePlan:
+    """Plan a component patch (``patch`` semantics) on the live buffer."""
+    from agent_doc.document.apply import apply_component_patch
+
+    return _plan_transform(
+        live_text,
+        lambda text: apply_component_patch(
+            text, component, content, dict(configs), mode=mode
+        ),
+    )
+
+
+def plan_reposition(live_text: str) -> LivePlan:
+    """Plan moving the boundary marker to the end of the exchange."""
+    from agent_doc.document.boundary import reposition_boundary_to_end
+
+    return _plan_transform(live_text, reposition_boundary_to_end)

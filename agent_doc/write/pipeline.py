@@ -1,0 +1,404 @@
+"""The write path: an agent response lands in the document, never losing user text.
+
+One function, :func:`write_response`, serves ``agent-doc write``, ``recover`` and
+the agent cycle. Its steps (spec §7.22, architecture "writing.py"):
+
+1. validate (non-empty response, readable UTF-8 document);
+2. save the response as *pending* before anything else is written;
+3. baseline = the explicit one, else the live buffer of a language server that
+   has the document open, else the file;
+4. ``content_ours`` = baseline + response (:func:`patching.build_content_ours`);
+5. **the seam**: a server that has the document open merges ``content_ours``
+   with its live buffer and applies one workspace edit (the file is not
+   written); otherwise the disk path: lock, re-read, CRDT merge when the file
+   changed since the baseline, skip identical writes, atomic write;
+6. snapshot = ``content_ours`` (never the merged text, so the user's concurrent
+   edits show up in the next diff), CRDT state saved, pending cleared.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Literal
+
+from agent_doc.errors import PatchError
+
+if TYPE_CHECKING:
+    from agent_doc.document.component_config import ComponentConfig
+    from agent_doc.store.state import StateStore
+    from agent_doc.write.server_link import ServerHandle
+    from agent_doc.write.server_link import ServerLink
+
+logger = logging.getLogger(__name__)
+
+Target = Literal["disk", "server"]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    """An agent response to write into one document."""
+
+    path: Path
+    response: str
+    baseline: str | None = None
+    """Document text the response was generated against (``--baseline-file``)."""
+    stream: bool = False
+    """``--stream``: CRDT write strategy (the only merge we implement)."""
+    force_disk: bool = False
+    """Write the file even when a language server has the document open."""
+    origin: str | None = None
+    """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """What :func:`write_response` did."""
+
+    path: Path
+    content_ours: str
+    """Baseline + response: what the snapshot now holds."""
+    final_text: str
+    """The document (file or live buffer) after the write."""
+    target: Target
+    changed: bool
+    """False when the result equalled the current text and nothing was written."""
+    merged: bool = False
+    """True when user edits made after the baseline were merged in."""
+
+
+def normalize_text(text: str) -> str:
+    """Drop a BOM and turn CRLF into ``\\n`` (the core's internal form)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
+
+
+def read_baseline_file(path: Path) -> str:
+    """Read a ``--baseline-file`` (UTF-8, BOM/CRLF normalised)."""
+    from agent_doc.store.state import read_document
+
+    return read_document(Path(path)).text
+
+
+def _crdt_state_of(text: str) -> bytes:
+    """CRDT state holding exactly ``text``."""
+    from agent_doc.document.merge import encode_text_state
+
+    return encode_text_state(text)
+
+
+def _log_origin(store: StateStore, path: Path, origin: str) -> None:
+    logs = store.state_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with (logs / "ops.log").open("a", encoding="utf-8") as log:
+        log.write(f"{stamp} write_origin file={path} origin={origin}\n")
+
+
+def write_response(
+    request: WriteRequest,
+    link: ServerLink | None = None,
+    *,
+    on_written: Callable[[WriteOutcome], None] | None = None,
+) -> WriteOutcome:
+    """Write an agent response into a document (see the module docstring).
+
+    Parameters
+    ----------
+    request:
+        The response and how to write it.
+    link:
+        Where to look for a language server that has the document open;
+        ``None`` writes to disk.
+    on_written:
+        Called with the outcome after a successful write (post-write hooks).
+
+    Raises
+    ------
+    PatchError
+        Empty response or a response that cannot be applied.
+    DocumentError
+        The document is missing, a folder, not UTF-8, or malformed.
+    ServerTimeout
+        A server has the document open but could not apply in time (exit 75);
+        nothing was written and the response stays pending.
+    """
+    from agent_doc.document.apply import build_content_ours
+    from agent_doc.document.component_config import load_component_configs
+    from agent_doc.store.state import StateStore
+    from agent_doc.store.state import project_root_for
+    from agent_doc.store.state import read_document
+
+    path = Path(request.path)
+    if not request.response.strip():
+        raise PatchError("empty response — nothing to write")
+    disk = read_document(path)
+    root = project_root_for(path)
+    store = StateStore(root)
+    store.save_pending(path, request.response)
+    handle = None
+    if link is not None and not request.force_disk:
+        handle = link.find_owner(path)
+    if request.baseline is not None:
+        baseline = normalize_text(request.baseline)
+    elif handle is not None:
+        baseline = normalize_text(handle.text)
+    else:
+        baseline = disk.text
+    ours = build_content_ours(baseline, request.response, load_component_configs(root))
+    store.save_expected(path, text_digest(ours))
+    if handle is not None and link is not None:
+        outcome = _write_to_server(request, link, handle, baseline, store)
+    else:
+        outcome = _write_to_disk(path, baseline, ours, store)
+    store.delete_pending(path)
+    if request.origin:
+        _log_origin(store, path, request.origin)
+    if on_written is not None:
+        on_written(outcome)
+    return outcome
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome | None:
+    """Finish a pending write that had landed before its process died.
+
+    A write killed after the document was written (or after the snapshot was
+    saved) leaves its response pending; replaying it would add the answer twice.
+    When the snapshot, or the current text (``current``: a live buffer; default
+    the file), equals the content_ours the write expected, only the bookkeeping
+    is finished (snapshot, CRDT state, pending cleared) and the outcome is
+    returned; otherwise ``None`` (the response must be re-applied).
+    """
+    from agent_doc.store.state import StateStore
+    from agent_doc.store.state import doc_lock
+    from agent_doc.store.state import read_document
+
+    path = Path(path)
+    store = StateStore.for_document(path)
+    with doc_lock(path, root=store.root):
+        expected = store.load_expected(path)
+        if expected is None:
+            return None
+        snapshot = store.load_snapshot(path)
+        text = current if current is not None else read_document(path).text
+        if snapshot is not None and text_digest(snapshot) == expected:
+            ours = snapshot
+        elif text_digest(text) == expected:
+            ours = text
+            store.save_snapshot(path, ours)
+            store.save_crdt(path, _crdt_state_of(ours))
+        else:
+            return None
+        store.delete_pending(path)
+    return WriteOutcome(path, ours, text, "disk", changed=False, merged=text != ours)
+
+
+def _write_to_server(
+    request: WriteRequest,
+    link: ServerLink,
+    handle: ServerHandle,
+    baseline: str,
+    store: StateStore,
+) -> WriteOutcome:
+    """Hand the response to the server that owns the live buffer."""
+    reply = link.write(handle, request.response, baseline, request.origin)
+    ours = normalize_text(reply.content_ours)
+    store.save_snapshot(request.path, ours)
+    store.save_crdt(request.path, _crdt_state_of(ours))
+    final = normalize_text(reply.text)
+    return WriteOutcome(
+        path=Path(request.path),
+        content_ours=ours,
+        final_text=final,
+        target="server",
+        changed=final != normalize_text(handle.text),
+        merged=final != ours,
+    )
+
+
+def _single_boundary(merged: str, ours: str) -> str:
+    """Keep only this write's boundary marker in a merged text.
+
+    With a stale baseline the merge also keeps the markers of writes the
+    baseline never saw; those are removed (the newest write's marker stays).
+    """
+    from agent_doc.document.boundary import find_boundaries
+
+    found = find_boundaries(merged)
+    if len(found) <= 1:
+        return merged
+    keep = {b.id for b in find_boundaries(ours)}
+    drop = [b for b in found if b.id not in keep] or found[:-1]
+    if len(drop) == len(found):
+        drop = drop[:-1]
+    for boundary in reversed(drop):
+        merged = merged[: boundary.start] + merged[boundary.end :]
+    return merged
+
+
+def _write_to_disk(
+    path: Path, baseline: str, ours: str, store: StateStore
+) -> WriteOutcome:
+    """Lock, re-read, merge the user's concurrent edits, write atomically."""
+    from agent_doc.store.state import doc_lock
+    from agent_doc.store.state import read_document
+    from agent_doc.store.state import write_document
+
+    with doc_lock(path, root=store.root):
+        current = read_document(path)
+        if current.text == baseline:
+            final, state = ours, _crdt_state_of(ours)
+        else:
+            from agent_doc.document.merge import merge_texts
+
+            result = merge_texts(baseline, ours, current.text, store.load_crdt(path))
+            final, state = _single_boundary(result.text, ours), result.state
+        changed = final != current.text
+        if changed:
+            write_document(path, current, final)
+        store.save_snapshot(path, ours)
+        store.save_crdt(path, state)
+    return WriteOutcome(
+        path=path,
+        content_ours=ours,
+        final_text=final,
+        target="disk",
+        changed=changed,
+        merged=current.text != baseline,
+    )
+
+
+def run_write(
+    path: Path,
+    response: str,
+    *,
+    baseline_file: Path | None = None,
+    stream: bool = False,
+    force_disk: bool = False,
+    origin: str | None = None,
+) -> WriteOutcome:
+    """``agent-doc write``: build the request, find a server, write.
+
+    The one core call shared by the typer command and the fast path in
+    :mod:`agent_doc.cli.entry`.
+    """
+    from agent_doc.write.server_link import ServerLink
+
+    baseline = read_baseline_file(baseline_file) if baseline_file else None
+    request = WriteRequest(Path(path), response, baseline, stream, force_disk, origin)
+    return write_response(request, None if force_disk else ServerLink())
+
+
+@dataclass(frozen=True, slots=True)
+class PatchOutcome:
+    """What :func:`patch_component` did."""
+
+    path: Path
+    component: str
+    text: str
+    """The document (file or live buffer) after the patch."""
+    target: Target
+    changed: bool
+
+
+HOOKS_NOT_TRUSTED = "hooks not run: workspace not trusted (agentDoc.trustWorkspace)"
+"""Logged when :func:`patch_component` skips hooks (``allow_hooks=False``)."""
+
+
+def _note_skipped_hooks(config: ComponentConfig, name: str) -> None:
+    skipped = [
+        hook
+        for hook, cmd in (
+            ("pre_patch", config.pre_patch),
+            ("post_patch", config.post_patch),
+        )
+        if cmd
+    ]
+    if skipped:
+        logger.warning("%s: %s %s", name, "/".join(skipped), HOOKS_NOT_TRUSTED)
+
+
+def patch_component(
+    path: Path,
+    name: str,
+    content: str,
+    force_disk: bool = False,
+    *,
+    link: ServerLink | None = None,
+    mode: str | None = None,
+    allow_hooks: bool = True,
+) -> PatchOutcome:
+    """Replace/append/prepend one component (``agent-doc patch``, spec §7.21).
+
+    The ``pre_patch`` hook transforms ``content`` first; a server that has the
+    document open applies the patch to its live buffer, otherwise the file is
+    written under the document lock. The snapshot becomes the patched text and
+    the ``post_patch`` hook is started (fire-and-forget).
+
+    ``allow_hooks=False`` (a language server on an untrusted workspace) skips
+    both hooks and logs a warning saying so: the content is patched as given.
+
+    Raises
+    ------
+    PatchError
+        Invalid component name, or a failing ``pre_patch`` hook.
+    ComponentNotFound
+        The document has no such component.
+    DocumentError
+        The document cannot be read or is malformed.
+    """
+    from agent_doc.document.apply import apply_component_patch
+    from agent_doc.document.component_config import load_component_configs
+    from agent_doc.document.components import is_valid_name
+    from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.store.state import StateStore
+    from agent_doc.store.state import doc_lock
+    from agent_doc.store.state import project_root_for
+    from agent_doc.store.state import read_document
+    from agent_doc.store.state import write_document
+    from agent_doc.write.component_hooks import run_post_patch
+    from agent_doc.write.component_hooks import run_pre_patch
+
+    path = Path(path)
+    if not is_valid_name(name):
+        raise PatchError(f"invalid component name '{name}'")
+    parse_frontmatter(read_document(path).text)  # refuse a malformed document
+    root = project_root_for(path)
+    configs = load_component_configs(root)
+    config = configs.get(name)
+    if config is not None and not allow_hooks:
+        _note_skipped_hooks(config, name)
+        config = None
+    if config is not None and config.pre_patch:
+        content = run_pre_patch(config.pre_patch, content, name, path)
+    store = StateStore(root)
+    handle = None if link is None or force_disk else link.find_owner(path)
+    if handle is not None and link is not None:
+        before = normalize_text(handle.text)
+        apply_component_patch(before, name, content, configs, mode=mode)  # validate
+        text = normalize_text(link.patch(handle, name, content, mode=mode))
+        store.save_snapshot(path, text)
+        outcome = PatchOutcome(path, name, text, "server", text != before)
+    else:
+        with doc_lock(path, root=root):
+            current = read_document(path)
+            text = apply_component_patch(
+                current.text, name, content, configs, mode=mode
+            )
+            if text != current.text:
+                write_document(path, current, text)
+            store.save_snapshot(path, text)
+        outcome = PatchOutcome(path, name, text, "disk", text != current.text)
+    if config is not None and config.post_patch:
+        run_post_patch(config.post_patch, name, path)
+    return outcome

@@ -1,0 +1,370 @@
+"""The CLI side of the project socket: hand work to a running language server.
+
+Every ``agent-doc-lsp`` registers itself in ``<project>/.agent-doc/servers/<pid>.json``
+(``{"pid", "socket", "roots"}``) and listens on a Unix socket. This module finds
+the live registrations, removes stale ones (dead pid, or a socket that refuses
+connections), and speaks the NDJSON protocol of ``docs/architecture.md``: one
+request line, one reply line, bounded by a timeout.
+
+It uses only the standard library (``socket`` + ``json``) so that the ``write``
+hand-off stays cheap to start.
+
+Long socket paths: ``sun_path`` holds about 107 bytes. When a socket path is
+longer, we open its directory with ``O_PATH`` and connect to
+``/proc/self/fd/<fd>/<name>`` (Linux: no chdir, no files created, no race); on
+systems without ``/proc`` we connect through a symlink to the socket placed in
+a fresh short temporary directory, removed right after connecting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_doc.errors import EX_TEMPFAIL
+from agent_doc.errors import ServerLinkError
+from agent_doc.errors import ServerTimeout
+from agent_doc.store.procs import pid_alive
+
+SUN_PATH_MAX = 100
+"""Socket paths at least this long (bytes) are connected to indirectly."""
+
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+"""A reply line longer than this is refused (a document larger than 64 MB)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """One ``servers/<pid>.json`` entry: a server that said it is running."""
+
+    pid: int
+    socket: str
+    roots: tuple[str, ...]
+    path: Path
+    """The registration file itself (deleted when the server is stale)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerHandle:
+    """A live server that has a given document open, with its buffer text."""
+
+    registration: Registration
+    file: str
+    """Canonical absolute path of the document (symlinks resolved), as sent."""
+    text: str
+    """The live buffer text at the time of the ``read`` request."""
+    version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerWriteReply:
+    """What a server returns after applying an agent response to its buffer."""
+
+    content_ours: str
+    text: str
+
+
+def _connect(sock: socket.socket, path: str) -> None:
+    """Connect ``sock`` to ``path``, indirectly when the path is too long."""
+    if len(os.fsencode(path)) < SUN_PATH_MAX:
+        sock.connect(path)
+        return
+    directory, name = os.path.split(path)
+    if Path("/proc/self/fd").is_dir() and len(name) < SUN_PATH_MAX - 24:
+        fd = os.open(directory or ".", getattr(os, "O_PATH", os.O_RDONLY))
+        try:
+            sock.connect(f"/proc/self/fd/{fd}/{name}")
+        finally:
+            os.close(fd)
+        return
+    _connect_via_symlink(sock, path)
+
+
+def _connect_via_symlink(sock: socket.socket, path: str) -> None:
+    """Connect through a symlink in a short private temporary directory."""
+    short = tempfile.mkdtemp(prefix="ad-", dir="/tmp")
+    try:
+        link = str(Path(short) / "s")
+        Path(link).symlink_to(path)
+        sock.connect(link)
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
+def exchange(
+    socket_path: str, request: dict[str, Any], timeout: float
+) -> dict[str, Any]:
+    """Send one NDJSON request to ``socket_path`` and return the one reply.
+
+    Raises ``ConnectionRefusedError``/``FileNotFoundError`` when nobody listens,
+    :class:`TimeoutError` when no full reply line arrives within ``timeout``,
+    and :class:`ServerLinkError` for a malformed reply.
+    """
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        _connect(sock, socket_path)
+        sock.sendall(json.dumps(request, ensure_ascii=False).encode() + b"\n")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if b"\n" in chunk or size > MAX_REPLY_BYTES:
+                break
+    line = b"".join(chunks).split(b"\n", 1)[0]
+    if not line:
+        raise ServerLinkError("server closed the connection without replying")
+    try:
+        reply = json.loads(line)
+    except ValueError as exc:
+        raise ServerLinkError(f"server sent an invalid reply: {exc}") from exc
+    if not isinstance(reply, dict):
+        raise ServerLinkError("server sent an invalid reply: not a JSON object")
+    return reply
+
+
+def _checked(reply: dict[str, Any]) -> dict[str, Any]:
+    if reply.get("ok") is True:
+        return reply
+    error = str(reply.get("error") or "server refused the request")
+    if reply.get("code") == EX_TEMPFAIL:
+        raise ServerTimeout(error)
+    raise ServerLinkError(error)
+
+
+def _load_registration(path: Path) -> Registration | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        roots = data.get("roots") or []
+        return Registration(
+            pid=int(data["pid"]),
+            socket=str(data["socket"]),
+            roots=tuple(str(r) for r in roots),
+            path=path,
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def remove_stale_socket(path: str | Path) -> bool:
+    """Remove the socket file of a dead server; return whether it was removed.
+
+    Only a Unix socket owned by the current user is removed: the path comes
+    from a registration file inside the project, which a hostile repository
+    could point at any file.
+    """
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+            return False
+        Path(path).unlink()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+class ServerLink:
+    """Find the running server that has a document open and talk to it.
+
+    Parameters
+    ----------
+    root:
+        Project root whose ``.agent-doc/servers/`` is searched. ``None``: the
+        nearest ancestor of each document holding ``.agent-doc/``.
+    timeout:
+        Seconds to wait for a reply to ``read``/``typing``/``reposition``.
+    write_timeout:
+        Seconds to wait for a reply to ``write``/``patch`` (the server applies a
+        workspace edit in the editor before it answers).
+    """
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        timeout: float = 2.0,
+        write_timeout: float = 30.0,
+    ) -> None:
+        self.root = root
+        """Fixed project root, or ``None`` to search from each document."""
+        self.timeout = timeout
+        """Reply timeout for cheap requests, in seconds."""
+        self.write_timeout = write_timeout
+        """Reply timeout for ``write`` and ``patch``, in seconds."""
+
+    def _server_dirs(self, path: Path | None) -> list[Path]:
+        """``servers/`` folders to search: the fixed root, else every ancestor's."""
+        if self.root is not None:
+            return [self.root / ".agent-doc" / "servers"]
+        if path is None:
+            return []
+        dirs = [p / ".agent-doc" / "servers" for p in Path(path).resolve().parents]
+        return [d for d in dirs if d.is_dir()]
+
+    def registrations(self, path: Path | None = None) -> list[Registration]:
+        """Return the registrations whose pid is alive; delete the dead ones.
+
+        Without a fixed root, the ``.agent-doc/servers/`` of every ancestor of
+        ``path`` is searched (nearest first), so a server registered for an
+        enclosing workspace is found too.
+        """
+        found: list[Registration] = []
+        sockets: set[str] = set()
+        for folder in self._server_dirs(path):
+            for entry in sorted(folder.glob("*.json")):
+                reg = _load_registration(entry)
+                if reg is None or not pid_alive(reg.pid):
+                    self._forget(entry)
+                    if reg is not None:  # a killed server left its socket too
+                        remove_stale_socket(reg.socket)
+                elif reg.socket not in sockets:
+                    sockets.add(reg.socket)
+                    found.append(reg)
+        return found
+
+    @staticmethod
+    def _forget(entry: Path) -> None:
+        with contextlib.suppress(OSError):
+            entry.unlink()
+
+    def _ask(
+        self, reg: Registration, request: dict[str, Any], timeout: float
+    ) -> dict[str, Any] | None:
+        """Send to one server; ``None`` (and the registration removed) if stale."""
+        try:
+            return exchange(reg.socket, request, timeout)
+        except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
+            self._forget(reg.path)
+            return None
+        except TimeoutError:
+            return None
+        except OSError as exc:
+            raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
+
+    def find_owner(self, path: Path) -> ServerHandle | None:
+        """Return the live server that has ``path`` open, with its buffer text."""
+        file = str(Path(path).resolve())
+        for reg in self.registrations(Path(file)):
+            reply = self._ask(reg, {"type": "read", "file": file}, self.timeout)
+            if reply is None or reply.get("ok") is not True or not reply.get("open"):
+                continue
+            text = reply.get("text")
+            version = reply.get("version")
+            return ServerHandle(
+                registration=reg,
+                file=file,
+                text=text if isinstance(text, str) else "",
+                version=version if isinstance(version, int) else None,
+            )
+        return None
+
+    def _send(self, handle: ServerHandle, request: dict[str, Any]) -> dict[str, Any]:
+        """Send a mutating request to the owner; a lost reply is a timeout.
+
+        The request carries ``timeout_ms``: the server gives up (and answers
+        with exit 75) before this side stops listening, so a write can never
+        land after the CLI reported it failed.
+        """
+        margin = min(2.0, self.write_timeout / 4)
+        request = {
+            **request,
+            "timeout_ms": max(int((self.write_timeout - margin) * 1000), 1),
+        }
+        try:
+            reply = exchange(handle.registration.socket, request, self.write_timeout)
+        except TimeoutError as exc:
+            raise ServerTimeout(
+                f"server {handle.registration.pid} did not apply the edit in time"
+            ) from exc
+        except OSError as exc:
+            raise ServerLinkError(
+                f"cannot reach server {handle.registration.pid}: {exc}"
+            ) from exc
+        return _checked(reply)
+
+    def write(
+        self,
+        handle: ServerHandle,
+        response: str,
+        baseline: str | None,
+        origin: str | None = None,
+    ) -> ServerWriteReply:
+        """Ask the owner to merge ``response`` into its live buffer."""
+        request: dict[str, Any] = {
+            "type": "write",
+            "file": handle.file,
+            "response": response,
+            "baseline": baseline,
+        }
+        if origin is not None:
+            request["origin"] = origin
+        reply = self._send(handle, request)
+        ours, text = reply.get("content_ours"), reply.get("text")
+        if not isinstance(ours, str) or not isinstance(text, str):
+            raise ServerLinkError("server reply to write lacks content_ours/text")
+        return ServerWriteReply(content_ours=ours, text=text)
+
+    def patch(
+        self,
+        handle: ServerHandle,
+        component: str,
+        content: str,
+        *,
+        mode: str | None = None,
+    ) -> str:
+        """Ask the owner to patch one component; return the new buffer text."""
+        request: dict[str, Any] = {
+            "type": "patch",
+            "file": handle.file,
+            "component": component,
+            "content": content,
+        }
+        if mode is not None:
+            request["mode"] = mode
+        reply = self._send(handle, request)
+        text = reply.get("text")
+        if not isinstance(text, str):
+            raise ServerLinkError("server reply to patch lacks text")
+        return text
+
+    def reposition(self, path: Path) -> bool:
+        """Ask the owner of ``path`` to reposition its boundary; ``False`` if none."""
+        handle = self.find_owner(path)
+        if handle is None:
+            return False
+        self._send(handle, {"type": "reposition", "file": handle.file})
+        return True
+
+    def vcs_refresh(self, path: Path | None = None) -> int:
+        """Tell every live server to refresh VCS state; return how many answered."""
+        answered = 0
+        for reg in self.registrations(path):
+            reply = self._ask(reg, {"type": "vcs_refresh"}, self.timeout)
+            if reply is not None and reply.get("ok") is True:
+                answered += 1
+        return answered
+
+    def typing(self, path: Path) -> int | None:
+        """Return the owner's ``last_typed_ms`` for ``path`` (Unix ms of the last edit).
+
+        ``None`` when no live server has the document open or it reported no time.
+        """
+        file = str(Path(path).resolve())
+        for reg in self.registrations(Path(file)):
+            reply = self._ask(reg, {"type": "typing", "file": file}, self.timeout)
+            if reply is None or reply.get("ok") is not True or not reply.get("open"):
+                continue
+            value = reply.get("last_typed_ms")
+            return value if isinstance(value, int) else None
+        return None
