@@ -153,6 +153,8 @@ def write_response(
     if handle is not None and link is not None:
         outcome = _write_to_server(request, link, handle, baseline, store)
     else:
+        if link is not None and link.gone:
+            logger.warning(gone_server_notice(path, link.gone[0].pid))
         outcome = _write_to_disk(path, baseline, ours, store)
     store.delete_pending(path)
     if request.origin:
@@ -160,6 +162,14 @@ def write_response(
     if on_written is not None:
         on_written(outcome)
     return outcome
+
+
+def gone_server_notice(path: Path, pid: int) -> str:
+    """The one stderr line of a disk write after a language server vanished."""
+    return (
+        f"agent-doc: language server {pid} is gone (crashed?); an editor may "
+        f"hold unsaved text of {path.name} — writing to disk"
+    )
 
 
 def text_digest(text: str) -> str:

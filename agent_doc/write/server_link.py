@@ -202,6 +202,9 @@ class ServerLink:
         """Reply timeout for cheap requests, in seconds."""
         self.write_timeout = write_timeout
         """Reply timeout for ``write`` and ``patch``, in seconds."""
+        self.gone: list[Registration] = []
+        """Registrations found dead (and removed) by this link: a server that
+        crashed may have left an editor holding unsaved text."""
 
     def _server_dirs(self, path: Path | None) -> list[Path]:
         """``servers/`` folders to search: the fixed root, else every ancestor's."""
@@ -228,6 +231,7 @@ class ServerLink:
                     self._forget(entry)
                     if reg is not None:  # a killed server left its socket too
                         remove_stale_socket(reg.socket)
+                        self.gone.append(reg)
                 elif reg.socket not in sockets:
                     sockets.add(reg.socket)
                     found.append(reg)
@@ -246,6 +250,7 @@ class ServerLink:
             return exchange(reg.socket, request, timeout)
         except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
             self._forget(reg.path)
+            self.gone.append(reg)
             return None
         except TimeoutError:
             return None
