@@ -222,6 +222,8 @@ def _write_to_server(
 ) -> WriteOutcome:
     """Hand the response to the server that owns the live buffer."""
     reply = link.write(handle, request.response, baseline, request.origin)
+    if handle.others:
+        link.notify_stale(handle)
     ours = normalize_text(reply.content_ours)
     store.save_snapshot(request.path, ours)
     store.save_crdt(request.path, _crdt_state_of(ours))

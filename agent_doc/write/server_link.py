@@ -19,6 +19,7 @@ a fresh short temporary directory, removed right after connecting.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -62,6 +63,8 @@ class ServerHandle:
     text: str
     """The live buffer text at the time of the ``read`` request."""
     version: int | None = None
+    others: tuple[Registration, ...] = ()
+    """Other live servers with the document open (their copies go stale)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,21 +261,45 @@ class ServerLink:
             raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
 
     def find_owner(self, path: Path) -> ServerHandle | None:
-        """Return the live server that has ``path`` open, with its buffer text."""
+        """Return the live server that has ``path`` open, with its buffer text.
+
+        With several, the one whose buffer changed most recently wins (the
+        editor the person works in); the others are listed in
+        :attr:`ServerHandle.others` so they can be told their copy is stale.
+        """
         file = str(Path(path).resolve())
+        found: list[tuple[int, ServerHandle]] = []
         for reg in self.registrations(Path(file)):
             reply = self._ask(reg, {"type": "read", "file": file}, self.timeout)
             if reply is None or reply.get("ok") is not True or not reply.get("open"):
                 continue
-            text = reply.get("text")
-            version = reply.get("version")
-            return ServerHandle(
+            text, version = reply.get("text"), reply.get("version")
+            typed = reply.get("last_typed_ms")
+            handle = ServerHandle(
                 registration=reg,
                 file=file,
                 text=text if isinstance(text, str) else "",
                 version=version if isinstance(version, int) else None,
             )
-        return None
+            found.append((typed if isinstance(typed, int) else 0, handle))
+        if not found:
+            return None
+        found.sort(key=lambda item: item[0])  # stable: ties keep registry order
+        owner = found[-1][1] if found[-1][0] else found[0][1]
+        others = tuple(h.registration for _, h in found if h is not owner)
+        return dataclasses.replace(owner, others=others)
+
+    def notify_stale(self, handle: ServerHandle) -> int:
+        """Tell every other server holding the document that its copy is stale.
+
+        Best effort (a server that does not answer is skipped); returns how
+        many answered.
+        """
+        answered = 0
+        for reg in handle.others:
+            reply = self._ask(reg, {"type": "stale", "file": handle.file}, self.timeout)
+            answered += reply is not None and reply.get("ok") is True
+        return answered
 
     def _send(self, handle: ServerHandle, request: dict[str, Any]) -> dict[str, Any]:
         """Send a mutating request to the owner; a lost reply is a timeout.

@@ -198,14 +198,9 @@ def _describe(kind: str, buffer: Buffer | None) -> Message:
         if kind in ("read", "typing"):
             return {"ok": True, "open": False}
         return {"ok": False, "open": False, "error": "the document is not open here"}
-    if kind == "read":
-        return {
-            "ok": True,
-            "open": True,
-            "text": buffer.text,
-            "version": buffer.version,
-        }
     reply: Message = {"ok": True, "open": True}
+    if kind == "read":
+        reply.update(text=buffer.text, version=buffer.version)
     if buffer.last_edit is not None:
         reply["last_typed_ms"] = int(buffer.last_edit * 1000)
     return reply
@@ -239,6 +234,22 @@ async def _reposition(
     return {}
 
 
+STALE_MESSAGE = (
+    "agent-doc: {name} was just updated in another editor; "
+    "this copy is stale (reload it before you edit)"
+)
+
+
+async def _stale(ls: AgentDocLanguageServer, uri: str, _message: Message) -> Message:
+    name = Path(to_fs_path(uri) or uri).name
+    ls.window_show_message(
+        types.ShowMessageParams(
+            type=types.MessageType.Warning, message=STALE_MESSAGE.format(name=name)
+        )
+    )
+    return {}
+
+
 async def _unused(_ls: AgentDocLanguageServer, _uri: str, _message: Message) -> Message:
     return {}  # read/typing are answered by _describe
 
@@ -251,6 +262,7 @@ _HANDLERS: dict[
     "write": _write,
     "patch": _patch,
     "reposition": _reposition,
+    "stale": _stale,
 }
 
 

@@ -13,11 +13,13 @@ import time
 from pathlib import Path
 
 from lsprotocol import types
+from pytest_lsp import ClientServerConfig
 
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import offset_of
 from tests.lsp.editor_client import position_of
 from tests.lsp.editor_client import start_editor
+from tests.lsp.test_live_write import SERVER
 from tests.lsp.test_live_write import registered
 from tests.lsp.test_live_write import run_cli
 
@@ -136,3 +138,33 @@ async def test_typing_past_the_pause_budget_lands_anyway_without_loss(client, pr
     text = ed.text(uri)
     assert f"What should we do first?{typed}\n" in text
     assert text.count("Write the tests.") == 1
+
+
+async def test_two_editors_the_write_goes_to_the_one_typed_in_last(client, project):
+    second = await ClientServerConfig(server_command=SERVER).start(devtools=None)
+    try:
+        ed1 = await start_editor(client, root=project)
+        ed2 = await start_editor(second, root=project)
+        doc = project / "doc.md"
+        doc.write_text(DOC)
+        ed1.open(doc.as_uri(), DOC)
+        ed2.open(doc.as_uri(), DOC)
+        await registered(ed1, project, count=2)
+        uri = doc.as_uri()
+        type_at_prompt_end(ed1, uri, " one")
+        await asyncio.sleep(0.05)
+        type_at_prompt_end(ed2, uri, " two")  # the person now works here
+        await asyncio.sleep(0.7)  # their pause
+        code, err = await write_with_baseline(doc, DOC)
+        assert code == 0, err
+        assert "Write the tests." in ed2.text(uri)
+        assert ed1.applied == []
+        assert "Write the tests." not in ed1.text(uri)
+        await ed1.wait_for(
+            lambda: any("stale" in m.message for m in client.messages),
+            what="showMessage: this copy is stale",
+        )
+        assert not any("stale" in m.message for m in second.messages)
+    finally:
+        await asyncio.wait_for(second.shutdown_session(), 10)
+        await second.stop()
