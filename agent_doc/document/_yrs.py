@@ -98,17 +98,25 @@ class TextDoc:
 
     def replay(self, ops: list[tuple[int, int, str]]) -> None:
         """Apply ``(start, end, insert)`` edits (UTF-8 byte offsets, ascending
-        on the text before the first edit) in one transaction."""
+        on the text before the first edit) in one transaction.
+
+        A replacement inserts first and deletes after: its text then has the
+        same neighbours as a concurrent insert of the other side at that spot
+        (the replaced text on its right), so the lower client id — the agent —
+        reliably goes first (issue 12).
+        """
         text = self._text
         txn = self._doc.create_transaction()
         try:
             shift = 0
             for start, end, insert in ops:
-                if end > start:
-                    text.remove_range(txn, start + shift, end - start)
+                at = start + shift
+                size = len(insert.encode("utf-8"))
                 if insert:
-                    text.insert(txn, start + shift, insert)
-                shift += len(insert.encode("utf-8")) - (end - start)
+                    text.insert(txn, at, insert)
+                if end > start:
+                    text.remove_range(txn, at + size, end - start)
+                shift += size - (end - start)
             txn.commit()
         finally:
             txn.drop()

@@ -109,7 +109,26 @@ def _boundary_in(doc: str, component: Component) -> Boundary | None:
     return None
 
 
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def separate_heading(before: str, content: str) -> str:
+    """Start ``content`` with a blank line when it opens with a heading that
+    would otherwise sit right under the person's text (``before``'s last line).
+
+    Nothing changes after a blank line, a component or boundary marker, or at
+    the start of the document.
+    """
+    if not _HEADING.match(content.split("\n", 1)[0]):
+        return content
+    last = before[:-1].rsplit("\n", 1)[-1] if before.endswith("\n") else None
+    if last is None or not last.strip() or last.lstrip().startswith("<!--"):
+        return content
+    return "\n" + content
+
+
 def _insert_at_boundary(doc: str, boundary: Boundary, content: str, new_id: str) -> str:
+    content = separate_heading(doc[: boundary.start], content)
     text = content.rstrip("\n")
     block = (text + "\n" if text else "") + boundary_marker(new_id) + "\n"
     return doc[: boundary.start] + block + doc[boundary.end :]
@@ -129,7 +148,9 @@ def _apply_mode(
     if boundary is not None:
         return _insert_at_boundary(doc, boundary, content, new_id)
     added = strip_leading_overlap(existing, content)
-    return replace_content(doc, component, _terminated(existing) + added)
+    before = _terminated(existing)
+    added = separate_heading(doc[: component.open_end] + before, added)
+    return replace_content(doc, component, before + added)
 
 
 def _find(doc: str, name: str) -> Component | None:
@@ -203,7 +224,11 @@ def _route_unmatched(doc: str, text: str, bid: str) -> str:
     if boundary is not None:
         return _insert_at_boundary(doc, boundary, text, bid)
     existing = target.content(doc)
-    new = text + "\n" if not existing.strip() else _terminated(existing) + text + "\n"
+    if not existing.strip():
+        new = text + "\n"
+    else:
+        before = _terminated(existing)
+        new = before + separate_heading(before, text) + "\n"
     return replace_content(doc, target, new)
 
 

@@ -157,6 +157,8 @@ def write_response(
         configs = load_component_configs(root)
         ours = build_content_ours(baseline, request.response, configs)
         store.save_expected(path, text_digest(ours))
+        if link is not None and link.gone:
+            logger.warning(gone_server_notice(path, link.gone[0].pid))
         outcome = _write_to_disk(path, baseline, ours, store)
     store.delete_pending(path)
     if request.origin:
@@ -164,6 +166,14 @@ def write_response(
     if on_written is not None:
         on_written(outcome)
     return outcome
+
+
+def gone_server_notice(path: Path, pid: int) -> str:
+    """The one stderr line of a disk write after a language server vanished."""
+    return (
+        f"agent-doc: language server {pid} is gone (crashed?); an editor may "
+        f"hold unsaved text of {path.name} — writing to disk"
+    )
 
 
 def text_digest(text: str) -> str:
@@ -232,6 +242,8 @@ def _write_to_server(
 ) -> WriteOutcome:
     """Hand the response to the server that owns the live buffer."""
     reply = link.write(handle, request.response, baseline, request.origin)
+    if handle.others:
+        link.notify_stale(handle)
     ours = normalize_text(reply.content_ours)
     store.save_snapshot(request.path, ours)
     store.save_crdt(request.path, _crdt_state_of(ours))

@@ -19,6 +19,7 @@ a fresh short temporary directory, removed right after connecting.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -62,6 +63,8 @@ class ServerHandle:
     text: str
     """The live buffer text at the time of the ``read`` request."""
     version: int | None = None
+    others: tuple[Registration, ...] = ()
+    """Other live servers with the document open (their copies go stale)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +197,7 @@ class ServerLink:
         root: Path | None = None,
         *,
         timeout: float = 2.0,
-        write_timeout: float = 10.0,
+        write_timeout: float = 30.0,
     ) -> None:
         self.root = root
         """Fixed project root, or ``None`` to search from each document."""
@@ -202,6 +205,9 @@ class ServerLink:
         """Reply timeout for cheap requests, in seconds."""
         self.write_timeout = write_timeout
         """Reply timeout for ``write`` and ``patch``, in seconds."""
+        self.gone: list[Registration] = []
+        """Registrations found dead (and removed) by this link: a server that
+        crashed may have left an editor holding unsaved text."""
 
     def _server_dirs(self, path: Path | None) -> list[Path]:
         """``servers/`` folders to search: the fixed root, else every ancestor's."""
@@ -228,6 +234,7 @@ class ServerLink:
                     self._forget(entry)
                     if reg is not None:  # a killed server left its socket too
                         remove_stale_socket(reg.socket)
+                        self.gone.append(reg)
                 elif reg.socket not in sockets:
                     sockets.add(reg.socket)
                     found.append(reg)
@@ -246,6 +253,7 @@ class ServerLink:
             return exchange(reg.socket, request, timeout)
         except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
             self._forget(reg.path)
+            self.gone.append(reg)
             return None
         except TimeoutError:
             return None
@@ -253,24 +261,58 @@ class ServerLink:
             raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
 
     def find_owner(self, path: Path) -> ServerHandle | None:
-        """Return the live server that has ``path`` open, with its buffer text."""
+        """Return the live server that has ``path`` open, with its buffer text.
+
+        With several, the one whose buffer changed most recently wins (the
+        editor the person works in); the others are listed in
+        :attr:`ServerHandle.others` so they can be told their copy is stale.
+        """
         file = str(Path(path).resolve())
+        found: list[tuple[int, ServerHandle]] = []
         for reg in self.registrations(Path(file)):
             reply = self._ask(reg, {"type": "read", "file": file}, self.timeout)
             if reply is None or reply.get("ok") is not True or not reply.get("open"):
                 continue
-            text = reply.get("text")
-            version = reply.get("version")
-            return ServerHandle(
+            text, version = reply.get("text"), reply.get("version")
+            typed = reply.get("last_typed_ms")
+            handle = ServerHandle(
                 registration=reg,
                 file=file,
                 text=text if isinstance(text, str) else "",
                 version=version if isinstance(version, int) else None,
             )
-        return None
+            found.append((typed if isinstance(typed, int) else 0, handle))
+        if not found:
+            return None
+        found.sort(key=lambda item: item[0])  # stable: ties keep registry order
+        owner = found[-1][1] if found[-1][0] else found[0][1]
+        others = tuple(h.registration for _, h in found if h is not owner)
+        return dataclasses.replace(owner, others=others)
+
+    def notify_stale(self, handle: ServerHandle) -> int:
+        """Tell every other server holding the document that its copy is stale.
+
+        Best effort (a server that does not answer is skipped); returns how
+        many answered.
+        """
+        answered = 0
+        for reg in handle.others:
+            reply = self._ask(reg, {"type": "stale", "file": handle.file}, self.timeout)
+            answered += reply is not None and reply.get("ok") is True
+        return answered
 
     def _send(self, handle: ServerHandle, request: dict[str, Any]) -> dict[str, Any]:
-        """Send a mutating request to the owner; a lost reply is a timeout."""
+        """Send a mutating request to the owner; a lost reply is a timeout.
+
+        The request carries ``timeout_ms``: the server gives up (and answers
+        with exit 75) before this side stops listening, so a write can never
+        land after the CLI reported it failed.
+        """
+        margin = min(2.0, self.write_timeout / 4)
+        request = {
+            **request,
+            "timeout_ms": max(int((self.write_timeout - margin) * 1000), 1),
+        }
         try:
             reply = exchange(handle.registration.socket, request, self.write_timeout)
         except TimeoutError as exc:

@@ -124,10 +124,15 @@ def test_write_patch_reposition_typing_vcs_refresh(
         "response": "resp",
         "baseline": None,
         "origin": "skill",
+        "timeout_ms": 28000,  # the server gives up before the CLI stops listening
     }
     assert link.patch(handle, "status", "ok") == "patched status"
     assert link.reposition(doc) is True
-    assert srv.requests[-1] == {"type": "reposition", "file": str(doc.resolve())}
+    assert srv.requests[-1] == {
+        "type": "reposition",
+        "file": str(doc.resolve()),
+        "timeout_ms": 28000,
+    }
     assert link.typing(doc) == 1234
     assert link.vcs_refresh() == 1
     assert srv.requests[-1] == {"type": "vcs_refresh"}

@@ -35,7 +35,7 @@ def pycrdt_state(text: str, client_id: int = 3) -> bytes:
 
 
 def pycrdt_merge(text: str, ours: list[Any], theirs: list[Any]) -> str:
-    """The pre-issue-17 ``_crdt_merge``, through the ``pycrdt`` package."""
+    """``_crdt_merge`` as issue 12 left it, through the ``pycrdt`` package."""
     update = pycrdt_state(text)
     docs = []
     for client, ops in ((1, ours), (2, theirs)):
@@ -45,11 +45,12 @@ def pycrdt_merge(text: str, ours: list[Any], theirs: list[Any]) -> str:
         shift = 0
         with doc.transaction():
             for start, end, insert in merge_module._byte_ops(text, ops):
-                if end > start:
-                    del shared[start + shift : end + shift]
+                at, size = start + shift, len(insert.encode("utf-8"))
                 if insert:
-                    shared.insert(start + shift, insert)
-                shift += len(insert.encode("utf-8")) - (end - start)
+                    shared.insert(at, insert)
+                if end > start:
+                    del shared[at + size : at + size + end - start]
+                shift += size - (end - start)
         docs.append(doc)
     agent, user = docs
     agent.apply_update(user.get_update(agent.get_state()))
