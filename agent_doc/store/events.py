@@ -112,7 +112,9 @@ def store_event(root: Path, event: HookEvent) -> Path:
 
     name = f"{event.timestamp:013d}-{os.urandom(4).hex()}.json"
     target = hooks_dir(root) / check_event_name(event.event) / name
-    atomic_write_text(target, json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+    data = json.dumps(event.to_json(), ensure_ascii=False) + "\n"
+    # atomic for every reader, not fsynced: a notification, not user data
+    atomic_write_text(target, data, durable=False)
     return target
 
 
