@@ -17,6 +17,7 @@ items or block quotes are recognised only when indented by at most 3 spaces.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -67,8 +68,23 @@ def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     """Return ``(fences, html_comments)``: sorted ``[start, end)`` line ranges.
 
     Both include whole lines (with the final ``\\n``); an unclosed fence or
-    comment block runs to the end of the text.
+    comment block runs to the end of the text. The last few texts' results
+    are remembered (one write scans the same document several times); the
+    caller gets its own lists.
     """
+    fences, comments = _block_ranges_memo(text)
+    return list(fences), list(comments)
+
+
+@functools.lru_cache(maxsize=8)
+def _block_ranges_memo(
+    text: str,
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    fences, comments = _scan_blocks(text)
+    return tuple(fences), tuple(comments)
+
+
+def _scan_blocks(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     fences: list[tuple[int, int]] = []
     comments: list[tuple[int, int]] = []
     if "```" not in text and "~~~" not in text and "<!--" not in text:

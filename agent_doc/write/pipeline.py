@@ -324,11 +324,14 @@ def run_write(
     The one core call shared by the typer command and the fast path in
     :mod:`agent_doc.cli.entry`.
     """
-    from agent_doc.write.server_link import ServerLink
 
     baseline = read_baseline_file(baseline_file) if baseline_file else None
     request = WriteRequest(Path(path), response, baseline, stream, force_disk, origin)
-    return write_response(request, None if force_disk else ServerLink())
+    if force_disk:
+        return write_response(request, None)
+    from agent_doc.write.server_link import ServerLink
+
+    return write_response(request, ServerLink())
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,10 +22,8 @@ import contextlib
 import dataclasses
 import json
 import os
-import shutil
 import socket
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,6 +91,9 @@ def _connect(sock: socket.socket, path: str) -> None:
 
 def _connect_via_symlink(sock: socket.socket, path: str) -> None:
     """Connect through a symlink in a short private temporary directory."""
+    import shutil
+    import tempfile
+
     short = tempfile.mkdtemp(prefix="ad-", dir="/tmp")
     try:
         link = str(Path(short) / "s")
