@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,10 +37,19 @@ GOAL = 2.5
 CLI = str(Path(sys.executable).with_name("agent-doc"))
 
 
+CPU: dict[str, float] = {}
+"""CPU ms (user + system) of the last run of each program (load-independent)."""
+
+
 def _wall(argv: list[str], cwd: Path, stdin: bytes = b"") -> tuple[float, bytes]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(argv, cwd=cwd, input=stdin, capture_output=True, check=False)
     took = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU["last"] = 1000 * (
+        after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    )
     if proc.returncode not in (0, 1) or (proc.returncode and argv[0] != "git"):
         raise SystemExit(f"{argv[:2]} failed: {proc.stderr.decode()[-500:]}")
     return took, proc.stdout
@@ -64,6 +74,7 @@ def main(runs: int) -> None:
     response = answer()
     ours_lines: list[float] = []
     samples: dict[str, list[float]] = {"write": [], "version": [], "git": []}
+    cpu: dict[str, list[float]] = {"write": [], "version": [], "git": []}
     conflicts = 0
     with tempfile.TemporaryDirectory(prefix="ad-bench-") as tmp:
         root = Path(tmp)
@@ -77,11 +88,13 @@ def main(runs: int) -> None:
             argv = [CLI, "write", "doc.md", "--baseline-file", "baseline.md",
                     "--force-disk"]  # fmt: skip
             write_ms, _ = _wall(argv, root, response.encode())
+            write_cpu = CPU["last"]
             merged = doc.read_text("utf-8")
             _check(merged, theirs, response)
             ours = next((root / ".agent-doc" / "snapshots").glob("*.md"))
             shutil.copy(ours, root / "ours.md")
             version_ms, _ = _wall([CLI, "--version"], root)
+            version_cpu = CPU["last"]
             git_ms, out = _wall(
                 ["git", "merge-file", "-p", "ours.md", "baseline.md", "doc.md"], root
             )
@@ -91,6 +104,9 @@ def main(runs: int) -> None:
             samples["write"].append(write_ms)
             samples["version"].append(version_ms)
             samples["git"].append(git_ms)
+            cpu["write"].append(write_cpu - version_cpu)
+            cpu["version"].append(version_cpu)
+            cpu["git"].append(CPU["last"])
             ours_lines.append(write_ms - version_ms)
     med = {k: statistics.median(v) for k, v in samples.items()}
     net = statistics.median(ours_lines)
@@ -106,6 +122,10 @@ def main(runs: int) -> None:
     print(f"{'git merge-file -p, same three texts':52} {med['git']:8.1f}")
     print(f"ratio (write − version) / git: {ratio:.2f}× (goal ≤ {GOAL}×) -> "
           f"{'OK' if ratio <= GOAL else 'OVER GOAL'}")  # fmt: skip
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
+    print(f"CPU ms (user+system, not slowed by other load): write − version "
+          f"{cpu_med['write']:.1f}, --version {cpu_med['version']:.1f}, git "
+          f"{cpu_med['git']:.1f}; ratio {cpu_med['write'] / max(cpu_med['git'], 0.1):.2f}×")  # fmt: skip
     print(f"conflicts: agent-doc 0 (checked every run), git merge-file {conflicts}")
 
 
