@@ -47,6 +47,14 @@ USER_WAITS = """\
 | `textDocument/documentSymbol` over stdio, 810 KB / 200 components / ~1,200 symbols, wall at the client | vscode-markdown-language-server | ≤ 20 ms and ≤ 1/17 | `bench_lsp_wire` |
 | `textDocument/foldingRange`, same file | vscode-markdown-language-server | keep | `bench_lsp_wire` |
 | per-turn commands (diff, write, patch, preflight, route, status, outline) | `python -c pass`, paired | ≤ 3× | `bench_turn_commands` |
+
+Read the ratios, not the milliseconds, when the load average above is high: the
+references run interleaved with our samples, so both see the same load (on a
+busy 2-core machine a process's wall time is mostly waiting for a core, which
+inflates the longer process more). `bench_write_merge` also prints CPU time
+(user + system of the processes), which other load barely changes. Its wall
+time includes the fsyncs of the document and of `.agent-doc/` state (pending,
+expected digest, snapshot, CRDT state), which `git merge-file` does not do.
 """
 
 
