@@ -104,11 +104,9 @@ async def test_cli_killed_after_the_edit_landed_is_recovered_once(ed: Editor, pr
 
 async def test_server_write_without_pending_records_nothing(ed: Editor, project):
     doc = await open_doc(ed, project)
-    await asyncio.to_thread(ServerLink().write, _handle(doc), RESPONSE, None)
-    assert StateStore(project).load_expected(doc) is None
-
-
-def _handle(doc: Path):  # type: ignore[no-untyped-def]
-    handle = ServerLink().find_owner(doc)
+    link = ServerLink()
+    handle = await asyncio.to_thread(link.find_owner, doc)
     assert handle is not None
-    return handle
+    await asyncio.to_thread(link.write, handle, RESPONSE, None)
+    assert ed.text(doc.as_uri()).count("The answer is 42.") == 1
+    assert StateStore(project).load_expected(doc) is None
