@@ -16,6 +16,7 @@ from datetime import datetime
 from datetime import timezone
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
@@ -109,7 +110,7 @@ def _boundary_in(doc: str, component: Component) -> Boundary | None:
     return None
 
 
-_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_HEADING = lazy_compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 
 
 def separate_heading(before: str, content: str) -> str:
