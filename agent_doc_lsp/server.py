@@ -33,6 +33,7 @@ from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
+from agent_doc.store.docfile import require_document
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import JsonResult
 from agent_doc_lsp.convert import LineIndex
@@ -101,7 +102,8 @@ class Buffers:
             return {}
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._documents()))
+        """The URIs as the editor sent them (pygls' keys are unquoted copies)."""
+        return iter([doc.uri for doc in self._documents().values()])
 
     def __len__(self) -> int:
         return len(self._documents())
@@ -112,8 +114,9 @@ class Buffers:
     def get(self, uri: str) -> Buffer | None:
         """Return the open buffer of ``uri``, or ``None`` if it is not open."""
         doc = self._documents().get(unquote(uri))
-        if doc is None:
-            return None
+        return None if doc is None else self._buffer(doc)
+
+    def _buffer(self, doc: TextDocument) -> Buffer:
         path = to_fs_path(doc.uri)
         return Buffer(
             uri=doc.uri,
@@ -126,10 +129,10 @@ class Buffers:
     def by_path(self, path: str | Path) -> Buffer | None:
         """Return the open buffer of the file ``path``, or ``None``."""
         wanted = Path(path).resolve()
-        for uri, doc in list(self._documents().items()):
+        for doc in list(self._documents().values()):
             fs = to_fs_path(doc.uri)
             if fs and Path(fs).resolve() == wanted:
-                return self.get(uri)
+                return self._buffer(doc)  # keys are unquoted URIs: never re-unquote
         return None
 
 
@@ -186,8 +189,10 @@ class AgentDocLanguageServer(LanguageServer):
         """Return the document of ``uri`` and a line index of its current text."""
         doc = self.workspace.get_text_document(uri)
         try:
-            text = doc.source  # read from disk when the document is not open
-        except (OSError, UnicodeDecodeError) as exc:
+            if uri not in self.buffers:  # pygls reads it from disk: never a FIFO
+                require_document(Path(to_fs_path(uri) or uri))
+            text = doc.source
+        except (AgentDocError, OSError, UnicodeDecodeError) as exc:
             logger.info("cannot read %s: %s", uri, exc)
             text = ""
         cached = self._indexes.get(uri)

@@ -111,7 +111,12 @@ def busy(path: Path, status: Status, *, root: Path | None = None) -> Iterator[No
     """Hold ``status`` for the document during the block, then set ``idle``.
 
     Failing to record the status never fails the operation (it is logged).
+    Raises :class:`DocumentError` first, creating nothing, unless the document
+    is a regular file.
     """
+    from agent_doc.store.state import require_document
+
+    require_document(path)
     try:
         set_status(path, status, root=root)
     except AgentDocError as exc:

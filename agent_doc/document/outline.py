@@ -94,7 +94,7 @@ def _section(
         depth=depth,
         line=text.count("\n", 0, start) + 1,
         lines=count - 1 if heading_line else count,
-        tokens=len(chunk.encode("utf-8")) // 4,
+        tokens=len(chunk.encode("utf-8", "surrogatepass")) // 4,
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
@@ -80,8 +81,11 @@ def atomic_write_text(
     error: type[AgentDocError] = StateError,
     durable: bool = True,
 ) -> None:
-    """Replace ``path`` with ``text`` as UTF-8, atomically (no newline translation)."""
-    data = text.encode("utf-8")
+    """Replace ``path`` with ``text`` as UTF-8, atomically (no newline translation).
+
+    A lone surrogate is written as U+FFFD (:mod:`agent_doc.document.surrogates`).
+    """
+    data = encode_utf8(text)
     atomic_write_bytes(path, data, mode=mode, error=error, durable=durable)
 
 

@@ -9,6 +9,7 @@ with ``tmux_session`` (and ``[components.*]``, read by ``component_config``).
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from dataclasses import field
@@ -19,6 +20,16 @@ from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
 
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
+
+
+CLAUDE_INSTALL_HINT = "install Claude Code (https://docs.anthropic.com/claude-code)"
+
+
+def missing_agent_hint(program: str) -> str:
+    """How to get a missing agent ``program``: Claude Code's link for ``claude``."""
+    if Path(program).name == "claude":
+        return CLAUDE_INSTALL_HINT
+    return f"install '{program}' or fix its path"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +81,8 @@ def global_config_path() -> Path:
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file; a missing file is empty, a bad one a ``ConfigError``."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise ConfigError(f"cannot read {path}: not a regular file")
         data = path.read_bytes()
     except FileNotFoundError:
         return {}

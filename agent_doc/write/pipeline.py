@@ -153,9 +153,12 @@ def write_response(
     else:
         from agent_doc.document.apply import build_content_ours
         from agent_doc.document.component_config import load_component_configs
+        from agent_doc.document.patch_blocks import patch_block_warnings
 
         configs = load_component_configs(root)
         ours = build_content_ours(baseline, request.response, configs)
+        for warning in patch_block_warnings(request.response, baseline):
+            logger.warning("warning: %s", warning)  # one stderr line per bad block
         store.save_expected(path, text_digest(ours))
         if link is not None and link.gone:
             logger.warning(gone_server_notice(path, link.gone[0].pid))
@@ -180,7 +183,7 @@ def text_digest(text: str) -> str:
     """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
     import hashlib
 
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def record_expected(path: Path, content_ours: str) -> None:
@@ -242,6 +245,8 @@ def _write_to_server(
 ) -> WriteOutcome:
     """Hand the response to the server that owns the live buffer."""
     reply = link.write(handle, request.response, baseline, request.origin)
+    for warning in reply.warnings:  # the server checked the patch blocks
+        logger.warning("warning: %s", warning)  # one stderr line per bad block
     if handle.others:
         link.notify_stale(handle)
     ours = normalize_text(reply.content_ours)

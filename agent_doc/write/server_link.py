@@ -71,6 +71,8 @@ class ServerWriteReply:
 
     content_ours: str
     text: str
+    warnings: tuple[str, ...] = ()
+    """Malformed patch blocks the server found (one line each, for stderr)."""
 
 
 def _connect(sock: socket.socket, path: str) -> None:
@@ -346,7 +348,9 @@ class ServerLink:
         ours, text = reply.get("content_ours"), reply.get("text")
         if not isinstance(ours, str) or not isinstance(text, str):
             raise ServerLinkError("server reply to write lacks content_ours/text")
-        return ServerWriteReply(content_ours=ours, text=text)
+        warnings = reply.get("warnings")
+        found = tuple(str(w) for w in warnings) if isinstance(warnings, list) else ()
+        return ServerWriteReply(content_ours=ours, text=text, warnings=found)
 
     def patch(
         self,

@@ -120,6 +120,10 @@ def run_turn_command(args: list[str]) -> int | None:
     except _Unhandled:
         return None
     try:
+        if command != "status":  # as typer's document_argument: refuse at once
+            from agent_doc.store.docfile import require_document
+
+            require_document(ns.file)
         if command == "outline":
             return do_outline(ns.file, as_json=ns.json)
         if command == "status":

@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
-FileArg = Annotated[Path, typer.Argument(help="The session document.")]
+from agent_doc.cli._params import document_argument
+
+FileArg = Annotated[Path, document_argument()]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 

@@ -7,11 +7,13 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import new_document_argument
+
 
 def init(
     file: Annotated[
         Path | None,
-        typer.Argument(help="New session document to create (omit: project init)."),
+        new_document_argument("New session document to create (omit: project init)."),
     ] = None,
     title: Annotated[
         str | None, typer.Argument(help="Document title (default: file name).")
@@ -56,6 +58,18 @@ def init(
         )
     else:
         info(f"created {doc.path} (session {doc.session})")
+        info(next_steps(file))
+
+
+def next_steps(file: Path) -> str:
+    """The one line a new user reads after ``init FILE``: what to do next."""
+    import shlex
+
+    name = shlex.quote(str(file))
+    return (
+        f"next: open {name} in your editor, write under '## User', then run "
+        f"'agent-doc run {name}' (or 'agent-doc route {name}' for a tmux pane)"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def outline(
-    file: Annotated[Path, typer.Argument(help="The markdown document.")],
+    file: Annotated[Path, document_argument("The markdown document.")],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON array of sections.")
     ] = False,

@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def prompt(
-    file: Annotated[Path | None, typer.Argument(help="The session document.")] = None,
+    file: Annotated[Path | None, document_argument()] = None,
     answer: Annotated[
         int | None, typer.Option("--answer", help="Choose option N.")
     ] = None,

@@ -9,9 +9,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 PaneOpt = Annotated[str | None, typer.Option("--pane", help="tmux pane id (%N).")]
-FileArg = Annotated[Path, typer.Argument(help="The session document.")]
+FileArg = Annotated[Path, document_argument()]
 
 
 def start(file: FileArg, pane: PaneOpt = None) -> None:
@@ -61,7 +63,7 @@ def route(
     do_route(file, pane=pane, debounce=debounce, as_json=as_json)
 
 
-def focus(file: Annotated[Path | None, typer.Argument()] = None,
+def focus(file: Annotated[Path | None, document_argument()] = None,
           pane: PaneOpt = None) -> None:  # fmt: skip
     """Select the tmux window and pane of FILE."""
     from agent_doc.tmux.route import focus as core_focus
