@@ -30,6 +30,7 @@ PARTS = {
 TYPING_PARTS = {
     "typing in neovim": "tests/editors/test_typing_neovim.py",
     "typing in emacs": "tests/editors/test_typing_emacs.py",
+    "typing in vscode": "tests/editors/test_typing_vscode.py",
 }
 TYPING_KIND = "typing like a person"
 TYPING_START, TYPING_END = "<!-- typing:start -->", "<!-- typing:end -->"
