@@ -34,7 +34,8 @@ async function trial(editor, spec, changes) {
   await probe("type", { text: spec.typed.slice(spec.head), delay: 100 });
   const res = await writing;
   assert(res.code === 0, `agent-doc write exited ${res.code}: ${res.stderr}`);
-  await waitFor(() => document.getText().includes(spec.answerMark), "the answer in the buffer");
+  assert(res.stderr.includes("(server"), `the write did not go to the editor: ${res.stderr}`);
+  await waitFor(() => document.getText().includes(spec.answerMark), `the answer in the buffer (${res.stderr.trim()})`);
   const landedAt = changes.findIndex((c) => c.text.includes(spec.answerMark));
   const landed = changes[landedAt];
   const lastKey = changes.slice(0, landedAt).filter((c) => c.person).pop();
