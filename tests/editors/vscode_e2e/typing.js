@@ -6,7 +6,20 @@
 // time from the person's last keystroke to the answer, and what one Ctrl+Z does.
 "use strict";
 const vscode = require("vscode");
+const fs = require("fs");
+const path = require("path");
 const { params, Checks, log, waitFor, run, probe, assert } = require("./lib");
+const { symbolsOf } = require("./features");
+
+/** The language server runs, has the document open and is registered. */
+async function serverReady(uri) {
+  const servers = path.join(params.project, ".agent-doc", "servers");
+  await waitFor(
+    async () => (await symbolsOf(uri)).length > 0 && fs.existsSync(servers) && fs.readdirSync(servers).length > 0,
+    "the language server with the document open",
+    60000,
+  );
+}
 
 async function resetTo(editor, text) {
   const document = editor.document;
@@ -56,6 +69,7 @@ exports.run = async function run_() {
   const checks = new Checks();
   try {
     const editor = await vscode.window.showTextDocument(vscode.Uri.file(params.doc));
+    await serverReady(editor.document.uri);
     const changes = [];
     const listener = vscode.workspace.onDidChangeTextDocument((event) => {
       if (event.document === editor.document && event.contentChanges.length) {
