@@ -311,10 +311,19 @@ async def _attempts(
                 reason = "the buffer does not hold the edit"
             else:
                 reason = result.failure_reason or "client rejected the edit"
-                # the editor is ahead of us: its next didChange tells what it has
-                await tracker.next_change(uri, _retry_wait(budget))
+                if _version_of(ls, uri) == version:
+                    # the editor is ahead of us: its next didChange tells what
+                    # it has (eglot sends it late; our Emacs glue flushes it)
+                    await tracker.next_change(uri, _retry_wait(budget))
         logger.info("%s: attempt %d on version %s: %s", label, attempt, version, reason)
     raise ServerTimeout(f"{label}: the editor did not apply the edit in time")
+
+
+def _version_of(ls: AgentDocLanguageServer, uri: str) -> int | None:
+    """The server's current version of ``uri`` (``None`` once closed)."""
+    if uri not in ls.workspace.text_documents:
+        return None
+    return ls.workspace.get_text_document(uri).version
 
 
 def _retry_wait(budget: _Budget) -> float:

@@ -36,6 +36,7 @@ PARTS = {
 TYPING_PARTS = {
     "typing in neovim": "tests/editors/test_typing_neovim.py",
     "typing in emacs": "tests/editors/test_typing_emacs.py",
+    "typing in vscode": "tests/editors/test_typing_vscode.py",
 }
 TYPING_KIND = "typing like a person"
 TYPING_START, TYPING_END = "<!-- typing:start -->", "<!-- typing:end -->"
@@ -94,7 +95,11 @@ def typing_section(
         out.append(f"\nFAILED: {', '.join(failed)}")
     out += [
         "",
-        "VS Code: not measured yet (the real-VS-Code harness is on branch issue-13).",
+        "Neovim 0.11 and `emacs -nw` + eglot (default idle time) run in the "
+        "tmux pane and get keys from `tmux send-keys`; VS Code is code-server "
+        "with the installed `.vsix`, keys are real key events in Chromium "
+        "(Playwright). The pause → answer time is measured in the editor (the "
+        "apply time the client records, or the document change events).",
         TYPING_END,
     ]
     return out

@@ -199,7 +199,7 @@ class ServerLink:
         self,
         root: Path | None = None,
         *,
-        timeout: float = 2.0,
+        timeout: float = 5.0,
         write_timeout: float = 30.0,
     ) -> None:
         self.root = root
@@ -208,6 +208,8 @@ class ServerLink:
         """Reply timeout for cheap requests, in seconds."""
         self.write_timeout = write_timeout
         """Reply timeout for ``write`` and ``patch``, in seconds."""
+        self.silent: list[Registration] = []
+        """Live registrations that did not answer in time."""
         self.gone: list[Registration] = []
         """Registrations found dead (and removed) by this link: a server that
         crashed may have left an editor holding unsaved text."""
@@ -259,6 +261,7 @@ class ServerLink:
             self.gone.append(reg)
             return None
         except TimeoutError:
+            self.silent.append(reg)
             return None
         except OSError as exc:
             raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
@@ -266,11 +269,16 @@ class ServerLink:
     def find_owner(self, path: Path) -> ServerHandle | None:
         """Return the live server that has ``path`` open, with its buffer text.
 
+        Raises :class:`ServerTimeout` when no server has it open but a live one
+        did not answer: it may hold the document, and writing the file behind
+        an open buffer would lose the answer (the response stays pending).
+
         With several, the one whose buffer changed most recently wins (the
         editor the person works in); the others are listed in
         :attr:`ServerHandle.others` so they can be told their copy is stale.
         """
         file = str(Path(path).resolve())
+        self.silent = []
         found: list[tuple[int, ServerHandle]] = []
         for reg in self.registrations(Path(file)):
             reply = self._ask(reg, {"type": "read", "file": file}, self.timeout)
@@ -286,6 +294,11 @@ class ServerLink:
             )
             found.append((typed if isinstance(typed, int) else 0, handle))
         if not found:
+            if self.silent:  # it may have the document open: never go behind it
+                raise ServerTimeout(
+                    f"language server {self.silent[-1].pid} did not answer in time; "
+                    f"it may have {Path(file).name} open, so nothing was written"
+                )
             return None
         found.sort(key=lambda item: item[0])  # stable: ties keep registry order
         owner = found[-1][1] if found[-1][0] else found[0][1]

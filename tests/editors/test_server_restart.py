@@ -14,6 +14,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,7 +85,8 @@ def test_neovim_restarts_a_killed_server_and_reopens_the_buffer(
 
 
 def test_emacs_eglot_restarts_a_killed_server_and_reopens_the_buffer(
-    emacs_session, project: Path
+    emacs_session: Any,  # noqa: F811 - the fixture imported above
+    project: Path,
 ) -> None:
     _tmux, _pane, emacs, doc = emacs_session
     on_disk = doc.read_text("utf-8")

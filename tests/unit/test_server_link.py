@@ -185,6 +185,17 @@ def test_hung_owner_times_out_on_write(
     assert link.typing(doc) is None  # the hung server is skipped, not fatal
 
 
+def test_a_server_not_answering_read_is_never_written_behind(
+    project: Path, servers: list[FakeServer]
+) -> None:
+    srv = FakeServer(lambda req: None)  # alive, accepts, never answers
+    servers.append(srv)
+    register(project, os.getpid(), srv.path)
+    link = ServerLink(project, timeout=0.3)
+    with pytest.raises(ServerTimeout, match="did not answer in time"):
+        link.find_owner(project / "doc.md")  # it may have the document open
+
+
 def test_invalid_reply_is_a_link_error(
     project: Path, servers: list[FakeServer]
 ) -> None:
