@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
-from cattrs import Converter
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
@@ -39,6 +39,9 @@ from agent_doc_lsp.convert import JsonResult
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
+
+if TYPE_CHECKING:
+    from cattrs import Converter  # lsprotocol's dependency, for the type only
 
 logger = logging.getLogger(__name__)
 
