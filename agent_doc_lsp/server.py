@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
@@ -34,9 +35,13 @@ from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
 from agent_doc.store.docfile import require_document
 from agent_doc_lsp.convert import UTF16
+from agent_doc_lsp.convert import JsonResult
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
+
+if TYPE_CHECKING:
+    from cattrs import Converter  # lsprotocol's dependency, for the type only
 
 logger = logging.getLogger(__name__)
 
@@ -134,6 +139,15 @@ class Buffers:
         return None
 
 
+def converter() -> Converter:
+    """pygls' converter, passing :class:`JsonResult` results through as they are."""
+    from pygls.protocol import default_converter
+
+    made: Converter = default_converter()  # type: ignore[no-untyped-call]
+    made.register_unstructure_hook(JsonResult, lambda value: value)
+    return made
+
+
 class AgentDocLanguageServer(LanguageServer):
     """The agent-doc language server: pygls plus agent-doc's state."""
 
@@ -142,6 +156,7 @@ class AgentDocLanguageServer(LanguageServer):
             name="agent-doc-lsp",
             version=__version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            converter_factory=converter,
         )
         self.options = Options()
         """Current settings (``initializationOptions`` + ``agentDoc`` section)."""

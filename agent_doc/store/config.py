@@ -11,7 +11,6 @@ read by ``component_config``).
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 from dataclasses import dataclass
@@ -19,12 +18,8 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
 TRANSPORTS = ("cli", "acp")
@@ -103,6 +98,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -184,7 +184,7 @@ def load_project_config(root: Path) -> ProjectConfig:
     )
 
 
-_KEY_LINE = re.compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
+_KEY_LINE = lazy_compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
 
 
 def set_project_value(root: Path, key: str, value: str) -> None:

@@ -58,15 +58,9 @@ def route(
     as_json: JsonOpt = False,
 ) -> None:
     """Send /agent-doc FILE to the document's pane, starting an agent if needed."""
-    from agent_doc.cli._output import emit_json
-    from agent_doc.cli._output import info
-    from agent_doc.tmux.route import route as core_route
+    from agent_doc.cli.commands._fast_turn import do_route
 
-    result = core_route(file, pane=pane, debounce_ms=debounce)
-    if as_json:
-        emit_json(asdict(result))
-        return
-    info(f"{result.file}: {result.status} (pane {result.pane or '-'})")
+    do_route(file, pane=pane, debounce=debounce, as_json=as_json)
 
 
 def focus(file: Annotated[Path | None, document_argument()] = None,

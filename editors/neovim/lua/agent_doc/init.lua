@@ -6,6 +6,7 @@
 local lsp = require("agent_doc.lsp")
 local layout = require("agent_doc.layout")
 local status = require("agent_doc.status")
+local apply = require("agent_doc.apply")
 
 local M = {}
 
@@ -189,6 +190,7 @@ end
 
 --- Handlers for the server's custom notifications.
 M.handlers = {
+  ["workspace/applyEdit"] = apply.handler,
   ["agentDoc/status"] = function(_, params)
     status.update(params)
     vim.schedule(function()
