@@ -283,10 +283,10 @@ async def _attempts(
     """The pause → apply → verify → re-plan loop of :func:`apply_live`."""
     attempt = 0
     while time.monotonic() < budget.deadline:
-        if uri not in ls.workspace.text_documents:
+        if uri not in ls.buffers:  # pygls keys documents by the unquoted URI
             raise ServerTimeout(f"{label}: the document was closed in the editor")
         await _await_pause(ls, uri, budget)
-        if uri not in ls.workspace.text_documents:
+        if uri not in ls.buffers:
             continue
         doc = ls.workspace.get_text_document(uri)
         version, text = doc.version, doc.source  # before any await

@@ -26,6 +26,12 @@ PARTS = {
     "security": "tests/reliability/test_security.py",
     "server resilience": "tests/reliability/test_server_resilience.py",
     "cycle order": "tests/reliability/test_cycle_order.py",
+    "special files": "tests/reliability/test_special_files.py",
+    "odd paths": "tests/reliability/test_odd_paths.py",
+    "hostile buffers": "tests/reliability/test_hostile_buffers.py",
+    "stuck state": "tests/reliability/test_stuck_state.py",
+    "audit trees": "tests/reliability/test_audit_trees.py",
+    "malformed patches": "tests/reliability/test_malformed_patches.py",
 }
 TYPING_PARTS = {
     "typing in neovim": "tests/editors/test_typing_neovim.py",
@@ -122,6 +128,41 @@ def update_typing() -> int:
     print(section)
     return 0 if all(s == "passed" for _, s, _ in rows) else 1
 
+HARDENED = [
+    "**files that are not documents** (FIFO, socket, device, folder, dangling "
+    "symlink, missing file) given to any command taking FILE: one "
+    "`agent-doc: …` line, non-zero exit, at once (checked with `stat` while "
+    "the arguments are parsed; reads open with `O_NONBLOCK` + `fstat`); the "
+    "server's socket `read`/`write`/`patch` answer `ok: false`; the server "
+    "never reads a FIFO from disk (unopened URIs, workspace-symbol scan, "
+    "`sessions.json`, `config.toml`) — *special files*;",
+    "**a failed command creates nothing**: no `.agent-doc/`, lock, status or "
+    "pending file anywhere (once a failed `write` through a dangling symlink "
+    "created `.agent-doc/` next to its target) — *special files*;",
+    "**odd paths**: spaces, `#`, `%`, non-ASCII letters and paths longer than "
+    "`sun_path` round-trip between URIs, the socket registration and the CLI "
+    '(`write`/`patch`/`diff` reach the live buffer; once exit 75 "closed in '
+    'the editor") — *odd paths*;',
+    "**deep nesting**: documentSymbol on components nested 200 / 2,000 deep "
+    "answers (tree capped at 48 levels, deeper ones listed flat, a "
+    "`deep-nesting` diagnostic); folding and workspace symbols are flat — "
+    "*hostile buffers*;",
+    "**lone surrogates** from the editor (`\\ud800` in JSON) become U+FFFD in "
+    "the server's copy, command and socket arguments and when encoding: "
+    "outline, patch, write, diff and the CLI hand-off all answer (no internal "
+    "error anywhere in the server resilience run) — *hostile buffers*;",
+    "**stuck state**: an empty pending response is dropped by `recover` and "
+    "preflight with one line; `gc` removes `locks/<hash>.lock` of deleted "
+    "documents unless a process holds the lock — *stuck state*;",
+    "**audit-docs** checks `## Project Structure` trees drawn with "
+    "indentation only as well as `├──`/`└──` trees — *audit trees*;",
+    "**malformed patch blocks** (unknown name, closed with another name, "
+    "unclosed) keep the spec's fallback (text to exchange) with one "
+    "`warning:` line each on stderr and one `window/showMessage` warning each "
+    "when the write goes through the server — *malformed patches*.",
+]
+"""The hardening classes of issue 16, each with the part that proves it."""
+
 
 def main() -> int:
     """Run every part, then write the report; return 1 if a part failed."""
@@ -177,6 +218,9 @@ def main() -> int:
         "* hostile input and security: see `docs/security.md`.",
         "",
         *typing_section(figures, typing_rows),
+        "## Hardened classes",
+        "",
+        *(f"* {line}" for line in HARDENED),
         "",
     ]
     rows += typing_rows

@@ -22,10 +22,8 @@ import contextlib
 import dataclasses
 import json
 import os
-import shutil
 import socket
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +71,8 @@ class ServerWriteReply:
 
     content_ours: str
     text: str
+    warnings: tuple[str, ...] = ()
+    """Malformed patch blocks the server found (one line each, for stderr)."""
 
 
 def _connect(sock: socket.socket, path: str) -> None:
@@ -93,6 +93,9 @@ def _connect(sock: socket.socket, path: str) -> None:
 
 def _connect_via_symlink(sock: socket.socket, path: str) -> None:
     """Connect through a symlink in a short private temporary directory."""
+    import shutil
+    import tempfile
+
     short = tempfile.mkdtemp(prefix="ad-", dir="/tmp")
     try:
         link = str(Path(short) / "s")
@@ -358,7 +361,9 @@ class ServerLink:
         ours, text = reply.get("content_ours"), reply.get("text")
         if not isinstance(ours, str) or not isinstance(text, str):
             raise ServerLinkError("server reply to write lacks content_ours/text")
-        return ServerWriteReply(content_ours=ours, text=text)
+        warnings = reply.get("warnings")
+        found = tuple(str(w) for w in warnings) if isinstance(warnings, list) else ()
+        return ServerWriteReply(content_ours=ours, text=text, warnings=found)
 
     def patch(
         self,

@@ -23,11 +23,15 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from agent_doc.document.patch_blocks import patch_block_warnings
+from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
+from agent_doc.store.docfile import special_file_error
 from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
+from agent_doc.write.pipeline import record_expected
 from agent_doc_lsp.live_edit import ChangeTracker
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -94,6 +98,7 @@ async def write_buffer(
         if not base:
             first_base, plan = live_write.plan_write(text, baseline, response, configs)
             base.extend((first_base, plan.content_ours))
+            record_expected(path, plan.content_ours)  # before the edit: recover
             return plan
         return live_write.plan_merge(base[0], base[1], text)
 
@@ -150,7 +155,7 @@ def _text(message: Message, key: str, *, optional: bool = False) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValueError(f"field {key!r} must be a string")
-    return value
+    return scrub_surrogates(value)  # JSON may carry lone "\\ud800" escapes
 
 
 def _target(ls: AgentDocLanguageServer, message: Message) -> tuple[Buffer | None, str]:
@@ -160,6 +165,8 @@ def _target(ls: AgentDocLanguageServer, message: Message) -> tuple[Buffer | None
     buffer = ls.buffers.by_path(path)
     if not (_within(path, roots) or (not roots and buffer)):
         return None, f"{path} is outside this server's workspace"
+    if buffer is None and (special := special_file_error(path)):
+        return None, special  # a FIFO, socket, device or folder
     return buffer, ""
 
 
@@ -206,8 +213,25 @@ def _describe(kind: str, buffer: Buffer | None) -> Message:
     return reply
 
 
+def patch_warnings(ls: AgentDocLanguageServer, uri: str, response: str) -> list[str]:
+    """The malformed patch blocks of ``response`` for the open buffer ``uri``."""
+    buffer = ls.buffers.get(uri)
+    return patch_block_warnings(response, buffer.text if buffer else "")
+
+
+def show_warnings(ls: AgentDocLanguageServer, warnings: list[str]) -> None:
+    """One ``window/showMessage`` warning per malformed patch block."""
+    for warning in warnings:
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"agent-doc write: {warning}"
+            )
+        )
+
+
 async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
     response = _text(message, "response") or ""
+    warnings = patch_warnings(ls, uri, response)
     plan = await write_buffer(
         ls,
         uri,
@@ -215,8 +239,14 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
         _text(message, "baseline", optional=True),
         _timeout_ms(message),
     )
+    show_warnings(ls, warnings)
     logger.info("write into %s (origin %s)", uri, message.get("origin"))
-    return {"content_ours": plan.content_ours, "text": plan.merged}
+    # the CLI prints the warnings too: it no longer parses the response itself
+    return {
+        "content_ours": plan.content_ours,
+        "text": plan.merged,
+        "warnings": warnings,
+    }
 
 
 async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:

@@ -239,7 +239,7 @@ async def test_failing_handlers_never_kill_the_server(
     logs = "\n".join(m.message for m in client.log_messages)
     await asyncio.sleep(0)  # let pytest-lsp forward the last stderr lines
     stderr = capfd.readouterr().err
-    assert internal, "no hostile input provoked an unexpected exception"
+    assert not internal, internal  # lone surrogates once gave internal errors
     assert "Traceback" in stderr + logs, "no traceback reached the log"
     record(
         "resilience-handlers",
