@@ -34,8 +34,8 @@ def test_streamable_holds_back_unfinished_markers() -> None:
     assert streamable(done + " <!-- patch:status -->x") == done + " "
 
 
-def insert_only(change: TextChange | None) -> bool:
-    return change is None or change.start == change.end
+def insert_only(changes: tuple[TextChange, ...]) -> bool:
+    return all(change.start == change.end for change in changes)
 
 
 def test_template_steps_are_insertions_and_end_at_content_ours() -> None:
@@ -48,7 +48,7 @@ def test_template_steps_are_insertions_and_end_at_content_ours() -> None:
         target = stream.target(answer[:end])
         plan = stream.plan(live, target)
         if "<!-- patch:status -->" not in answer[:end]:
-            assert insert_only(plan.change)
+            assert insert_only(plan.changes)
         live = plan.merged
         stream.landed(target)
     final = stream.target(answer, final=True)
@@ -66,7 +66,7 @@ def test_inline_steps_grow_the_assistant_section() -> None:
     for part in ("It ", "It is ", "It is 4."):
         target = stream.target(part)
         plan = stream.plan(live, target)
-        assert insert_only(plan.change)
+        assert insert_only(plan.changes)
         live = plan.merged
         stream.landed(target)
     assert live.startswith(INLINE)
