@@ -78,7 +78,8 @@ class StreamedAnswer:
         )
 
     def plan(self, live_text: str, target: str) -> LivePlan:
-        """The one edit bringing ``live_text`` from ``shown`` to ``target``."""
+        """The edits (one per changed region) bringing ``live_text`` from
+        ``shown`` to ``target``."""
         from agent_doc.write.live import plan_merge
 
         return plan_merge(self.shown, target, live_text)
