@@ -29,6 +29,7 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
@@ -43,6 +44,8 @@ DocumentListener = Callable[["AgentDocLanguageServer", str], Any]
 """``listener(ls, uri)``; may be a coroutine function."""
 ServerListener = Callable[["AgentDocLanguageServer"], Any]
 """``listener(ls)``; may be a coroutine function."""
+ProblemProvider = Callable[["AgentDocLanguageServer", str], "list[Problem]"]
+"""``provider(ls, uri)`` → more problems to publish with the diagnostics."""
 
 
 @dataclass
@@ -67,6 +70,8 @@ class Hooks:
     """After ``didSave``."""
     did_close: list[DocumentListener] = field(default_factory=list)
     """After pygls dropped a closed document."""
+    problems: list[ProblemProvider] = field(default_factory=list)
+    """More diagnostics of a document (called by each diagnostics run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +243,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.folding",
     "agent_doc_lsp.features.workspace_symbols",
     "agent_doc_lsp.features.diagnostics",
+    "agent_doc_lsp.features.unsent",
     "agent_doc_lsp.features.actions",
     "agent_doc_lsp.features.completion",
     "agent_doc_lsp.features.hover",
