@@ -79,6 +79,14 @@ def find_answer(text: str, heading: str, occurrence: int) -> Answer | None:
     return None
 
 
+def answer_at(text: str, offset: int) -> Answer | None:
+    """The answer holding ``offset`` (its heading line included), if any."""
+    for answer in answers(text):
+        if answer.start <= offset < max(answer.end, answer.heading_end + 1):
+            return answer
+    return None
+
+
 def count_answers(text: str, heading: str) -> int:
     """How many answers of ``text`` are named ``heading``."""
     return sum(1 for answer in answers(text) if answer.heading == heading)

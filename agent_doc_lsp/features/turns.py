@@ -25,8 +25,10 @@ import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_doc.editor import is_session_document
+from agent_doc.editor.turns import answer_at
 from agent_doc.editor.turns import answers
 from agent_doc.editor.turns import revert_answer
 from agent_doc.errors import AgentDocError
@@ -54,10 +56,29 @@ class TurnArgs:
 
     uri: str
     """The session document."""
-    heading: str
-    """The answer's heading line (without ``(HEAD)``)."""
+    heading: str | None = None
+    """The answer's heading line (without ``(HEAD)``), as the lenses send it."""
     occurrence: int = 0
     """Which answer of that heading (0-based)."""
+    line: int | None = None
+    """Instead of ``heading``: a 0-based line inside the answer (the cursor)."""
+
+
+def resolve(ls: AgentDocLanguageServer, args: TurnArgs) -> tuple[str, int]:
+    """``(heading, occurrence)`` of the answer ``args`` names."""
+    if args.heading is not None:
+        return args.heading, args.occurrence
+    if args.line is None:
+        raise JsonRpcInvalidParams("give heading (and occurrence) or line")
+    _doc, index = ls.document(args.uri)
+    offset = index.offset(types.Position(line=max(args.line, 0), character=0))
+    answer = answer_at(index.text, offset)
+    if answer is None:
+        raise JsonRpcException(
+            message=f"line {args.line + 1} is not inside an agent answer",
+            code=AGENT_DOC_ERROR,
+        )
+    return answer.heading, answer.occurrence
 
 
 def turn_lenses(
@@ -97,11 +118,11 @@ def _diff_file(path: Path, sha: str, diff: str) -> Path:
     return target
 
 
-def turn_diff(path: Path, args: TurnArgs) -> dict[str, Any]:
+def turn_diff(path: Path, heading: str, occurrence: int) -> dict[str, Any]:
     """The diff of the commit that wrote the answer, also written to a file."""
     from agent_doc.editor.turn_history import turn_commit
 
-    found = turn_commit(path, args.heading, args.occurrence)
+    found = turn_commit(path, heading, occurrence)
     file = _diff_file(path, found.sha, found.diff)
     return {
         "sha": found.sha,
@@ -125,13 +146,14 @@ async def revert_turn(ls: AgentDocLanguageServer, args: TurnArgs) -> dict[str, A
     """Remove the answer from the live buffer, then from the snapshot."""
     from agent_doc.store.state import StateStore
 
+    heading, occurrence = resolve(ls, args)
     path = path_of(args.uri)
     store = StateStore.for_document(path)
     snapshot = await asyncio.to_thread(store.load_snapshot, path)
     kept: list[str | None] = [None]
 
     def plan(text: str) -> LivePlan:
-        new_text, kept[0] = revert_answer(text, snapshot, args.heading, args.occurrence)
+        new_text, kept[0] = revert_answer(text, snapshot, heading, occurrence)
         return LivePlan(text, new_text, new_text, minimal_change(text, new_text))
 
     try:
@@ -141,7 +163,7 @@ async def revert_turn(ls: AgentDocLanguageServer, args: TurnArgs) -> dict[str, A
     except (LookupError, AgentDocError) as exc:
         raise JsonRpcException(message=str(exc), code=AGENT_DOC_ERROR) from exc
     updated = await asyncio.to_thread(_save_snapshot, path, kept[0])
-    return {"heading": args.heading, "snapshot": updated}
+    return {"heading": heading, "snapshot": updated}
 
 
 async def show(ls: AgentDocLanguageServer, file: str) -> None:
@@ -159,7 +181,9 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.command(TURN_DIFF)
     async def turn_diff_(ls: AgentDocLanguageServer, args: TurnArgs) -> Any:
-        result = await run_core(ls, lambda _link: turn_diff(path_of(args.uri), args))
+        heading, occurrence = resolve(ls, args)
+        path = path_of(args.uri)
+        result = await run_core(ls, lambda _: turn_diff(path, heading, occurrence))
         await show(ls, result["file"])
         return result
 

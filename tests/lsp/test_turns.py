@@ -152,3 +152,16 @@ async def test_revert_removes_the_answer_and_keeps_what_was_typed_since(
     changed = [ln for ln in diff["diff"].splitlines() if ln[:1] in "+-"]
     assert changed == ["--- snapshot", "+++ document", "+A third, unsent question"]
     assert len(await turn_lenses(client, uri)) == 2
+
+
+async def test_commands_also_take_a_line_inside_the_answer(client, project, doc):
+    editor = await start_editor(client, root=project)
+    uri = await two_turns(editor, client, doc)
+    line = editor.text(uri).split("\n").index("Also 42.")
+    result = await execute(client, "agentDoc.turnDiff", uri=uri, line=line)
+    assert "+Also 42." in result["diff"]
+    result = await execute(client, "agentDoc.revertTurn", uri=uri, line=line)
+    assert result["heading"] == "### Re: Second question?"
+    assert "Also 42." not in editor.text(uri)
+    with pytest.raises(JsonRpcException, match="not inside an agent answer"):
+        await execute(client, "agentDoc.revertTurn", uri=uri, line=0)
