@@ -6,6 +6,8 @@
 local lsp = require("agent_doc.lsp")
 local layout = require("agent_doc.layout")
 local status = require("agent_doc.status")
+local sessions = require("agent_doc.sessions")
+local turns = require("agent_doc.turns")
 
 local M = {}
 
@@ -23,6 +25,7 @@ M.defaults = {
     commit = "<leader>am",
   },
   auto_sync = true,
+  codelens = true, -- keep the server's lenses (Submit count, per-turn Diff/Revert) shown
   sync_debounce_ms = 500,
   window = nil, -- tmux window passed to agentDoc.sync / claim (nil: server decides)
 }
@@ -168,6 +171,7 @@ end
 M.handlers = {
   ["agentDoc/status"] = function(_, params)
     status.update(params)
+    sessions.on_status(params)
     vim.schedule(function()
       vim.cmd("redrawstatus")
     end)
@@ -258,6 +262,8 @@ function M.setup(opts)
   define_commands()
   define_keymaps(M.options.keymaps)
   define_autosync()
+  sessions.setup()
+  turns.setup(M.options)
   lsp.enable(M.options, M.handlers)
 end
 
