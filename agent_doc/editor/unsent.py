@@ -24,7 +24,9 @@ PRIVATE = "private"
 """Diagnostic code of a comment the person typed (never sent)."""
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_MARKER = re.compile(r"\s*/?agent:[a-zA-Z0-9][a-zA-Z0-9-]*(?:\s.*)?", re.DOTALL)
+_MARKER = re.compile(  # component and boundary markers: the tool's, not private
+    r"\s*/?agent:[a-zA-Z0-9][a-zA-Z0-9-]*(?::[0-9a-zA-Z]+)?(?:\s.*)?", re.DOTALL
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,19 @@ def _region(starts: list[int], j1: int, j2: int, removed: int) -> Problem:
     return Problem(starts[j1], end, "will be sent", "hint", UNSENT)
 
 
+def _comment_only(line: str) -> bool:
+    return bool(line.strip()) and not strip_comments(line).strip()
+
+
+def _without_comment_lines(lines: list[str], j1: int, j2: int) -> tuple[int, int]:
+    """``[j1, j2)`` without the comment-only lines at its ends (boundaries, notes)."""
+    while j1 < j2 and _comment_only(lines[j1]):
+        j1 += 1
+    while j2 > j1 and _comment_only(lines[j2 - 1]):
+        j2 -= 1
+    return j1, j2
+
+
 def _private_comments(text: str, start: int, end: int) -> list[Problem]:
     """The person's comments inside ``text[start:end]`` (markers excluded)."""
     found: list[Problem] = []
@@ -140,7 +155,9 @@ def unsent_changes(snapshot: str | None, current: str) -> UnsentSummary:
         old_part, new_part = "".join(old[i1:i2]), "".join(new[j1:j2])
         kept = strip_comments(new_part)
         if strip_comments(old_part) != kept:
-            first = j1 if kept.strip() else j2  # only comments left: a removal
-            marks.append(_region(starts, first, j2, i2 - i1))
+            first, last = _without_comment_lines(new, j1, j2)
+            if not kept.strip():  # only comments left: a removal
+                first = last = j2
+            marks.append(_region(starts, first, last, i2 - i1))
         marks.extend(_private_comments(current, starts[j1], starts[j2]))
     return UnsentSummary(True, len(sent), added, removed, tuple(marks))

@@ -61,3 +61,9 @@ def test_crlf_buffer_offsets_point_into_the_raw_text():
     cur = SNAP.replace("b\n", "b\nnew\n").replace("\n", "\r\n")
     summary = unsent_changes(SNAP, cur)
     assert _marked(cur, summary) == [("unsent", "new\r")]
+
+
+def test_a_moved_boundary_next_to_typed_text_is_not_marked():
+    snap = SNAP.replace("x\n", "x\n<!-- agent:boundary:aaaaaaaa -->\n")
+    cur = SNAP.replace("x\n", "x\n<!-- agent:boundary:bbbbbbbb -->\ntyped\n")
+    assert _marked(cur, unsent_changes(snap, cur)) == [("unsent", "typed")]
