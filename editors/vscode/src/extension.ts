@@ -25,6 +25,7 @@ import {
   syncArgs,
   syncKey,
 } from "./logic";
+import { registerSessionsView } from "./sessionsView";
 
 let client: LanguageClient | undefined;
 const statuses = new Map<string, AgentStatus>();
@@ -147,7 +148,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push({ dispose: () => autoSync.dispose() });
 
   client = createClient();
+  const sessions = registerSessionsView(context, execute);
   client.onNotification("agentDoc/status", (params: unknown) => {
+    sessions.onStatus(params);
     for (const item of statusItems(params)) {
       if (item.state === null || item.state === undefined) {
         statuses.delete(item.uri);
@@ -177,6 +180,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.onDidChangeActiveTextEditor(showStatus),
   );
   await client.start();
+  await sessions.refresh();
 }
 
 export async function deactivate(): Promise<void> {
