@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+from itertools import accumulate
 
+from agent_doc.document._linediff import diff_lines
+from agent_doc.document._linediff import split_lines
 from agent_doc.document.codeblocks import CodeIndex
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.diff import strip_comments
 from agent_doc.editor.model import Problem
 
@@ -54,44 +58,19 @@ class UnsentSummary:
         return f"Submit · {self.changes} {noun} (+{self.added} −{self.removed} lines)"
 
 
-def _raw_lines(text: str) -> list[str]:
-    """Lines of ``text`` split at ``\n`` only, each keeping its ending."""
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
-
-
 def _lines(text: str) -> list[str]:
-    """Lines with CRLF read as LF (for comparing)."""
-    return _raw_lines(text.replace("\r\n", "\n"))
+    """Lines with CRLF read as LF (for comparing), each keeping its ``\\n``."""
+    return split_lines(text.replace("\r\n", "\n"))
 
 
-def _trimmed_opcodes(
-    a: list[str], b: list[str]
-) -> list[tuple[str, int, int, int, int]]:
-    """Non-equal opcodes of ``a`` → ``b``; equal ends are skipped first (fast)."""
-    limit = min(len(a), len(b))
-    head = 0
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    middle = SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail])
-    return [
-        (tag, i1 + head, i2 + head, j1 + head, j2 + head)
-        for tag, i1, i2, j1, j2 in middle.get_opcodes()
-        if tag != "equal"
-    ]
+def _starts(lines: list[str]) -> list[int]:
+    """Offset of every line start of ``lines`` joined, plus the end."""
+    return [0, *accumulate(map(len, lines))]
 
 
-def _line_starts(lines: list[str]) -> list[int]:
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    return starts
+def _line_starts(text: str) -> list[int]:
+    """Offset of every line start in ``text`` (split at ``\\n``), plus the end."""
+    return [0, *accumulate(len(line) for line in split_lines(text))]
 
 
 def _region(starts: list[int], j1: int, j2: int, removed: int) -> Problem:
@@ -134,30 +113,95 @@ def _private_comments(text: str, start: int, end: int) -> list[Problem]:
     return found
 
 
+class UnsentBaseline:
+    """A snapshot prepared once, to compare many versions of the buffer with.
+
+    Only the changed line regions are comment-stripped and diffed, so a run
+    costs a line split and a prefix/suffix scan plus work proportional to the
+    edits. A region inside fenced code counts as content, one inside an HTML
+    comment block as private (as :func:`~agent_doc.document.diff.strip_comments`
+    treats them).
+    """
+
+    def __init__(self, snapshot: str) -> None:
+        self.snapshot = snapshot
+        """The snapshot text."""
+        self._lines = _lines(snapshot)
+        text = snapshot.replace("\r\n", "\n")
+        self._blocks = _Blocks(text, self._lines, _starts(self._lines))
+
+    def changes(self, current: str) -> UnsentSummary:
+        """What the next diff will carry from the snapshot to ``current``."""
+        if current == self.snapshot:
+            return UnsentSummary(True, 0, 0, 0, ())
+        crlf = "\r\n" in current
+        text = current.replace("\r\n", "\n") if crlf else current
+        new = split_lines(text)
+        starts = _line_starts(current) if crlf else _starts(new)
+        blocks = _Blocks(text, new, starts if not crlf else _starts(new))
+        changes = added = removed = 0
+        marks: list[Problem] = []
+        for i1, i2, j1, j2 in diff_lines(self._lines, new):
+            old_part = self._blocks.sent_text(i1, i2)
+            new_part = blocks.sent_text(j1, j2)
+            if old_part != new_part:
+                for a1, a2, b1, b2 in diff_lines(
+                    split_lines(old_part), split_lines(new_part)
+                ):
+                    changes += 1
+                    added += b2 - b1
+                    removed += a2 - a1
+                first, last = _without_comment_lines(new, j1, j2)
+                if not new_part.strip():  # only comments left: a removal
+                    first = last = j2
+                marks.append(_region(starts, first, last, i2 - i1))
+            marks.extend(_private_comments(current, starts[j1], starts[j2]))
+        return UnsentSummary(True, changes, added, removed, tuple(marks))
+
+
+class _Blocks:
+    """Fenced code and HTML comment blocks of one text, looked up by line."""
+
+    def __init__(self, text: str, lines: list[str], starts: list[int]) -> None:
+        self._text = text
+        self._lines = lines
+        self._starts = starts
+        self._ranges: tuple[CodeRanges, CodeRanges] | None = None
+
+    def _blocks(self) -> tuple[CodeRanges, CodeRanges]:
+        if self._ranges is None:  # only for regions that hold comment syntax
+            fences, comments = block_ranges(self._text)
+            self._ranges = CodeRanges(fences), CodeRanges(comments)
+        return self._ranges
+
+    def _in_comment(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` lies inside an HTML comment block."""
+        if "<!--" not in self._text:
+            return False
+        comments = self._blocks()[1]
+        return comments.contains(start) and comments.contains(end - 1)
+
+    def sent_text(self, first: int, last: int) -> str:
+        """Lines ``[first, last)`` as the agent would see them (comments out)."""
+        part = "".join(self._lines[first:last])
+        if first == last:
+            return part
+        start, end = self._starts[first], self._starts[last]
+        if "<!--" not in part and "-->" not in part and "[//]:" not in part:
+            return "" if self._in_comment(start, end) else part
+        fences, _comments = self._blocks()
+        if fences.contains(start) and fences.contains(end - 1):
+            return part  # inside fenced code: content
+        return strip_comments(part)
+
+
 def unsent_changes(snapshot: str | None, current: str) -> UnsentSummary:
     """What the next diff will carry from ``snapshot`` to ``current``.
 
     Marks: one ``unsent`` hint per changed line region whose change survives
     comment stripping, one ``private`` hint per HTML comment inside a changed
-    region. Counts come from the comment-stripped diff the agent receives.
+    region. Counts are the lines and hunks of that comment-stripped diff.
     """
     if snapshot is None:
         return UnsentSummary(False, 0, 0, 0, ())
-    sent = _trimmed_opcodes(
-        _lines(strip_comments(snapshot)), _lines(strip_comments(current))
-    )
-    added = sum(j2 - j1 for _t, _i1, _i2, j1, j2 in sent)
-    removed = sum(i2 - i1 for _t, i1, i2, _j1, _j2 in sent)
-    old, new = _lines(snapshot), _lines(current)
-    starts = _line_starts(_raw_lines(current))
-    marks: list[Problem] = []
-    for _tag, i1, i2, j1, j2 in _trimmed_opcodes(old, new):
-        old_part, new_part = "".join(old[i1:i2]), "".join(new[j1:j2])
-        kept = strip_comments(new_part)
-        if strip_comments(old_part) != kept:
-            first, last = _without_comment_lines(new, j1, j2)
-            if not kept.strip():  # only comments left: a removal
-                first = last = j2
-            marks.append(_region(starts, first, last, i2 - i1))
-        marks.extend(_private_comments(current, starts[j1], starts[j2]))
-    return UnsentSummary(True, len(sent), added, removed, tuple(marks))
+    return UnsentBaseline(snapshot).changes(current)

@@ -4,8 +4,9 @@ Each diagnostics run (debounced by ``diagnosticsDebounceMs``) adds, for session
 documents, the marks of :func:`agent_doc.editor.unsent.unsent_changes`: Hint
 diagnostics with source ``agent-doc`` and code ``unsent`` ("will be sent") or
 ``private`` ("private, not sent"). The snapshot is read once per change of its
-file (:class:`~agent_doc.editor.snapshots.SnapshotCache`) and the result is
-cached per document version, so the Submit lens (``Submit · 3 changes (+12 −2
+file (:class:`~agent_doc.editor.snapshots.SnapshotCache`) and prepared once
+(:class:`~agent_doc.editor.unsent.UnsentBaseline`); the result is cached per
+document version, so the Submit lens (``Submit · 3 changes (+12 −2
 lines)``) costs nothing more. After each agent-status poll, a changed snapshot
 (an agent write or a commit) re-runs the diagnostics of that document.
 """
@@ -24,8 +25,8 @@ from pygls.uris import to_fs_path
 from agent_doc.editor import is_session_document
 from agent_doc.editor.model import Problem
 from agent_doc.editor.snapshots import SnapshotCache
+from agent_doc.editor.unsent import UnsentBaseline
 from agent_doc.editor.unsent import UnsentSummary
-from agent_doc.editor.unsent import unsent_changes
 from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features import diagnostics
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -45,6 +46,8 @@ class UnsentState:
     """URI → (buffer version, snapshot it was computed from, summary)."""
     titles: dict[str, str] = field(default_factory=dict)
     """URI → Submit lens title last published."""
+    baselines: dict[str, UnsentBaseline] = field(default_factory=dict)
+    """URI → its snapshot, prepared for comparing (rebuilt when it changes)."""
 
 
 _STATE: weakref.WeakKeyDictionary[AgentDocLanguageServer, UnsentState] = (
@@ -67,7 +70,13 @@ def summary(ls: AgentDocLanguageServer, uri: str) -> UnsentSummary | None:
     cached = state.summaries.get(buffer.uri)
     if cached and cached[0] == buffer.version and cached[1] is snapshot:
         return cached[2]
-    result = unsent_changes(snapshot, buffer.text)
+    if snapshot is None:
+        result = UnsentSummary(False, 0, 0, 0, ())
+    else:
+        baseline = state.baselines.get(buffer.uri)
+        if baseline is None or baseline.snapshot is not snapshot:
+            baseline = state.baselines[buffer.uri] = UnsentBaseline(snapshot)
+        result = baseline.changes(buffer.text)
     state.summaries[buffer.uri] = (buffer.version, snapshot, result)
     return result
 
@@ -114,6 +123,7 @@ def forget(ls: AgentDocLanguageServer, uri: str) -> None:
     state = state_of(ls)
     state.summaries.pop(uri, None)
     state.titles.pop(uri, None)
+    state.baselines.pop(uri, None)
     path = to_fs_path(uri)
     if path:
         state.snapshots.forget(Path(path))
