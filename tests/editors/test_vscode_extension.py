@@ -2,9 +2,9 @@
 ``npm ci && npm run compile && npm test && npx @vscode/vsce package`` build in
 a temporary copy when npm and its registry are reachable.
 
-VS Code itself cannot run here; the pure logic (columns, sync arguments,
-status formatting, debounce/serialize) is unit-tested by ``npm test``
-(``node --test`` on the compiled JS).
+The pure logic (columns, sync arguments, status formatting, debounce/serialize)
+is unit-tested by ``npm test`` (``node --test`` on the compiled JS); the
+installed ``.vsix`` runs in a real VS Code in ``test_vscode_e2e.py``.
 """
 
 from __future__ import annotations
