@@ -39,8 +39,8 @@ class SessionRow:
     status: EditorStatus
     last_answer: str | None
     """ISO-8601 time of the agent's last write (``None``: never answered)."""
-    unsent: int
-    """Changes the next submit sends (the whole document counts as 1)."""
+    unsent: int | None
+    """Changes the next submit sends (``None``: never sent, the whole document goes)."""
     is_open: bool
 
     def payload(self) -> dict[str, Any]:
@@ -51,7 +51,7 @@ class SessionRow:
             "session": self.session,
             **self.status.payload(),
             "lastAnswer": self.last_answer,
-            "unsent": self.unsent > 0,
+            "unsent": self.unsent is None or self.unsent > 0,
             "unsentChanges": self.unsent,
             "open": self.is_open,
         }
@@ -134,5 +134,5 @@ def _row(doc: OpenDoc, text: str | None, status: EditorStatus) -> SessionRow:
         except (OSError, UnicodeDecodeError):
             text = ""
     snapshot = store.load_snapshot(doc.path)
-    changes = unsent_changes(snapshot, text).changes if snapshot is not None else 1
+    changes = unsent_changes(snapshot, text).changes if snapshot is not None else None
     return SessionRow(doc.path, doc.key, status, last, changes, is_open)

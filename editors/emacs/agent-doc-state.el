@@ -50,7 +50,9 @@ An open document's state comes from its latest `agentDoc/status'."
     (when (agent-doc-state--present last)
       (setq text (concat text " · answered " (substring last 11 16))))
     (when (eq (plist-get row :unsent) t)
-      (setq text (format "%s · unsent %s" text (plist-get row :unsentChanges))))
+      (let ((n (plist-get row :unsentChanges)))
+        (setq text (if (numberp n) (format "%s · unsent %d" text n)
+                     (concat text " · not sent yet")))))
     text))
 
 (defun agent-doc-session-candidates ()

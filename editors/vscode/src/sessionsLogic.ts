@@ -15,7 +15,8 @@ export interface SessionRow {
   detail: string;
   lastAnswer: string | null;
   unsent: boolean;
-  unsentChanges: number;
+  /** null: never sent (the whole document goes with the first submit). */
+  unsentChanges: number | null;
   open: boolean;
 }
 
@@ -66,7 +67,7 @@ export function sessionDescription(row: SessionRow): string {
     text += ` · answered ${row.lastAnswer.slice(11, 16)}`;
   }
   if (row.unsent) {
-    text += ` · ${row.unsentChanges} unsent`;
+    text += row.unsentChanges === null ? " · not sent yet" : ` · ${row.unsentChanges} unsent`;
   }
   return text;
 }

@@ -38,7 +38,8 @@ function M.format(row)
     text = text .. " · answered " .. tostring(row.lastAnswer):sub(12, 16)
   end
   if row.unsent then
-    text = text .. " · unsent " .. tostring(row.unsentChanges or "")
+    local n = row.unsentChanges
+    text = text .. ((n == nil or n == vim.NIL) and " · not sent yet" or (" · unsent " .. tostring(n)))
   end
   return text
 end

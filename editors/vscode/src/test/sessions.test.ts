@@ -29,6 +29,7 @@ test("label and description show state, pane, last answer and unsent changes", (
   const quiet = { ...ROW, state: "none", pane: null, lastAnswer: null, unsent: false };
   assert.equal(sessionLabel(quiet), "○ plan.md");
   assert.equal(sessionDescription(quiet), "none");
+  assert.equal(sessionDescription({ ...quiet, unsent: true, unsentChanges: null }), "none · not sent yet");
 });
 
 test("applyStatus updates the matching row and says whether it changed", () => {
