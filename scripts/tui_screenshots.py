@@ -45,9 +45,9 @@ def _xterm(n: int) -> str:
     if n < 232:
         n -= 16
         steps = [0, 95, 135, 175, 215, 255]
-        return "#%02x%02x%02x" % (steps[n // 36], steps[n // 6 % 6], steps[n % 6])
+        return f"#{steps[n // 36]:02x}{steps[n // 6 % 6]:02x}{steps[n % 6]:02x}"
     level = 8 + (n - 232) * 10
-    return "#%02x%02x%02x" % (level, level, level)
+    return f"#{level:02x}{level:02x}{level:02x}"
 
 
 def ansi_to_html(screen: str, fg0: str = "#d0d0d0", bg0: str = "#1c1c1c") -> str:
@@ -97,7 +97,9 @@ def ansi_to_html(screen: str, fg0: str = "#d0d0d0", bg0: str = "#1c1c1c") -> str
                     style[key] = _xterm(codes[i + 2])
                     i += 2
                 elif codes[i + 1] == 2 and i + 4 < len(codes):
-                    style[key] = "#%02x%02x%02x" % tuple(codes[i + 2 : i + 5])
+                    style[key] = "#{:02x}{:02x}{:02x}".format(
+                        *tuple(codes[i + 2 : i + 5])
+                    )
                     i += 4
             i += 1
     return "".join(out)
@@ -135,8 +137,8 @@ class Tmux:
         subprocess.run([*self.base, "send-keys", *keys], check=True)
 
     def screen(self) -> str:
-        return subprocess.run([*self.base, "capture-pane", "-e", "-p"],
-                              check=True, capture_output=True, text=True).stdout  # fmt: skip
+        argv = [*self.base, "capture-pane", "-e", "-p"]
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
 
     def wait(self, text: str, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
@@ -171,7 +173,8 @@ def neovim(base: Path) -> None:
     """Hints with virtual text, the lenses, in Neovim's TUI."""
     root = project(base)
     setup = (
-        f"require('agent_doc').setup({{cmd = vim.json.decode({json.dumps(json.dumps(SERVER_CMD))}),"
+        "require('agent_doc').setup({cmd = vim.json.decode("
+        f"{json.dumps(json.dumps(SERVER_CMD))}),"
         " keymaps = false, auto_sync = false})"
         " vim.diagnostic.config({virtual_text = true})"
     )
