@@ -204,7 +204,8 @@ def emacs(base: Path) -> None:
         "(require 'package) (package-initialize)\n"
         f"(add-to-list 'load-path {json.dumps(str(REPO / 'editors/emacs'))})\n"
         "(require 'agent-doc)\n"
-        f'(setq agent-doc-server-command (list {json.dumps(sys.executable)} "-m" "agent_doc_lsp"))\n'
+        "(setq agent-doc-server-command"
+        f' (list {json.dumps(sys.executable)} "-m" "agent_doc_lsp"))\n'
         "(setq agent-doc-auto-sync nil)\n(agent-doc-setup)\n"
         "(add-hook 'markdown-mode-hook #'eglot-ensure)\n"
         "(setq flymake-no-changes-timeout 0.3)\n"
