@@ -9,7 +9,9 @@ the real CLI (``diff``, ``write``, ``patch``, ``outline``, ``preflight
   succeeds legitimately;
 * on failure the document, snapshot, CRDT state and registry are byte-identical
   (``write`` keeps its response in ``pending/`` by design, so it is not lost);
-* every operation takes < 10 s (the slowest is reported);
+* no operation hangs: each ends within :data:`LIMIT_S` even on a loaded CI
+  machine (a bound, not a speed target: the times are reported in
+  docs/reliability.md, speed targets live in bench/);
 * the server answers a follow-up request after every case.
 """
 
@@ -38,7 +40,7 @@ from tests.reliability._util import run_cli
 from tests.reliability._util import tree_bytes
 
 HOSTILE = Path(__file__).resolve().parents[1] / "data" / "hostile"
-LIMIT_S = 10.0
+LIMIT_S = 60.0
 RESPONSE = "<!-- patch:exchange -->\nHOSTILE-REPLY-91\n<!-- /patch:exchange -->\n"
 FM = "---\nagent_doc_format: template\n---\n"
 
@@ -118,7 +120,9 @@ def _run_case(base: Path, name: str, data: bytes, op: str) -> tuple[str, str, fl
     before = _guarded(root, doc, op)
     args, stdin = OPS[op]
     started = time.monotonic()
-    done = run_cli([a.format(f=doc) for a in args], cwd=root, stdin=stdin, timeout=60)
+    done = run_cli(
+        [a.format(f=doc) for a in args], cwd=root, stdin=stdin, timeout=LIMIT_S * 2
+    )
     took = time.monotonic() - started
     err = done.stderr.decode("utf-8", "replace")
     where = f"{name} / {op}"
@@ -143,7 +147,7 @@ LARGE_WRITES = ("gen-100k-components.md", "gen-10k-deep-components.md")
 
 @pytest.mark.parametrize("name", LARGE_WRITES)
 def test_write_on_many_components_is_bounded(tmp_path: Path, name: str) -> None:
-    """``agent-doc write`` into 100,000 / 10,000-deep components: < 10 s, once."""
+    """``agent-doc write`` into 100,000 / 10,000-deep components: lands once, no hang."""
     root = make_project(tmp_path / "p")
     doc = root / "doc.md"
     doc.write_bytes(GENERATED[name]())
