@@ -101,10 +101,10 @@ def marks(ls: AgentDocLanguageServer, uri: str) -> list[Problem]:
     if found is None:
         return []
     title = found.lens_title()
-    if state_of(ls).titles.get(uri) != title:
-        state_of(ls).titles[uri] = title
-        if ls.options.code_lens:
-            agent_status.refresh_lenses(ls)
+    previous = state_of(ls).titles.get(uri)
+    state_of(ls).titles[uri] = title
+    if previous is not None and previous != title and ls.options.code_lens:
+        agent_status.refresh_lenses(ls)  # the first title is fetched on open
     return list(found.marks)
 
 
