@@ -90,7 +90,7 @@ async function basics(checks, ext, docUri) {
   await checks.check("code_lenses", async () => {
     const titles = await waitFor(async () => {
       const found = await lensTitles(docUri);
-      return ["Submit", "Claim", "Commit", "Diff"].every((t) => found.includes(t)) && found;
+      return ["Submit", "Claim", "Commit", "Diff"].every((t) => found.some((f) => f === t || f.startsWith(`${t} · `))) && found;
     }, "Submit, Claim, Commit and Diff lenses");
     return titles;
   });
@@ -132,7 +132,7 @@ async function submit(checks, docUri) {
   });
   await checks.check("code_lens_command_runs", async () => {
     const lenses = await vscode.commands.executeCommand("vscode.executeCodeLensProvider", docUri, 10);
-    const submit = lenses.find((l) => l.command && l.command.title === "Submit");
+    const submit = lenses.find((l) => l.command && l.command.title.startsWith("Submit"));
     assert(submit, "no Submit lens");
     await vscode.commands.executeCommand(submit.command.command, ...(submit.command.arguments ?? []));
     const screen = await agentReceived(2);
