@@ -13,6 +13,7 @@ files and runs tmux; files are re-read only when their stamp changes.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from agent_doc.editor.agent_status import OpenDoc
 from agent_doc.editor.project import MAX_FILE_BYTES
 from agent_doc.editor.project import markdown_files
 from agent_doc.editor.unsent import unsent_changes
+from agent_doc.errors import AgentDocError
 from agent_doc.store.state import StateStore
 
 
@@ -113,11 +115,27 @@ class SessionScanner:
                 if doc is not None:
                     docs[path] = (doc, text)
             unseen = [d for p, (d, _t) in docs.items() if p not in shown]
-            polled = agent_status.poll(unseen, self.stores) if unseen else {}
+            polled, failure = _poll(unseen, self.stores)
             return [
-                _row(doc, text, shown.get(path) or polled[path])
+                _row(doc, text, shown.get(path) or polled.get(path) or failure(doc))
                 for path, (doc, text) in sorted(docs.items())
             ]
+
+
+def _poll(
+    docs: list[OpenDoc], stores: agent_status.Stores
+) -> tuple[dict[Path, EditorStatus], Callable[[OpenDoc], EditorStatus]]:
+    """Poll ``docs`` once; when tmux fails, every row says why (state ``none``)."""
+    reason = ""
+    try:
+        polled = agent_status.poll(docs, stores) if docs else {}
+    except AgentDocError as exc:
+        polled, reason = {}, f"tmux: {exc}"
+
+    def failure(doc: OpenDoc) -> EditorStatus:
+        return EditorStatus(agent_status.NONE, None, doc.agent or "agent", reason)
+
+    return polled, failure
 
 
 def _row(doc: OpenDoc, text: str | None, status: EditorStatus) -> SessionRow:
