@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Quick start: install agent-doc into .venv and run one agent cycle in ./demo/.
-# Needs python3 (3.10+) and git. Touches nothing outside this checkout: the
-# example agent is configured in demo/.config (XDG_CONFIG_HOME), not in ~/.config.
+# Needs python3 (3.10+; PYTHON=/path/to/python3.12 picks another) and git.
+# Touches nothing outside this checkout: the example agent is configured in
+# demo/.config (XDG_CONFIG_HOME), not in ~/.config.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
+fi
+# Before it had its own PyPI name this distribution was installed as
+# "agent-doc" (that name is the original Rust tool's): drop such a stale install.
+if .venv/bin/python -m pip show agent-doc >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y agent-doc
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e .
 AD="$ROOT/.venv/bin/agent-doc"

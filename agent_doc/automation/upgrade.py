@@ -1,8 +1,11 @@
 """``upgrade`` and the "newer version available" notice (spec §7.18, Python edition).
 
-The latest version comes from the package index's JSON API
-(``https://pypi.org/pypi/agent-doc/json``; ``$AGENT_DOC_INDEX_URL`` overrides
-it) and is cached for 24 h in ``$XDG_CACHE_HOME/agent-doc/version-cache.json``
+This edition is published as the ``agent-doc-lsp`` distribution (the name
+``agent-doc`` on PyPI belongs to the original Rust tool's bootstrap package, a
+different program). The latest version comes from the package index's JSON API
+(``https://pypi.org/pypi/agent-doc-lsp/json``; ``$AGENT_DOC_INDEX_URL``
+overrides it; an answer naming another project counts as no answer) and is
+cached for 24 h in ``$XDG_CACHE_HOME/agent-doc/version-cache.json``
 (``{"checked_at", "latest", "url", "notified_at"}``). Every failure (offline,
 bad JSON, unwritable cache) is silent.
 
@@ -12,6 +15,9 @@ Start-up notice, designed never to slow a command down: the CLI callback only
 refreshes it with a short timeout, and says nothing this time; when the cache
 is fresh and names a newer version, a one-line notice goes to stderr at most
 once per 24 h. ``AGENT_DOC_NO_UPDATE_CHECK=1`` disables all of it.
+
+``upgrade`` downloads the new distribution first and installs that file only if
+it provides the ``agent_doc_lsp`` package (:mod:`agent_doc.automation.upgrade_verify`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_INDEX_URL = "https://pypi.org/pypi/agent-doc/json"
+DISTRIBUTION = "agent-doc-lsp"
+"""Our name on PyPI (``agent-doc`` is another program)."""
+DEFAULT_INDEX_URL = f"https://pypi.org/pypi/{DISTRIBUTION}/json"
 CACHE_TTL_S = 24 * 3600
 NOTICE_INTERVAL_S = 24 * 3600
 FETCH_TIMEOUT_S = 1.0
@@ -87,10 +95,20 @@ def fetch_latest(
 
         reply = httpx.get(url or index_url(), timeout=timeout, follow_redirects=True)
         reply.raise_for_status()
-        version = reply.json()["info"]["version"]
+        info = reply.json()["info"]
+        version, name = info["version"], info.get("name", DISTRIBUTION)
     except Exception:
         return None
+    if not isinstance(name, str) or _normalise(name) != DISTRIBUTION:
+        return None
     return version if isinstance(version, str) else None
+
+
+def _normalise(name: str) -> str:
+    """``name`` in PEP 503 normal form (``Agent_Doc.LSP`` → ``agent-doc-lsp``)."""
+    import re
+
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def refresh_cache(timeout: float = FETCH_TIMEOUT_S) -> str | None:
@@ -102,17 +120,39 @@ def refresh_cache(timeout: float = FETCH_TIMEOUT_S) -> str | None:
     return latest
 
 
+_RELEASE = r"(?:v)?(\d+(?:\.\d+)*)"
+
+
 def is_newer(candidate: str | None, current: str) -> bool:
-    """True when ``candidate`` is a valid version above ``current``."""
-    from packaging.version import InvalidVersion
-    from packaging.version import Version
+    """True when ``candidate`` is a final release (``N(.N)*``) above ``current``.
+
+    PEP 440 ordering for what the index announces: release segments compare
+    numerically with trailing zeros ignored (``1.0 == 1.0.0``); a final release
+    is newer than a pre-release or dev release of the same numbers
+    (``1.0.0 > 1.0.0rc1``) but not than a post release or local version of
+    them. Pre-releases, epochs and anything unparsable are never announced.
+    """
+    import re
 
     if not candidate:
         return False
-    try:
-        return Version(candidate) > Version(current)
-    except InvalidVersion:
+    final = re.fullmatch(_RELEASE, candidate.strip().lower())
+    mine = re.match(_RELEASE, current.strip().lower())
+    if final is None or mine is None:
         return False
+    new, have = _release(final.group(1)), _release(mine.group(1))
+    if new != have:
+        return new > have
+    suffix = current.strip().lower()[mine.end() :].lstrip("-_.")
+    return suffix.startswith(("a", "b", "c", "rc", "pre", "dev"))
+
+
+def _release(numbers: str) -> tuple[int, ...]:
+    """``"1.2.0"`` → ``(1, 2)``: the release segment without trailing zeros."""
+    parts = [int(n) for n in numbers.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
 
 
 def startup_notice(now: float | None = None) -> str | None:
@@ -140,7 +180,7 @@ def startup_notice(now: float | None = None) -> str | None:
     data["notified_at"] = current
     write_cache(data)
     return (
-        f"agent-doc {latest} is available (you have {__version__}); "
+        f"agent-doc-lsp {latest} is available (you have {__version__}); "
         "run: agent-doc upgrade"
     )
 
@@ -179,13 +219,25 @@ def plan_upgrade(timeout: float = 5.0) -> UpgradePlan:
     from agent_doc import __version__
 
     latest = refresh_cache(timeout=timeout)
-    command = (sys.executable, "-m", "pip", "install", "--upgrade", "agent-doc")
+    command = (sys.executable, "-m", "pip", "install", "--upgrade", DISTRIBUTION)
     return UpgradePlan(__version__, latest, command)
 
 
-def run_upgrade(plan: UpgradePlan) -> int:
-    """Run the pip command of ``plan`` (inherits stdio); its exit code."""
-    return subprocess.call(list(plan.command))
+def run_upgrade(plan: UpgradePlan, pip_options: tuple[str, ...] = ()) -> int:
+    """Download, verify and install the new version; pip's exit code.
+
+    Raises :class:`agent_doc.automation.upgrade_verify.NotOurDistribution` (nothing
+    installed) when the download does not provide ``agent_doc_lsp``.
+    """
+    from agent_doc.automation.upgrade_verify import download_verified
+
+    pinned = f"{DISTRIBUTION}=={plan.latest}"
+    requirement = DISTRIBUTION if plan.latest is None else pinned
+    with download_verified(requirement, pip_options) as archive:
+        if archive is None:
+            return 1
+        install = [*plan.command[:-1], *pip_options, str(archive)]
+        return subprocess.call(install)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from pathlib import Path
 from agent_doc.errors import AgentError
 from agent_doc.store.config import AgentCommand
 from agent_doc.store.config import GlobalConfig
+from agent_doc.store.config import missing_agent_hint
 
 DEFAULT_AGENT = "claude"
 CLAUDE_BASE_ARGS = ("-p", "--output-format", "json", "--permission-mode", "acceptEdits")
@@ -87,6 +88,23 @@ def build_invocation(
         argv += ["--model", model]
     argv += ["--append-system-prompt", system_prompt]
     return AgentInvocation(name=name, argv=tuple(argv))
+
+
+def require_installed(invocation: AgentInvocation, config: GlobalConfig) -> None:
+    """Raise :class:`AgentError` when the agent's program is not on PATH."""
+    program = invocation.argv[0]
+    if shutil.which(program) is not None:
+        return
+    where = config.path or "~/.config/agent-doc/config.toml"
+    other = (
+        f"or pick another agent with --agent NAME / [agents.NAME] in {where}"
+        if invocation.name == DEFAULT_AGENT
+        else f"or fix [agents.{invocation.name}] in {where}"
+    )
+    raise AgentError(
+        f"agent '{invocation.name}' is not installed: '{program}' is not on PATH; "
+        f"{missing_agent_hint(program)}, {other}"
+    )
 
 
 def _agent_env() -> dict[str, str]:

@@ -118,7 +118,6 @@ def run_cycle(
     )
     if dry_run:
         return RunOutcome(prompt=prompt)
-    branch_name = create_branch(open_repo(path), path) if branch else None
     config = load_global_config()
     name = agents.resolve_agent_name(agent, front.agent, config)
     invocation = agents.build_invocation(
@@ -128,6 +127,8 @@ def run_cycle(
         model=model or front.model,
         claude_args=resolve_claude_args(front.claude_args, config),
     )
+    agents.require_installed(invocation, config)  # before any branch or status
+    branch_name = create_branch(open_repo(path), path) if branch else None
     reply = agents.send(
         invocation, prompt, cwd=root, timeout=timeout or agents.DEFAULT_TIMEOUT_S
     )

@@ -181,13 +181,28 @@ def _copy_tree(source: Path, target: Path) -> None:
 
 
 def install_neovim(source: Path) -> InstallResult:
-    """Copy ``editors/neovim`` into the pack path."""
+    """Copy ``editors/neovim`` into the pack path and write its help tags."""
+    from agent_doc.editor.vim_helptags import write_help_tags
+
     target = neovim_pack_dir()
     _copy_tree(source / "neovim", target)
+    write_help_tags(target / "doc")  # `:help agent_doc` works at once
     return InstallResult(
         "neovim", "installed", path=str(target),
-        steps=['add to init.lua: require("agent_doc").setup()'],
+        steps=['add to init.lua: require("agent_doc").setup()',
+               "agent-doc-lsp must be on the PATH Neovim sees, or pass its "
+               f"absolute path: setup({{ cmd = {{ \"{server_path()}\" }} }})"],
     )  # fmt: skip
+
+
+def server_path() -> str:
+    """The absolute path of ``agent-doc-lsp`` (next to this Python, else PATH)."""
+    import sys
+
+    beside = Path(sys.executable).parent / "agent-doc-lsp"
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("agent-doc-lsp") or "agent-doc-lsp"
 
 
 def build_vsix(source: Path, run: Runner = _run) -> Path:
@@ -244,7 +259,9 @@ def manual_steps(editor: str, source: Path) -> InstallResult:
             f'  (add-to-list \'load-path "{source / "emacs"}")',
             "  (require 'agent-doc)",
             "  (agent-doc-setup)",
-            "  (add-hook 'markdown-mode-hook #'eglot-ensure)",
+            "agent-doc-lsp must be on Emacs's exec-path, or set "
+            "agent-doc-server-command to its absolute path:",
+            f'  (setq agent-doc-server-command \'("{server_path()}"))',
         ],
         "helix": [
             f"merge {source / 'helix' / 'languages.toml'} into "

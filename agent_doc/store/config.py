@@ -26,6 +26,16 @@ else:  # pragma: no cover - exercised on 3.10 only
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
 
 
+CLAUDE_INSTALL_HINT = "install Claude Code (https://docs.anthropic.com/claude-code)"
+
+
+def missing_agent_hint(program: str) -> str:
+    """How to get a missing agent ``program``: Claude Code's link for ``claude``."""
+    if Path(program).name == "claude":
+        return CLAUDE_INSTALL_HINT
+    return f"install '{program}' or fix its path"
+
+
 @dataclass(frozen=True, slots=True)
 class AgentCommand:
     """A configured agent backend: the program and the arguments it starts with."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ DEFAULT_SESSION = "claude"
 AGENT_WINDOW = "agent-doc"
 AGENT_PROCESSES = frozenset({"agent-doc", "claude", "node"})
 _PROMPT_RE = re.compile(r"^\s*[│|]?\s*[❯>]")
+_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,34 @@ def agent_command(root: Path) -> str:
 
     configured = load_project_config(root).agent_command
     return configured.strip() if configured and configured.strip() else "claude"
+
+
+def require_agent_command(root: Path) -> str:
+    """``agent_command(root)``, or an :class:`AgentError` if it is not installed.
+
+    Checked before a pane is spawned: a missing program would otherwise show
+    up only as a dead pane.
+    """
+    from agent_doc.errors import AgentError
+    from agent_doc.store.config import missing_agent_hint
+
+    command = agent_command(root)
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise AgentError(f"agent command {command!r} cannot be parsed: {exc}") from exc
+    program = next((w for w in words if not _ENV_ASSIGNMENT.match(w)), "")
+    if not program or shutil.which(program) is None:
+        where = (
+            f"${AGENT_COMMAND_ENV}"
+            if os.environ.get(AGENT_COMMAND_ENV, "").strip()
+            else "agent_command in .agent-doc/config.toml"
+        )
+        raise AgentError(
+            f"agent command '{program or command}' is not installed (not on PATH); "
+            f"{missing_agent_hint(program)}, or set {where}"
+        )
+    return command
 
 
 def agent_process_names(root: Path) -> frozenset[str]:

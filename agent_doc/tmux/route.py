@@ -22,11 +22,11 @@ from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.bindings import AGENT_WINDOW
 from agent_doc.tmux.bindings import DocSession
-from agent_doc.tmux.bindings import agent_command
 from agent_doc.tmux.bindings import bind_pane
 from agent_doc.tmux.bindings import has_prompt
 from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
+from agent_doc.tmux.bindings import require_agent_command
 from agent_doc.tmux.bindings import resolve_target_session
 
 if TYPE_CHECKING:
@@ -97,9 +97,9 @@ def provision_pane(
     split falls back to a new window that is then stashed. Returns ``None`` when
     the startup lock says another start is under way.
     """
+    command = f"exec {require_agent_command(doc.root)}"
     if not _take_starting_lock(doc):
         return None
-    command = f"exec {agent_command(doc.root)}"
     cwd = str(doc.root)
     panes = tmux.panes()
     if split_target is None:
@@ -219,9 +219,10 @@ def start(file: Path | str, *, pane: str | None = None,
     """Bind the document to the current pane; return the agent argv to exec."""
     tmux = tmux or Tmux.from_env()
     doc = load_doc(file)
+    command = require_agent_command(doc.root)
     pane = pane or tmux.current_pane()
     with registry.locked(doc.root) as reg:
         panes = tmux.panes()
         reg.prune(panes)
         bind_pane(reg, doc, pane, panes)
-    return shlex.split(agent_command(doc.root))
+    return shlex.split(command)

@@ -13,8 +13,14 @@
 ;; carries the document `uri'.
 ;;
 ;;   (require 'agent-doc)
-;;   (agent-doc-setup)            ; eglot registration, hooks, keys
-;;   (add-hook 'markdown-mode-hook #'eglot-ensure)   ; optional auto-start
+;;   (agent-doc-setup)   ; eglot registration (first), auto-start, hooks, keys
+;;
+;; `agent-doc-lsp' must be on the `exec-path' Emacs sees (a virtualenv that
+;; is not activated in Emacs's environment is not), or set
+;; `agent-doc-server-command' to its absolute path.  Session documents
+;; (frontmatter with `agent_doc_session:') start eglot by themselves, in
+;; `markdown-mode', `gfm-mode' or, without markdown-mode installed, the
+;; fallback `agent-doc-markdown-mode' for *.md files.
 ;;
 ;; Keys in `agent-doc-mode' (markdown buffers):
 ;;   C-c a a / C-M-S-a  submit (agentDoc.route)
@@ -37,8 +43,14 @@
   :prefix "agent-doc-")
 
 (defcustom agent-doc-server-command '("agent-doc-lsp")
-  "Command (program and arguments) that starts the language server."
+  "Command (program and arguments) that starts the language server.
+The program is looked up in `exec-path'; an absolute path works too, e.g.
+\\='(\"/home/me/agent-doc/.venv/bin/agent-doc-lsp\")."
   :type '(repeat string))
+
+(defcustom agent-doc-auto-start t
+  "Start eglot by itself in session documents (`agent_doc_session:')."
+  :type 'boolean)
 
 (defcustom agent-doc-auto-sync t
   "Sync the tmux layout when the window layout changes (debounced)."
@@ -306,21 +318,51 @@ takes a pane bound to another document."
   :lighter (:eval (agent-doc-mode-line))
   :keymap agent-doc-mode-map)
 
+;;;; Registration with eglot and auto-start
+
+(defun agent-doc--server-contact (&optional _interactive)
+  "The eglot contact of `agent-doc-lsp': `agent-doc-server-command'."
+  agent-doc-server-command)
+
+(defconst agent-doc--server-modes
+  '((markdown-mode :language-id "markdown")
+    (gfm-mode :language-id "markdown")
+    (agent-doc-markdown-mode :language-id "markdown"))
+  "Major modes served by `agent-doc-lsp', all with language id markdown.")
+
+(defun agent-doc--register-server ()
+  "Put `agent-doc-lsp' FIRST in `eglot-server-programs' (first match wins).
+Eglot ships its own markdown entry (marksman); ours must come before it.
+Older entries of ours are removed, so calling this again keeps one."
+  (setq eglot-server-programs
+        (cons (cons agent-doc--server-modes #'agent-doc--server-contact)
+              (cl-remove-if (lambda (entry)
+                              (eq (cdr-safe entry) #'agent-doc--server-contact))
+                            eglot-server-programs))))
+
+(defun agent-doc--register-md-fallback ()
+  "Open *.md in `agent-doc-markdown-mode' when nothing else claims them.
+Appended to `auto-mode-alist', so markdown-mode's own entry (installed now
+or later) wins whenever markdown-mode is there."
+  (add-to-list 'auto-mode-alist '("\\.md\\'" . agent-doc-markdown-mode) t))
+
+(defun agent-doc--maybe-start-eglot ()
+  "Mode hook: start eglot in a session document (`agent-doc-auto-start')."
+  (when (and agent-doc-auto-start (agent-doc--session-buffer-p (current-buffer)))
+    (eglot-ensure)))
+
 ;;;###autoload
 (defun agent-doc-setup ()
   "Register `agent-doc-lsp' with eglot for markdown; install hooks.
-Server-initiated edits are applied without confirmation: that is how the
-agent's answers land in the buffer."
-  (unless (fboundp 'markdown-mode)
-    (add-to-list 'auto-mode-alist '("\\.md\\'" . agent-doc-markdown-mode)))
-  (add-to-list 'eglot-server-programs
-               `(((markdown-mode :language-id "markdown")
-                  (gfm-mode :language-id "markdown")
-                  (agent-doc-markdown-mode :language-id "markdown"))
-                 . ,(lambda (&optional _interactive) agent-doc-server-command)))
+Our entry goes first in `eglot-server-programs'; session documents start
+eglot by themselves.  Server-initiated edits are applied without
+confirmation: that is how the agent's answers land in the buffer."
+  (agent-doc--register-md-fallback)
+  (agent-doc--register-server)
   (setq eglot-confirm-server-initiated-edits nil)
   (dolist (hook '(markdown-mode-hook gfm-mode-hook agent-doc-markdown-mode-hook))
-    (add-hook hook #'agent-doc-mode))
+    (add-hook hook #'agent-doc-mode)
+    (add-hook hook #'agent-doc--maybe-start-eglot t))
   (add-hook 'window-configuration-change-hook #'agent-doc--window-change))
 
 (provide 'agent-doc)

@@ -120,11 +120,37 @@ def test_agent_failures_leave_document_untouched(
     assert doc.read_text() == DOC
 
 
-def test_missing_agent_binary(project: Path) -> None:
-    (project / "plan.md").write_text(DOC.replace("agent: fake\n", "agent: claude\n"))
-    result = cli(project, "run", "plan.md", env={"PATH": "/nonexistent"})
+def test_missing_claude_is_named_before_anything_happens(project: Path) -> None:
+    text = DOC.replace("agent: fake\n", "agent: claude\n")
+    (project / "plan.md").write_text(text)
+    git(project, "add", "plan.md")
+    git(project, "commit", "-qm", "start")
+    result = cli(project, "run", "plan.md", "-b", env={"PATH": "/nonexistent"})
     assert result.returncode == 1
-    assert "not found on PATH" in result.stderr
+    assert result.stderr.startswith(
+        "agent-doc: agent 'claude' is not installed: 'claude' is not on PATH; "
+        "install Claude Code (https://docs.anthropic.com/claude-code), or pick "
+        "another agent with --agent NAME"
+    ), result.stderr
+    assert result.stderr.count("\n") == 1
+    assert (project / "plan.md").read_text() == text
+    # Checked before the branch is created and before the status changes.
+    assert git(project, "branch", "--list", "agent-doc/*") == ""
+    assert "agent:status" not in (project / "plan.md").read_text()
+
+
+def test_missing_custom_agent_names_its_config(project: Path, fake_agent: Path) -> None:
+    config = global_config_path()
+    config.write_text('[agents.fake]\ncommand = "/no/such/agent-binary"\n')
+    (project / "plan.md").write_text(DOC)
+    result = cli(project, "run", "plan.md")
+    assert result.returncode == 1
+    assert (
+        "agent 'fake' is not installed: '/no/such/agent-binary' is not on PATH; "
+        "install '/no/such/agent-binary' or fix its path, or fix [agents.fake] in "
+        f"{config}"
+    ) in result.stderr
+    assert (project / "plan.md").read_text() == DOC
 
 
 def test_preflight_json_shape(project: Path) -> None:

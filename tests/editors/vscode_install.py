@@ -27,6 +27,7 @@ from tests.editors.harness import REPO
 CODE_SERVER_VERSION = "4.100.3"
 CHROMIUM = "/usr/bin/chromium"
 EXTENSION = EDITORS / "vscode"
+KEEP_VSIX_BUILDS = 6
 
 
 class NotInstallable(Exception):
@@ -38,7 +39,7 @@ def cache_dir() -> Path:
     explicit = os.environ.get("AGENT_DOC_VSCODE_CACHE")
     if explicit:
         return Path(explicit)
-    return Path(os.path.expanduser("~")) / ".cache" / "agent-doc-vscode"
+    return Path.home() / ".cache" / "agent-doc-vscode"
 
 
 def _registry_unreachable() -> str | None:
@@ -160,8 +161,10 @@ def _build_vsix() -> Path:
     package.unlink(missing_ok=True)
     _run(["npx", "--no-install", "@vscode/vsce", "package", "--out", str(package)],
          build, 300, "vsce package")  # fmt: skip
-    for stale in (cache_dir() / "vsix").glob("*"):
-        shutil.rmtree(stale, ignore_errors=True)  # keep only the current build
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(package), out)
+    # Keep the newest few builds: worktrees sharing the cache differ in sources.
+    builds = sorted(out.parent.parent.iterdir(), key=lambda p: p.stat().st_mtime)
+    for stale in builds[:-KEEP_VSIX_BUILDS]:
+        shutil.rmtree(stale, ignore_errors=True)
     return out

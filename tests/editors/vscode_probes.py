@@ -5,8 +5,9 @@ A test module (``vscode_e2e/lib.js`` ``probe(kind, args)``) writes
 ``<probeDir>/<n>.request.json`` ``{"kind": ..., ...}`` and waits for
 ``<n>.response.json``; :meth:`Probes.serve_until` answers it from the page.
 Built-in kinds: ``dom`` (status bar texts, editor tabs with their dirty flag,
-notification toasts), ``click`` (a notification button by its label),
-``type`` / ``press`` (real keystrokes), ``screenshot``. Pass ``handlers`` to add
+lens rows, notification toasts, quick pick), ``click`` (a notification button by
+its label), ``click_text`` (any element by CSS selector and text, e.g. a code
+lens), ``type`` / ``press`` (real keystrokes), ``screenshot``. Pass ``handlers`` to add
 kinds; a handler gets the playwright ``Page`` and the request.
 """
 
@@ -57,6 +58,13 @@ def click_button(page: Any, request: dict[str, Any]) -> dict[str, Any]:
     return {"clicked": request["label"]}
 
 
+def click_text(page: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """Click the first ``request["selector"]`` element whose text is ``label``."""
+    target = page.locator(request["selector"]).filter(has_text=request["label"])
+    target.first.click(timeout=10_000)
+    return {"clicked": request["label"]}
+
+
 def type_text(page: Any, request: dict[str, Any]) -> dict[str, Any]:
     """Type ``text`` with real key events, ``delay`` ms between keys."""
     page.keyboard.type(request["text"], delay=request.get("delay", 0))
@@ -78,6 +86,7 @@ def screenshot(page: Any, request: dict[str, Any]) -> dict[str, Any]:
 BUILTIN: dict[str, ProbeHandler] = {
     "dom": dom_state,
     "click": click_button,
+    "click_text": click_text,
     "type": type_text,
     "press": press_key,
     "screenshot": screenshot,
@@ -96,9 +105,16 @@ class Probes:
         self.handlers = {**BUILTIN, **handlers}
         self.playwright = sync_playwright().start()
         launch_env: dict[str, str | float | bool] = dict(env)
-        self.browser = self.playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, env=launch_env
-        )
+        try:
+            self.browser = self.playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                headless=True,
+                args=CHROMIUM_ARGS,
+                env=launch_env,
+            )
+        except Exception:
+            self.playwright.stop()
+            raise
         self.page = self.browser.new_page(viewport={"width": 1280, "height": 800})
         self.served: set[str] = set()
 

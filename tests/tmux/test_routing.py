@@ -187,3 +187,30 @@ def test_start_inside_tmux_execs_agent(tmux: Tmux, project: Path) -> None:
     )
     wait_text(tmux, pane, "fake-agent ready")
     assert list(_bound(project).values()) == [pane]
+
+
+def test_route_with_missing_agent_says_so_before_spawning_a_pane(
+    tmux: Tmux, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing ``claude`` is named, not reported later as a dead pane."""
+    doc = make_doc(project, "m.md")
+    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", "no-such-agent-xyz --flag")
+    before = set(tmux.panes())
+    out = _cli("route", str(doc))
+    assert out.returncode == 1
+    assert out.stderr == (
+        "agent-doc: agent command 'no-such-agent-xyz' is not installed (not on "
+        "PATH); install 'no-such-agent-xyz' or fix its path, or set "
+        "$AGENT_DOC_AGENT_COMMAND\n"
+    )
+    assert set(tmux.panes()) == before, "no pane may be spawned"
+    assert not (project / ".agent-doc" / "starting").exists()
+    monkeypatch.delenv("AGENT_DOC_AGENT_COMMAND")
+    (project / ".agent-doc" / "config.toml").write_text('agent_command = "claude"\n')
+    out = _cli("route", str(doc), env={"PATH": "/usr/bin:/bin"})
+    assert out.stderr == (
+        "agent-doc: agent command 'claude' is not installed (not on PATH); "
+        "install Claude Code (https://docs.anthropic.com/claude-code), or set "
+        "agent_command in .agent-doc/config.toml\n"
+    )
+    assert set(tmux.panes()) == before

@@ -56,6 +56,18 @@ def init(
         )
     else:
         info(f"created {doc.path} (session {doc.session})")
+        info(next_steps(file))
+
+
+def next_steps(file: Path) -> str:
+    """The one line a new user reads after ``init FILE``: what to do next."""
+    import shlex
+
+    name = shlex.quote(str(file))
+    return (
+        f"next: open {name} in your editor, write under '## User', then run "
+        f"'agent-doc run {name}' (or 'agent-doc route {name}' for a tmux pane)"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -1,4 +1,4 @@
-"""``agent-doc upgrade``: upgrade this Python install with pip (§7.18)."""
+"""``agent-doc upgrade``: upgrade the ``agent-doc-lsp`` install with pip (§7.18)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,11 @@ def upgrade(
         bool, typer.Option("--json", help="Print the check as JSON.")
     ] = False,
 ) -> None:
-    """Check the package index and upgrade with the running interpreter's pip."""
+    """Check PyPI for agent-doc-lsp and upgrade with the running interpreter's pip.
+
+    The download is installed only if it provides the agent_doc_lsp package
+    (the PyPI name agent-doc is a different program).
+    """
     import shlex
 
     from agent_doc.automation.upgrade import plan_upgrade
@@ -36,12 +40,12 @@ def upgrade(
             }
         )
     if not plan.needed:
-        info(f"agent-doc {plan.current} is up to date")
+        info(f"agent-doc-lsp {plan.current} is up to date")
         return
     if plan.latest is None:
         info("could not reach the package index; letting pip decide")
     else:
-        info(f"agent-doc {plan.latest} is available (you have {plan.current})")
+        info(f"agent-doc-lsp {plan.latest} is available (you have {plan.current})")
     if dry_run:
         if not as_json:
             emit(command + "\n")

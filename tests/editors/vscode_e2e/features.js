@@ -43,6 +43,12 @@ async function agentReceived(times) {
   }, `${times} submission(s) handled by the agent`, 20000);
 }
 
+/** Real key events with the focus in the active (markdown) editor. */
+async function pressInEditor(key) {
+  await vscode.commands.executeCommand("workbench.action.focusActiveEditorGroup");
+  await probe("press", { key });
+}
+
 async function statusBar() {
   return (await probe("dom")).statusbar.filter((s) => s.includes("agent:"));
 }
@@ -98,10 +104,9 @@ async function basics(checks, ext, docUri) {
 
 async function claimAndStatus(checks) {
   await checks.check("claim_pane_command", async () => {
-    const claiming = vscode.commands.executeCommand("agentDoc.claimPane");
+    await pressInEditor("Control+Shift+Alt+C"); // agent-doc: Claim tmux pane
     await waitFor(async () => (await probe("dom")).quickInput.includes("(server decides)"), "the claim quick pick");
     await probe("press", { key: "Enter" });
-    await claiming;
     const claims = `${params.project}/.agent-doc/claims.log`;
     const logged = await waitFor(() => fs.existsSync(claims) && fs.readFileSync(claims, "utf8"), "claims.log");
     assert(logged.includes(params.agentPane), `claims.log: ${logged}`);
@@ -131,17 +136,14 @@ async function submit(checks, docUri) {
     return screen.trim().split("\n").slice(-3);
   });
   await checks.check("code_lens_command_runs", async () => {
-    const lenses = await vscode.commands.executeCommand("vscode.executeCodeLensProvider", docUri, 10);
-    const submit = lenses.find((l) => l.command && l.command.title.startsWith("Submit"));
-    assert(submit, "no Submit lens");
-    await vscode.commands.executeCommand(submit.command.command, ...(submit.command.arguments ?? []));
+    // A person clicks "Submit" in the lens row above the document.
+    await probe("click_text", { selector: ".codelens-decoration a", label: "Submit" });
     const screen = await agentReceived(2);
-    return { command: submit.command.command, received: count(screen, "received: /agent-doc") };
+    return { received: count(screen, "received: /agent-doc") };
   });
   await checks.check("keybinding_runs_submit", async () => {
     await vscode.window.showTextDocument(docUri, { preview: false });
-    await vscode.commands.executeCommand("workbench.action.focusActiveEditorGroup");
-    await probe("press", { key: "Control+Shift+Alt+A" });
+    await pressInEditor("Control+Shift+Alt+A");
     const screen = await agentReceived(3);
     return { received: count(screen, "received: /agent-doc") };
   });
@@ -199,4 +201,4 @@ async function prompt(checks) {
   });
 }
 
-module.exports = { basics, claimAndStatus, submit, write, prompt, serverStarts, symbolsOf, lensTitles, log };
+module.exports = { pressInEditor, basics, claimAndStatus, submit, write, prompt, serverStarts, symbolsOf, lensTitles, log };

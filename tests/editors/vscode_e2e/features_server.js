@@ -3,7 +3,7 @@
 "use strict";
 const vscode = require("vscode");
 const { params, waitFor, run, tmux, assert } = require("./lib");
-const { serverStarts, symbolsOf, lensTitles } = require("./features");
+const { serverStarts, symbolsOf, lensTitles, pressInEditor } = require("./features");
 
 async function gitHead() {
   const res = await run("git", ["-C", params.project, "rev-parse", "HEAD"]);
@@ -20,7 +20,7 @@ async function commit(checks, docUri) {
     const before = await gitHead();
     assert(repo.state.HEAD.commit === before, `SCM HEAD ${repo.state.HEAD.commit} != ${before}`);
     await vscode.window.showTextDocument(docUri, { preview: false });
-    await vscode.commands.executeCommand("agentDoc.commitDocument");
+    await pressInEditor("Control+Shift+Alt+M"); // agent-doc: Commit document
     const after = await waitFor(async () => {
       const head = await gitHead();
       return head !== before && head;
@@ -47,7 +47,7 @@ async function sync(checks, docUri) {
     const right = await vscode.workspace.openTextDocument(params.right);
     await vscode.window.showTextDocument(right, { viewColumn: vscode.ViewColumn.Two, preview: false });
     await vscode.window.showTextDocument(docUri, { viewColumn: vscode.ViewColumn.One, preview: false });
-    await vscode.commands.executeCommand("agentDoc.syncLayout");
+    await pressInEditor("Control+Shift+Alt+L"); // agent-doc: Sync tmux layout
     const panes = await waitFor(async () => {
       const now = await tmux.livePanes();
       return sideBySide(now) && now;

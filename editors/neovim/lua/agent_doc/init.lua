@@ -32,7 +32,7 @@ M.defaults = {
 
 M.options = vim.deepcopy(M.defaults)
 
-local sync_state = { timer = nil, inflight = false, pending = false, last_key = nil }
+local sync_state = { timer = nil, inflight = false, pending = false, last_key = nil, waiting_for_server = false }
 
 local function current_uri(buf)
   buf = buf or vim.api.nvim_get_current_buf()
@@ -110,6 +110,10 @@ end
 local function send_sync(force)
   local columns, focus = layout.collect()
   if #columns == 0 then
+    return false
+  end
+  if not force and not lsp.ready_client() then
+    sync_state.waiting_for_server = true -- retried on LspAttach, silently
     return false
   end
   local key = layout.key(columns) .. "\29" .. (focus or "")
@@ -238,11 +242,26 @@ local function define_keymaps(keys)
   })
 end
 
+-- An automatic sync that found the server still starting runs once it attaches.
+local function define_sync_on_attach(group)
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if client and client.name == lsp.NAME and sync_state.waiting_for_server then
+        sync_state.waiting_for_server = false
+        M.schedule_sync()
+      end
+    end,
+  })
+end
+
 local function define_autosync()
   local group = vim.api.nvim_create_augroup("agent_doc_autosync", { clear = true })
   if not M.options.auto_sync then
     return
   end
+  define_sync_on_attach(group)
   vim.api.nvim_create_autocmd({ "WinNew", "WinClosed", "BufWinEnter", "WinResized" }, {
     group = group,
     callback = function()

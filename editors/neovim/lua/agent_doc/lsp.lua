@@ -85,6 +85,28 @@ function M.client(buf)
   return clients[1]
 end
 
+--- The agent-doc client of `buf` once it has finished initializing, else nil.
+--- Automatic requests use this so that nothing is reported while the server starts.
+--- @param buf integer|nil
+--- @return table|nil
+function M.ready_client(buf)
+  local client = M.client(buf)
+  if client and client.initialized then
+    return client
+  end
+  return nil
+end
+
+--- Why no request can be sent yet: starting, or no server at all.
+--- @param buf integer|nil
+--- @return string
+function M.not_ready_message(buf)
+  if M.client(buf) then
+    return "agent-doc: language server is starting; try again in a moment"
+  end
+  return "agent-doc: language server is not running (is agent-doc-lsp on the PATH Neovim sees? see :checkhealth vim.lsp)"
+end
+
 --- Send `workspace/executeCommand` with one object argument.
 --- @param command string e.g. "agentDoc.route"
 --- @param args table the single argument (has `uri`)
@@ -92,9 +114,9 @@ end
 --- @param callback fun(err: table|nil, result: any)|nil
 --- @return boolean sent
 function M.execute(command, args, buf, callback)
-  local client = M.client(buf)
+  local client = M.ready_client(buf)
   if not client then
-    vim.notify("agent-doc: language server is not running", vim.log.levels.WARN)
+    vim.notify(M.not_ready_message(buf), vim.log.levels.WARN)
     return false
   end
   local params = { command = command, arguments = { args } }
