@@ -5,6 +5,8 @@ incremental change (about 2–4 ms per keystroke on a 1 MB document). This
 subclass keeps the offsets of the line starts, splices the string once and
 shifts only the line starts after the edit. Lines are ``\\n``-separated (a
 ``\\r`` before it is an ordinary last character), as in ``convert.LineIndex``.
+Lone surrogates sent by the editor are stored as U+FFFD (same length in every
+position encoding), so the server's copy is always encodable.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace import Workspace
 
+from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc_lsp.convert import codepoints
 
 
@@ -90,7 +93,7 @@ class FastTextDocument(TextDocument):
         source = self.source
         start = self._offset(change.range.start)
         end = max(start, self._offset(change.range.end))
-        text = change.text
+        text = scrub_surrogates(change.text)
         self._source = source[:start] + text + source[end:]
         change_delta = len(text) - (end - start)
         if fast:
@@ -106,6 +109,8 @@ class FastTextDocument(TextDocument):
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         super()._apply_full_change(change)
+        if self._source is not None:
+            self._source = scrub_surrogates(self._source)
         self._starts = None
         self._pending = (0, 0)
 
@@ -122,7 +127,7 @@ class FastWorkspace(Workspace):
     ) -> TextDocument:
         return FastTextDocument(
             doc_uri,
-            source=source,
+            source=None if source is None else scrub_surrogates(source),
             version=version,
             language_id=language_id,
             sync_kind=self._sync_kind,

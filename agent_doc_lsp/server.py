@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
@@ -33,10 +34,15 @@ from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
+from agent_doc.store.docfile import require_document
 from agent_doc_lsp.convert import UTF16
+from agent_doc_lsp.convert import JsonResult
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
+
+if TYPE_CHECKING:
+    from cattrs import Converter  # lsprotocol's dependency, for the type only
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +110,8 @@ class Buffers:
             return {}
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._documents()))
+        """The URIs as the editor sent them (pygls' keys are unquoted copies)."""
+        return iter([doc.uri for doc in self._documents().values()])
 
     def __len__(self) -> int:
         return len(self._documents())
@@ -115,8 +122,9 @@ class Buffers:
     def get(self, uri: str) -> Buffer | None:
         """Return the open buffer of ``uri``, or ``None`` if it is not open."""
         doc = self._documents().get(unquote(uri))
-        if doc is None:
-            return None
+        return None if doc is None else self._buffer(doc)
+
+    def _buffer(self, doc: TextDocument) -> Buffer:
         path = to_fs_path(doc.uri)
         return Buffer(
             uri=doc.uri,
@@ -129,11 +137,20 @@ class Buffers:
     def by_path(self, path: str | Path) -> Buffer | None:
         """Return the open buffer of the file ``path``, or ``None``."""
         wanted = Path(path).resolve()
-        for uri, doc in list(self._documents().items()):
+        for doc in list(self._documents().values()):
             fs = to_fs_path(doc.uri)
             if fs and Path(fs).resolve() == wanted:
-                return self.get(uri)
+                return self._buffer(doc)  # keys are unquoted URIs: never re-unquote
         return None
+
+
+def converter() -> Converter:
+    """pygls' converter, passing :class:`JsonResult` results through as they are."""
+    from pygls.protocol import default_converter
+
+    made: Converter = default_converter()  # type: ignore[no-untyped-call]
+    made.register_unstructure_hook(JsonResult, lambda value: value)
+    return made
 
 
 class AgentDocLanguageServer(LanguageServer):
@@ -144,6 +161,7 @@ class AgentDocLanguageServer(LanguageServer):
             name="agent-doc-lsp",
             version=__version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            converter_factory=converter,
         )
         self.options = Options()
         """Current settings (``initializationOptions`` + ``agentDoc`` section)."""
@@ -179,8 +197,10 @@ class AgentDocLanguageServer(LanguageServer):
         """Return the document of ``uri`` and a line index of its current text."""
         doc = self.workspace.get_text_document(uri)
         try:
-            text = doc.source  # read from disk when the document is not open
-        except (OSError, UnicodeDecodeError) as exc:
+            if uri not in self.buffers:  # pygls reads it from disk: never a FIFO
+                require_document(Path(to_fs_path(uri) or uri))
+            text = doc.source
+        except (AgentDocError, OSError, UnicodeDecodeError) as exc:
             logger.info("cannot read %s: %s", uri, exc)
             text = ""
         cached = self._indexes.get(uri)
@@ -256,6 +276,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.tmux_commands",
     "agent_doc_lsp.features.agent_status",
     "agent_doc_lsp.features.prompts",
+    "agent_doc_lsp.features.acp_run",
 )
 """Feature modules, each with ``register(server: AgentDocLanguageServer)``.
 

@@ -3,7 +3,8 @@
 What goes (each reported with a reason):
 
 - per-document files (``snapshots/``, ``baselines/``, ``pending/``, ``crdt/``,
-  ``typing/``, ``status/``) whose document no longer exists. Documents are
+  ``typing/``, ``status/``, and ``locks/<hash>.lock`` unless a process holds
+  it) whose document no longer exists. Documents are
   mapped to their hash by scanning the project's ``.md`` files (``.git``,
   ``.agent-doc``, ``node_modules`` and virtualenvs skipped) plus the files of
   ``sessions.json``. A pending response whose document exists is never touched;
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import AgentDocError
+from agent_doc.store.locks import remove_free_lock
 from agent_doc.store.procs import pid_alive
 
 PER_DOCUMENT = ("snapshots", "baselines", "pending", "crdt", "typing", "status")
@@ -109,6 +111,10 @@ def find_garbage(root: Path, *, now: float | None = None) -> list[GcItem]:
                 items.append(GcItem(path, f"{kind}: document no longer exists"))
             elif kind in TRANSIENT and _age(path, current) > TRANSIENT_MAX_AGE_S:
                 items.append(GcItem(path, f"{kind}: older than one hour"))
+    for path in _files(state / "locks"):
+        orphan = path.suffix == ".lock" and _hash_of(path) not in living
+        if orphan and remove_free_lock(path, dry_run=True):
+            items.append(GcItem(path, "locks: document no longer exists"))
     for path in _files(state / "servers"):
         if path.suffix == ".json" and _dead_server(path):
             items.append(GcItem(path, "servers: process no longer running"))
@@ -127,6 +133,9 @@ def collect_garbage(
     items = find_garbage(root, now=now)
     if not dry_run:
         for item in items:
+            if item.path.parent.name == "locks":
+                remove_free_lock(item.path)  # never one a process holds now
+                continue
             with contextlib.suppress(FileNotFoundError):
                 item.path.unlink()
     return items

@@ -29,8 +29,11 @@ def post_write(outcome: WriteOutcome) -> None:
 def write_with_hooks(path: Path, response: str, **kwargs: Any) -> WriteOutcome:
     """``writing.run_write`` with status ``writing`` and the ``post_write`` hook."""
     from agent_doc.automation.busy import busy
+    from agent_doc.store.state import require_document
     from agent_doc.write.pipeline import run_write
 
+    if kwargs.get("baseline_file") is not None:
+        require_document(Path(kwargs["baseline_file"]))  # before any state
     with busy(Path(path), "writing"):
         outcome = run_write(path, response, **kwargs)
     post_write(outcome)

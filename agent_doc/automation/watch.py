@@ -52,7 +52,9 @@ def content_hash(text: str) -> str:
     """SHA-256 of the text with boundary markers removed."""
     from agent_doc.document.boundary import remove_all_boundaries
 
-    return hashlib.sha256(remove_all_boundaries(text).encode("utf-8")).hexdigest()
+    return hashlib.sha256(
+        remove_all_boundaries(text).encode("utf-8", "surrogatepass")
+    ).hexdigest()
 
 
 @dataclass(slots=True)

@@ -6,8 +6,10 @@ virtualenvs and build folders skipped). Checks, one :class:`Issue` each:
 
 ``path``
     A path in backticks whose first segment exists (under the file's folder or
-    the root) but which itself does not, or an entry of a tree listing
-    (``├──``/``└──`` lines in a code block) that does not exist. Paths with
+    the root) but which itself does not, or an entry of a tree listing that
+    does not exist: ``├──``/``└──`` lines in any code block, and trees drawn
+    with indentation only in the code blocks of a section whose heading says
+    "structure" (``## Project Structure``), like the original tool. Paths with
     placeholders or globs (``<``, ``{``, ``*``, ``$``, ``~``) and URLs are
     ignored.
 ``budget``
@@ -33,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._lazy_re import lazy_compile
+
 AUDITED_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "README.md", "SKILL.md"})
 PROJECT_MARKERS = (
     "pyproject.toml", "package.json", "Cargo.toml", "go.mod", "setup.py",
@@ -44,10 +48,14 @@ SKIP_DIRS = frozenset(
 )  # fmt: skip
 LINE_BUDGET = 1000
 STALE_DAYS = 30
-_BACKTICK = re.compile(r"`([^`\s]+)`")
-_PLAIN_PATH = re.compile(r"^[\w.\-/]+$")
-_TREE_LINE = re.compile(r"^(?P<indent>(?:[│|]\s{2,3}|\s{4})*)[├└]──\s+(?P<name>.+)$")
-_PLACEHOLDER = re.compile(
+_BACKTICK = lazy_compile(r"`([^`\s]+)`")
+_PLAIN_PATH = lazy_compile(r"^[\w.\-/]+$")
+_STRUCTURE_HEADING = lazy_compile(r"^#{1,6}\s.*\bstructure\b", re.IGNORECASE)
+_INDENTED_ENTRY = lazy_compile(
+    r"^(?P<indent>[ \t]*)(?P<name>[\w.\-]+/?)(?:\s+(?:#|←|<-|--).*)?$"
+)
+_TREE_LINE = lazy_compile(r"^(?P<indent>(?:[│|]\s{2,3}|\s{4})*)[├└]──\s+(?P<name>.+)$")
+_PLACEHOLDER = lazy_compile(
     r"^\W*(todo|tbd|fixme|xxx|lorem ipsum|coming soon|placeholder|\.\.\.)\b",
     re.IGNORECASE,
 )
@@ -139,6 +147,44 @@ def _tree_paths(lines: list[str], bases: list[Path]) -> list[tuple[int, str]]:
     return out
 
 
+def _indented_tree_paths(lines: list[str], bases: list[Path]) -> list[tuple[int, str]]:
+    """``(line, relative path)`` of indentation-only trees in "structure" sections.
+
+    Nesting follows the indentation (tabs count 4). A first line naming a
+    folder that does not exist, with everything else indented below it, is
+    the project's own name (the tree's root) and is not checked.
+    """
+    out: list[tuple[int, str]] = []
+    section = in_code = False
+    stack: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_code, stack = not in_code, []
+            continue
+        if not in_code:
+            if line.startswith("#"):
+                section = bool(_STRUCTURE_HEADING.match(line))
+            continue
+        match = _INDENTED_ENTRY.match(line) if section else None
+        if match is None or any(c in line for c in "├└│"):
+            continue
+        indent = len(match["indent"].expandtabs(4))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        name = match["name"].rstrip("/")
+        if not stack and _is_tree_root(match["name"], name, bases):
+            stack.append((indent, ""))
+            continue
+        stack.append((indent, name))
+        out.append((number, "/".join(n for _, n in stack if n)))
+    return out
+
+
+def _is_tree_root(raw: str, name: str, bases: list[Path]) -> bool:
+    """A top ``name/`` line that is not a folder here: the project's own name."""
+    return raw.endswith("/") and not any((b / name).exists() for b in bases)
+
+
 def audit_file(path: Path, root: Path) -> list[Issue]:
     """Every issue of one audited file."""
     text = path.read_text(encoding="utf-8", errors="replace")
@@ -154,6 +200,7 @@ def audit_file(path: Path, root: Path) -> list[Issue]:
         (n, t, False) for n, ln in enumerate(lines, 1) for t in _BACKTICK.findall(ln)
     ]
     checks += [(n, t, True) for n, t in _tree_paths(lines, bases)]
+    checks += [(n, t, True) for n, t in _indented_tree_paths(lines, bases)]
     for number, token, strict in checks:
         if not strict and not _candidate(token):
             continue

@@ -150,9 +150,11 @@ def run_preflight(
         )
     root = project_root_for(path)
     store = StateStore(root)
-    recovered = any(
-        r.status in ("written", "completed") for r in recover_pending(path, link)
-    )
+    recoveries = recover_pending(path, link)
+    for item in recoveries:
+        if item.status == "dropped":
+            logger.warning("preflight: dropped an empty pending response of %s", path)
+    recovered = any(r.status in ("written", "completed") for r in recoveries)
     committed = _commit_previous(path, link)
     document = current_text(path, link)
     store.save_baseline(path, document)

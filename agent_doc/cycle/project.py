@@ -311,8 +311,10 @@ class Recovered:
     path: Path | None
     status: str
     """``written``, ``completed`` (the interrupted write had already landed; only
-    its bookkeeping was finished, the response is not added again) or ``failed``
-    (the pending file is then kept)."""
+    its bookkeeping was finished, the response is not added again), ``dropped``
+    (an empty response: nothing to write, so the file is removed instead of
+    failing every later ``recover`` and preflight) or ``failed`` (the pending
+    file is then kept)."""
     error: str | None = None
     outcome: WriteOutcome | None = field(default=None, compare=False)
 
@@ -328,6 +330,12 @@ def _documents_by_hash(root: Path) -> dict[str, Path]:
                 doc = Path(folder) / name
                 found[doc_hash(doc)] = doc
     return found
+
+
+def _drop_pending(pending: Path) -> None:
+    """Remove a pending response and its ``.expect`` digest."""
+    for path in (pending, pending.with_suffix(".expect")):
+        path.unlink(missing_ok=True)
 
 
 def recover_pending(
@@ -358,10 +366,18 @@ def recover_pending(
         todo = [(p, docs.get(p.stem)) for p in store.list_pending()]
     results: list[Recovered] = []
     for pending, doc in todo:
+        try:
+            response = pending.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            results.append(Recovered(pending, doc, "failed", f"unreadable: {exc}"))
+            continue
+        if not response.strip():
+            _drop_pending(pending)
+            results.append(Recovered(pending, doc, "dropped", "empty response"))
+            continue
         if doc is None:
             results.append(Recovered(pending, None, "failed", "document not found"))
             continue
-        response = pending.read_text(encoding="utf-8")
         try:
             handle = link.find_owner(doc) if link is not None else None
             live = normalize_text(handle.text) if handle is not None else None

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.components import is_valid_name
 from agent_doc.errors import PatchError
 
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+_COMMENT = lazy_compile(r"<!--(.*?)-->", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +67,35 @@ def parse_patch_blocks(response: str) -> tuple[list[PatchBlock], str]:
     PatchError
         A patch opener names an invalid component.
     """
+    blocks, unmatched, _problems = _parse(response)
+    return blocks, unmatched
+
+
+_ANY_CLOSE = lazy_compile(r"<!--\s*/(?:patch|replace):([^\s>]*)\s*-->")
+FALLBACK = "its text went to the exchange"
+"""How every malformed-block warning ends (the spec's fallback, §7.22)."""
+
+
+def _unclosed(response: str, name: str, start: int, code: CodeRanges) -> str:
+    """The warning for an opener ``name`` that has no close marker of its own."""
+    other = next(
+        (
+            m
+            for m in _ANY_CLOSE.finditer(response, start)
+            if not code.contains(m.start())
+        ),
+        None,
+    )
+    if other is not None:
+        return f"patch block '{name}' is closed by '<!-- /patch:{other[1]} -->'"
+    return f"patch block '{name}' is never closed"
+
+
+def _parse(response: str) -> tuple[list[PatchBlock], str, list[str]]:
+    """:func:`parse_patch_blocks` plus one problem line per malformed block."""
     code = CodeRanges(code_ranges(response))
     blocks: list[PatchBlock] = []
+    problems: list[str] = []
     segments: list[str] = []
     pos = 0
     for match in _COMMENT.finditer(response):
@@ -89,13 +117,52 @@ def parse_patch_blocks(response: str) -> tuple[list[PatchBlock], str]:
             None,
         )
         if end is None:  # unclosed opener: consume the marker, keep what follows
+            problems.append(
+                f"{_unclosed(response, name, body_start, code)}; {FALLBACK}"
+            )
             pos = body_start
             continue
         blocks.append(PatchBlock(name, response[body_start : end.start()], attrs))
         pos = _skip_newline(response, end.end())
     segments.append(response[pos:])
     unmatched = "\n".join(s.strip() for s in segments if s.strip())
-    return blocks, unmatched
+    return blocks, unmatched, problems
+
+
+def patch_block_warnings(response: str, document: str) -> list[str]:
+    """One line per malformed patch block of ``response`` written into ``document``.
+
+    Unclosed blocks, blocks closed with another name and blocks naming no
+    component of a template document; their text still goes to the exchange
+    (the spec's fallback), this only says so. Never raises.
+    """
+    from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.errors import AgentDocError
+
+    try:
+        if parse_frontmatter(document).format == "inline":
+            return []  # an inline document takes the response as it is
+        blocks, _unmatched, problems = _parse(response)
+    except AgentDocError:
+        return []  # the write itself reports these
+    names = {b.name for b in blocks} - _FALLBACK_TARGETS
+    unknown = [
+        f"patch block '{name}' names no component of the document; {FALLBACK}"
+        for name in sorted(names)
+        if not _has_component(document, name)
+    ]
+    return problems + unknown
+
+
+_FALLBACK_TARGETS = frozenset({"exchange", "output", "frontmatter"})
+"""Block names that are never unknown: the fallback targets (created when
+missing) and the frontmatter patch."""
+
+
+def _has_component(document: str, name: str) -> bool:
+    """Whether ``document`` has an opener of component ``name`` (one regex pass)."""
+    opener = re.compile(rf"<!--\s*agent:{re.escape(name)}(?=\s|-->)")
+    return opener.search(document) is not None
 
 
 def _skip_newline(text: str, offset: int) -> int:

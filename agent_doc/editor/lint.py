@@ -14,6 +14,7 @@ from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.frontmatter import split_frontmatter
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Problem
+from agent_doc.editor.outline import MAX_SYMBOL_DEPTH
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import FrontmatterError
 
@@ -37,6 +38,15 @@ def component_problems(text: str) -> list[Problem]:
     for issue in found_scan.issues:
         end = issue.end - 1 if text[issue.end - 1 : issue.end] == "\n" else issue.end
         out.append(Problem(issue.start, end, issue.message, "error", issue.kind))
+    deep = next((c for c in found_scan.components if c.depth >= MAX_SYMBOL_DEPTH), None)
+    if deep is not None:
+        message = (
+            f"components nested more than {MAX_SYMBOL_DEPTH} deep: the outline "
+            "lists the deeper ones flat"
+        )
+        out.append(
+            Problem(deep.open_start, deep.open_end, message, "info", "deep-nesting")
+        )
     for comp in found_scan.components:
         end = comp.open_end
         end = end - 1 if text[end - 1 : end] == "\n" else end

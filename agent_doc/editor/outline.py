@@ -8,9 +8,9 @@ component's children. Markers and headings inside code never count.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_mode
@@ -23,9 +23,14 @@ from agent_doc.editor.model import Fold
 from agent_doc.editor.model import Symbol
 from agent_doc.errors import AgentDocError
 
+MAX_SYMBOL_DEPTH = 48
+"""Components nested deeper are listed flat under their ancestor at this depth
+(a deeper symbol tree overflows the recursion of the JSON serializer); the
+``deep-nesting`` diagnostic says so."""
+
 # literal "\n" prefix: ~8x faster than a MULTILINE "^" on large texts
-_HEADING = re.compile(r"\n {0,3}#{1,6}[ \t][^\n]*")
-_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_HEADING = lazy_compile(r"\n {0,3}#{1,6}[ \t][^\n]*")
+_CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
 
 def _marker_end(text: str, start: int, end: int) -> int:
@@ -109,9 +114,10 @@ def outline(
             children[stack[-1]].append(
                 Symbol(title or "#", "", "heading", start, end, start, end)
             )
+    depth = _cap_depth(parent_of, len(comps))
     built: dict[int, Symbol] = {}
     nested: dict[int, list[Symbol]] = {i: [] for i in range(len(comps))}
-    for i in sorted(range(len(comps)), key=lambda i: -comps[i].depth):
+    for i in sorted(range(len(comps)), key=lambda i: -depth[i]):
         c = comps[i]
         kids = sorted([*children[i], *nested[i]], key=lambda s: s.start)
         sel = _name_span(text, c.open_start, c.name)
@@ -124,6 +130,23 @@ def outline(
     top = [built[i] for i in range(len(comps)) if i not in parent_of]
     front = _frontmatter_symbol(text)
     return [front, *top] if front else top
+
+
+def _cap_depth(parent_of: dict[int, int], count: int) -> list[int]:
+    """Symbol depth of each component (1 = top), capped at ``MAX_SYMBOL_DEPTH + 1``.
+
+    A component below the cap is re-parented (in ``parent_of``) to its ancestor
+    at :data:`MAX_SYMBOL_DEPTH`. Components come sorted by start, parents first.
+    """
+    depth = [1] * count
+    for i in range(count):
+        parent = parent_of.get(i)
+        if parent is None:
+            continue
+        if depth[parent] > MAX_SYMBOL_DEPTH:  # the parent was flattened too
+            parent_of[i] = parent = parent_of[parent]
+        depth[i] = depth[parent] + 1
+    return depth
 
 
 def folds(text: str) -> list[Fold]:

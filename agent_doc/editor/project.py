@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -33,9 +34,12 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
+    """mtime and size of a regular file; ``None`` for anything else (a FIFO)."""
     try:
         st = path.stat()
     except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
         return None
     return st.st_mtime_ns, st.st_size
 

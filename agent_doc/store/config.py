@@ -2,28 +2,30 @@
 
 Global: ``$XDG_CONFIG_HOME/agent-doc/config.toml`` (default ``~/.config/...``)
 with ``default_agent``, ``claude_args``, ``[agents.NAME]`` (``command``,
-``args``) and ``[terminal]`` (``command``). Project: ``<root>/.agent-doc/config.toml``
-with ``tmux_session`` (and ``[components.*]``, read by ``component_config``).
+``args``, ``transport`` = ``"cli"`` or ``"acp"``, ``permissions`` = ``"ask"``,
+``"allow"`` or ``"reject"``) and ``[terminal]`` (``command``). Project:
+``<root>/.agent-doc/config.toml`` with ``tmux_session`` (and ``[components.*]``,
+read by ``component_config``).
 """
 
 from __future__ import annotations
 
 import os
-import re
+import stat
 import sys
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
+TRANSPORTS = ("cli", "acp")
+"""``cli``: one process per turn, JSON on stdout; ``acp``: Agent Client Protocol."""
+PERMISSION_POLICIES = ("ask", "allow", "reject")
+"""How an ACP agent's permission requests are answered when nobody is asked."""
 
 
 CLAUDE_INSTALL_HINT = "install Claude Code (https://docs.anthropic.com/claude-code)"
@@ -44,6 +46,10 @@ class AgentCommand:
     """Executable name or path."""
     args: tuple[str, ...] = ()
     """Arguments placed before agent-doc's own (replace the backend defaults)."""
+    transport: str = "cli"
+    """``cli`` (argv + JSON, like claude -p) or ``acp`` (Agent Client Protocol)."""
+    permissions: str = "ask"
+    """ACP permission requests: ``ask`` the person, or always ``allow``/``reject``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +91,18 @@ def global_config_path() -> Path:
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file; a missing file is empty, a bad one a ``ConfigError``."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise ConfigError(f"cannot read {path}: not a regular file")
         data = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -116,7 +129,21 @@ def _agent_command(name: str, table: Any, path: Path) -> AgentCommand:
         args = args.split()
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise ConfigError(f"{path}: [agents.{name}] args must be a list of strings")
-    return AgentCommand(command=command, args=tuple(args))
+    transport = _choice(table, "transport", TRANSPORTS, f"{path}: [agents.{name}]")
+    permissions = _choice(
+        table, "permissions", PERMISSION_POLICIES, f"{path}: [agents.{name}]"
+    )
+    return AgentCommand(command, tuple(args), transport, permissions)
+
+
+def _choice(
+    table: dict[str, Any], key: str, allowed: tuple[str, ...], where: str
+) -> str:
+    value = table.get(key, allowed[0])
+    if value not in allowed:
+        choices = ", ".join(f'"{a}"' for a in allowed)
+        raise ConfigError(f"{where} {key} must be one of {choices}, got {value!r}")
+    return str(value)
 
 
 def load_global_config(path: Path | None = None) -> GlobalConfig:
@@ -157,7 +184,7 @@ def load_project_config(root: Path) -> ProjectConfig:
     )
 
 
-_KEY_LINE = re.compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
+_KEY_LINE = lazy_compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
 
 
 def set_project_value(root: Path, key: str, value: str) -> None:

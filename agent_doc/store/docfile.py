@@ -11,14 +11,12 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 from typing import Literal
 
+from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.store.atomic import atomic_write_bytes
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark."""
@@ -38,20 +36,86 @@ class DocumentFile:
     """True when the file started with a UTF-8 byte order mark."""
 
 
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def not_a_document(path: Path, mode: int) -> DocumentError | None:
+    """The error for a path whose ``st_mode`` is not a regular file, else ``None``."""
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return DocumentError(f"{path} is {kind}, not a document")
+
+
+def special_file_error(path: Path) -> str | None:
+    """Why an existing ``path`` is not a document (FIFO, folder…); else ``None``.
+
+    A missing or unreachable path gives ``None``: callers that need the file
+    to exist use :func:`require_document`. Never opens the file.
+    """
+    try:
+        info = Path(path).stat()
+    except (OSError, ValueError):
+        return None
+    error = not_a_document(path, info.st_mode)
+    return None if error is None else str(error)
+
+
+def require_document(path: Path) -> None:
+    """Raise :class:`DocumentError` unless ``path`` is an existing regular file.
+
+    Never opens the file, so a FIFO or a device cannot block; a symlink is
+    followed (a dangling one is reported as such). Commands call this before
+    they create anything (``.agent-doc/``, locks, status).
+    """
+    try:
+        info = Path(path).stat()
+    except FileNotFoundError:
+        if Path(path).is_symlink():
+            raise DocumentError(f"{path}: a symlink to a missing file") from None
+        raise DocumentError(f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise DocumentError(f"cannot read {path}: {reason}") from exc
+    error = not_a_document(path, info.st_mode)
+    if error is not None:
+        raise error
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of a regular file; opening never blocks (``O_NONBLOCK``)."""
+    require_document(path)
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError as exc:
+        raise DocumentError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    with os.fdopen(fd, "rb") as handle:
+        error = not_a_document(path, os.fstat(fd).st_mode)  # replaced meanwhile
+        if error is not None:
+            raise error
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
 def read_document(path: Path) -> DocumentFile:
     """Read a UTF-8 document, stripping a BOM and normalising all-CRLF endings.
 
-    Raises :class:`DocumentError` naming the file when it is missing, a folder,
+    Raises :class:`DocumentError` naming the file when it is missing, not a
+    regular file (a folder, FIFO, socket or device: refused without blocking),
     unreadable, contains NUL bytes or is not valid UTF-8.
     """
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise DocumentError(f"{path}: no such file") from exc
-    except IsADirectoryError as exc:
-        raise DocumentError(f"{path} is a directory, not a document") from exc
-    except OSError as exc:
-        raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    data = _read_regular(path)
     bom = data.startswith(BOM)
     if bom:
         data = data[len(BOM) :]
@@ -74,7 +138,7 @@ def encode_document(original: DocumentFile, text: str) -> bytes:
     """The bytes to store for ``text`` given how ``original`` was stored."""
     if original.newline == "\r\n":
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-    data = text.encode("utf-8")
+    data = encode_utf8(text)
     return BOM + data if original.bom else data
 
 

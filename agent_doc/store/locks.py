@@ -86,3 +86,27 @@ def _acquire(fd: int, path: Path, timeout: float) -> None:
             )
         time.sleep(min(pause, remaining))
         pause = min(pause * 2, 0.05)
+
+
+def remove_free_lock(path: Path, *, dry_run: bool = False) -> bool:
+    """Delete the lock file ``path`` unless a process holds it; ``True`` if free.
+
+    The file is unlinked while we hold its lock, so no process is inside it;
+    used by ``gc`` for the locks of documents that no longer exist.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False
+    try:
+        if not dry_run:
+            path.unlink(missing_ok=True)
+        return True
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

@@ -22,6 +22,7 @@ from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.docfile import DocumentFile
 from agent_doc.store.docfile import read_document
+from agent_doc.store.docfile import require_document
 from agent_doc.store.docfile import write_document
 from agent_doc.store.locks import DEFAULT_TIMEOUT
 from agent_doc.store.locks import file_lock
@@ -41,6 +42,7 @@ __all__ = [
     "find_project_root",
     "project_root_for",
     "read_document",
+    "require_document",
     "write_document",
 ]
 
@@ -109,8 +111,11 @@ def doc_lock(
     """Hold the cross-process write lock of a document (``locks/<hash>.lock``).
 
     ``root`` defaults to :func:`project_root_for`. Raises :class:`StateError`
-    when another process keeps the lock for longer than ``timeout`` seconds.
+    when another process keeps the lock for longer than ``timeout`` seconds,
+    and :class:`DocumentError` (creating nothing) unless the document is a
+    regular file.
     """
+    require_document(path)
     store = StateStore(root if root is not None else project_root_for(path))
     with file_lock(store.lock_path(path), timeout):
         yield

@@ -7,13 +7,13 @@ UUID (the registry key). All state comes from the project root (our decision 7).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import DocumentError
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
@@ -31,8 +31,8 @@ AGENT_COMMAND_ENV = "AGENT_DOC_AGENT_COMMAND"
 DEFAULT_SESSION = "claude"
 AGENT_WINDOW = "agent-doc"
 AGENT_PROCESSES = frozenset({"agent-doc", "claude", "node"})
-_PROMPT_RE = re.compile(r"^\s*[│|]?\s*[❯>]")
-_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PROMPT_RE = lazy_compile(r"^\s*[│|]?\s*[❯>]")
+_ENV_ASSIGNMENT = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import stat
 import time
 from dataclasses import asdict
 from dataclasses import dataclass
@@ -146,6 +147,8 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
 def _load_unlocked(root: Path) -> Registry:
     path = registry_path(root)
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+            raise StateError(f"cannot read {path}: not a regular file")
         text = path.read_text("utf-8")
     except FileNotFoundError:
         return Registry(root, {})

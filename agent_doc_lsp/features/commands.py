@@ -27,6 +27,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.errors import AgentDocError
 from agent_doc_lsp import commands
 from agent_doc_lsp.commands import DocumentArgs
@@ -34,6 +35,8 @@ from agent_doc_lsp.commands import PatchArgs
 from agent_doc_lsp.commands import PreflightArgs
 from agent_doc_lsp.commands import WriteArgs
 from agent_doc_lsp.features.local_link import LocalLink
+from agent_doc_lsp.features.writes import patch_warnings
+from agent_doc_lsp.features.writes import show_warnings
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -79,9 +82,9 @@ def write(link: LocalLink, args: WriteArgs) -> Any:
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import write_response
 
-    request = WriteRequest(
-        path_of(args.uri), args.response, args.baseline, origin=args.origin
-    )
+    baseline = None if args.baseline is None else scrub_surrogates(args.baseline)
+    response = scrub_surrogates(args.response)
+    request = WriteRequest(path_of(args.uri), response, baseline, origin=args.origin)
     outcome = write_response(request, link, on_written=post_write)
     return _without(jsonable(outcome), "content_ours", "final_text")
 
@@ -115,7 +118,10 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.command(commands.WRITE)
     async def write_(ls: AgentDocLanguageServer, args: WriteArgs) -> Any:
-        return await run_core(ls, lambda link: write(link, args))
+        warnings = patch_warnings(ls, args.uri, args.response)
+        result = await run_core(ls, lambda link: write(link, args))
+        show_warnings(ls, warnings)
+        return result
 
     @server.command(commands.PATCH)
     async def patch(ls: AgentDocLanguageServer, args: PatchArgs) -> Any:
@@ -123,7 +129,11 @@ def register(server: AgentDocLanguageServer) -> None:
         result = await run_core(
             ls,
             lambda link: patch_component(
-                path, args.component, args.content, link=link, allow_hooks=trusted
+                path,
+                args.component,
+                scrub_surrogates(args.content),
+                link=link,
+                allow_hooks=trusted,
             ),
         )
         return _without(result, "text")

@@ -34,7 +34,7 @@ from agent_doc.editor.turns import revert_answer
 from agent_doc.errors import AgentDocError
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.write.live import LivePlan
-from agent_doc.write.live import minimal_change
+from agent_doc.write.live import minimal_changes
 from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features import writes
 from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
@@ -154,7 +154,7 @@ async def revert_turn(ls: AgentDocLanguageServer, args: TurnArgs) -> dict[str, A
 
     def plan(text: str) -> LivePlan:
         new_text, kept[0] = revert_answer(text, snapshot, heading, occurrence)
-        return LivePlan(text, new_text, new_text, minimal_change(text, new_text))
+        return LivePlan(text, new_text, new_text, minimal_changes(text, new_text))
 
     try:
         await apply_live(

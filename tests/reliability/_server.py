@@ -60,3 +60,14 @@ async def alive(sock: str, file: Path) -> dict[str, Any]:
     assert reply.get("ok") is True, reply
     assert time.monotonic() - started < 10
     return reply
+
+
+async def wait_open(sock: str, file: Path, timeout: float = 10.0) -> dict[str, Any]:
+    """Wait until the server has ``file`` open (didOpen travels over stdio)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        reply = await alive(sock, file)
+        if reply["open"]:
+            return reply
+        assert time.monotonic() < deadline, f"{file} never opened in the server"
+        await asyncio.sleep(0.02)

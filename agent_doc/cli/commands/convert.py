@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def convert(
-    file: Annotated[Path, typer.Argument(help="The session document.")],
+    file: Annotated[Path, document_argument()],
     to: Annotated[
         str, typer.Option("--to", help="Target format: template or inline.")
     ] = "template",

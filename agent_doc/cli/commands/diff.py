@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def diff(
-    file: Annotated[Path, typer.Argument(help="The session document.")],
+    file: Annotated[Path, document_argument()],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON.")
     ] = False,

@@ -7,11 +7,13 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import new_document_argument
+
 
 def init(
     file: Annotated[
         Path | None,
-        typer.Argument(help="New session document to create (omit: project init)."),
+        new_document_argument("New session document to create (omit: project init)."),
     ] = None,
     title: Annotated[
         str | None, typer.Argument(help="Document title (default: file name).")

@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def mode(
-    file: Annotated[Path, typer.Argument(help="The session document.")],
+    file: Annotated[Path, document_argument()],
     format: Annotated[
         str | None,
         typer.Option("--format", help="Set agent_doc_format: template or inline."),

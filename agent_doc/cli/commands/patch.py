@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def patch(
-    file: Annotated[Path, typer.Argument(help="The session document.")],
+    file: Annotated[Path, document_argument()],
     component: Annotated[str, typer.Argument(help="Component name, e.g. status.")],
     content: Annotated[
         str | None, typer.Argument(help="New content (default: read stdin).")

@@ -7,11 +7,13 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def recover(
     file: Annotated[
         Path | None,
-        typer.Argument(help="Only this document (default: the whole project)."),
+        document_argument("Only this document (default: the whole project)."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON.")

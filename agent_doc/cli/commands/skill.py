@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 skill_app = typer.Typer(no_args_is_help=True, help="The bundled Claude Code skill.")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -64,7 +66,7 @@ def check(as_json: JsonOpt = False) -> None:
 
 @skill_app.command("baseline")
 def baseline(
-    file: Annotated[Path, typer.Argument(help="The session document.")],
+    file: Annotated[Path, document_argument()],
 ) -> None:
     """Print the path of the baseline preflight saved (for write --baseline-file)."""
     from agent_doc.cli._output import emit

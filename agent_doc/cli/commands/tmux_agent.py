@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def prompt(
-    file: Annotated[Path | None, typer.Argument(help="The session document.")] = None,
+    file: Annotated[Path | None, document_argument()] = None,
     answer: Annotated[
         int | None, typer.Option("--answer", help="Choose option N.")
     ] = None,
@@ -41,19 +42,9 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the project's documents with their pane and agent state."""
-    from agent_doc.cli._output import emit
-    from agent_doc.cli._output import emit_json
-    from agent_doc.store.state import project_root_for
-    from agent_doc.tmux.agent_state import agent_states
+    from agent_doc.cli.commands._fast_turn import do_status
 
-    states = agent_states(project_root_for(root or Path.cwd()))
-    if as_json:
-        emit_json([asdict(s) for s in states])
-        return
-    for s in states:
-        extra = " (permission prompt)" if s.waiting_permission else ""
-        code = f" code {s.exit_code}" if s.exit_code is not None else ""
-        emit(f"{s.file}\t{s.pane}\t{s.state}{code}{extra}\n")
+    do_status(root, as_json=as_json)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 WindowOpt = Annotated[str | None, typer.Option("--window", help="tmux window.")]
 
@@ -35,7 +37,7 @@ def sync(
 
 
 def layout(
-    files: Annotated[list[Path], typer.Argument(help="Documents, focus first.")],
+    files: Annotated[list[Path], document_argument("Documents, focus first.")],
     split: Annotated[str, typer.Option("--split", help="h (side by side) or v.")] = "h",
     window: WindowOpt = None,
 ) -> None:

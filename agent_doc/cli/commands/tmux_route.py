@@ -9,9 +9,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 PaneOpt = Annotated[str | None, typer.Option("--pane", help="tmux pane id (%N).")]
-FileArg = Annotated[Path, typer.Argument(help="The session document.")]
+FileArg = Annotated[Path, document_argument()]
 
 
 def start(file: FileArg, pane: PaneOpt = None) -> None:
@@ -56,18 +58,12 @@ def route(
     as_json: JsonOpt = False,
 ) -> None:
     """Send /agent-doc FILE to the document's pane, starting an agent if needed."""
-    from agent_doc.cli._output import emit_json
-    from agent_doc.cli._output import info
-    from agent_doc.tmux.route import route as core_route
+    from agent_doc.cli.commands._fast_turn import do_route
 
-    result = core_route(file, pane=pane, debounce_ms=debounce)
-    if as_json:
-        emit_json(asdict(result))
-        return
-    info(f"{result.file}: {result.status} (pane {result.pane or '-'})")
+    do_route(file, pane=pane, debounce=debounce, as_json=as_json)
 
 
-def focus(file: Annotated[Path | None, typer.Argument()] = None,
+def focus(file: Annotated[Path | None, document_argument()] = None,
           pane: PaneOpt = None) -> None:  # fmt: skip
     """Select the tmux window and pane of FILE."""
     from agent_doc.tmux.route import focus as core_focus

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 session_app = typer.Typer(
     name="session", help="Show or set the project's tmux session.",
     invoke_without_command=True,
@@ -38,7 +40,7 @@ def session_set(name: str, root: RootOpt = None) -> None:
 
 
 def terminal(
-    file: Annotated[Path | None, typer.Argument(help="The session document.")] = None,
+    file: Annotated[Path | None, document_argument()] = None,
     session_name: Annotated[
         str | None, typer.Option("--session", help="tmux session name.")
     ] = None,

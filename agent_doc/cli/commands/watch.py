@@ -7,11 +7,13 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def watch(
     files: Annotated[
         list[Path] | None,
-        typer.Argument(help="Extra documents to watch (besides sessions.json)."),
+        document_argument("Extra documents to watch (besides sessions.json)."),
     ] = None,
     stop: Annotated[
         bool, typer.Option("--stop", help="Stop the running daemon (SIGTERM).")

@@ -7,9 +7,11 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import document_argument
+
 
 def write(
-    file: Annotated[Path, typer.Argument(help="The session document.")],
+    file: Annotated[Path, document_argument()],
     baseline_file: Annotated[
         Path | None,
         typer.Option(

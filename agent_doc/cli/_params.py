@@ -1,0 +1,46 @@
+"""The FILE arguments of the CLI, validated before a command does anything.
+
+Every command that takes a document declares it with :func:`document_argument`
+(or :func:`new_document_argument` for ``init``). The check runs while typer
+parses the command line, so a FIFO, socket, device, folder, missing file or
+dangling symlink is refused at once with one ``agent-doc: …`` line (the error
+boundary of :mod:`agent_doc.cli.app`), before ``.agent-doc/``, a lock or a
+status file is created. The check never opens the file, so it cannot block.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def _existing(value: Any) -> Any:
+    """Typer callback: every given path must be an existing regular file."""
+    from agent_doc.store.docfile import require_document
+
+    for path in value if isinstance(value, list) else [value]:
+        if path is not None:
+            require_document(Path(path))
+    return value
+
+
+def _new(value: Path | None) -> Path | None:
+    """Typer callback: a path to create must not exist (not even as a FIFO)."""
+    from agent_doc.errors import DocumentError
+
+    if value is not None and os.path.lexists(value):
+        raise DocumentError(f"{value} already exists")
+    return value
+
+
+def document_argument(help_text: str = "The session document.") -> Any:
+    """A typer argument holding existing regular files (one, optional, or a list)."""
+    return typer.Argument(help=help_text, callback=_existing)
+
+
+def new_document_argument(help_text: str) -> Any:
+    """A typer argument naming a document to create (refused if the path exists)."""
+    return typer.Argument(help=help_text, callback=_new)
