@@ -179,6 +179,7 @@ _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
     "info": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
 }
 _SYMBOL_KIND = {
     "component": types.SymbolKind.Module,

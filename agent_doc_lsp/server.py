@@ -30,6 +30,7 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
@@ -49,6 +50,8 @@ DocumentListener = Callable[["AgentDocLanguageServer", str], Any]
 """``listener(ls, uri)``; may be a coroutine function."""
 ServerListener = Callable[["AgentDocLanguageServer"], Any]
 """``listener(ls)``; may be a coroutine function."""
+ProblemProvider = Callable[["AgentDocLanguageServer", str], "list[Problem]"]
+"""``provider(ls, uri)`` → more problems to publish with the diagnostics."""
 
 
 @dataclass
@@ -73,6 +76,8 @@ class Hooks:
     """After ``didSave``."""
     did_close: list[DocumentListener] = field(default_factory=list)
     """After pygls dropped a closed document."""
+    problems: list[ProblemProvider] = field(default_factory=list)
+    """More diagnostics of a document (called by each diagnostics run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +263,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.folding",
     "agent_doc_lsp.features.workspace_symbols",
     "agent_doc_lsp.features.diagnostics",
+    "agent_doc_lsp.features.unsent",
     "agent_doc_lsp.features.actions",
     "agent_doc_lsp.features.completion",
     "agent_doc_lsp.features.hover",
@@ -265,6 +271,8 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.lenses",
     "agent_doc_lsp.features.writes",
     "agent_doc_lsp.features.commands",
+    "agent_doc_lsp.features.turns",
+    "agent_doc_lsp.features.sessions",
     "agent_doc_lsp.features.tmux_commands",
     "agent_doc_lsp.features.agent_status",
     "agent_doc_lsp.features.prompts",

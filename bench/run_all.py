@@ -33,6 +33,7 @@ TARGETS = """\
 | patch round trip, CLI start → edit applied in the client buffer, 100 KB | ≤ 150 ms median |
 | documentSymbol + diagnostics, 1 MB / 20k lines (in the server) | ≤ 20 ms |
 | one-keystroke didChange on that document | ≤ 2 ms |
+| "will be sent" marks, 1 MB, debounced run (a few edits since the snapshot) | ≤ 20 ms |
 | server memory, 100 open 100 KB documents | ≤ 150 MB RSS |
 | route to a live pane (without the Enter-verification wait) | ≤ 100 ms |
 | sync of 4 documents in 2 columns | ≤ 300 ms |

@@ -404,4 +404,5 @@ confirmation: that is how the agent's answers land in the buffer."
   (add-hook 'window-configuration-change-hook #'agent-doc--window-change))
 
 (provide 'agent-doc)
+(require 'agent-doc-state nil t)  ; sessions, turn diff/revert (issue 20)
 ;;; agent-doc.el ends here

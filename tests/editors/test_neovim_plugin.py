@@ -117,7 +117,8 @@ def test_setup_attaches_and_defines_commands(nvim: Nvim, project: Path) -> None:
     )
     assert names == [
         "AgentDocAsk", "AgentDocClaim", "AgentDocCommit", "AgentDocDiff",
-        "AgentDocStop", "AgentDocSubmit", "AgentDocSync",
+        "AgentDocRevertTurn", "AgentDocSessions", "AgentDocStop", "AgentDocSubmit",
+        "AgentDocSync", "AgentDocTurnDiff",
     ]  # fmt: skip
     root = nvim.lua("return vim.lsp.get_clients({name='agent_doc'})[1].root_dir")
     assert Path(root).resolve() == project.resolve()

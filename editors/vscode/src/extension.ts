@@ -31,6 +31,7 @@ import {
   syncArgs,
   syncKey,
 } from "./logic";
+import { registerSessionsView } from "./sessionsView";
 
 let client: LanguageClient | undefined;
 const statuses = new Map<string, AgentStatus>();
@@ -154,7 +155,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push({ dispose: () => autoSync.dispose() });
 
   client = createClient();
+  const sessions = registerSessionsView(context, execute);
   client.onNotification("agentDoc/status", (params: unknown) => {
+    sessions.onStatus(params);
     for (const item of statusItems(params)) {
       if (item.state === null || item.state === undefined) {
         statuses.delete(item.uri);
@@ -199,6 +202,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     handler?.dispose();
     handler = installAgentEditHandler(running);
   }
+  await sessions.refresh();
 }
 
 export async function deactivate(): Promise<void> {

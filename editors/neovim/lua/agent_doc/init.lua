@@ -7,6 +7,8 @@ local lsp = require("agent_doc.lsp")
 local layout = require("agent_doc.layout")
 local status = require("agent_doc.status")
 local apply = require("agent_doc.apply")
+local sessions = require("agent_doc.sessions")
+local turns = require("agent_doc.turns")
 
 local M = {}
 
@@ -24,6 +26,7 @@ M.defaults = {
     commit = "<leader>am",
   },
   auto_sync = true,
+  codelens = true, -- keep the server's lenses (Submit count, per-turn Diff/Revert) shown
   sync_debounce_ms = 500,
   window = nil, -- tmux window passed to agentDoc.sync / claim (nil: server decides)
 }
@@ -193,6 +196,7 @@ M.handlers = {
   ["workspace/applyEdit"] = apply.handler,
   ["agentDoc/status"] = function(_, params)
     status.update(params)
+    sessions.on_status(params)
     vim.schedule(function()
       vim.cmd("redrawstatus")
     end)
@@ -304,6 +308,8 @@ function M.setup(opts)
   define_commands()
   define_keymaps(M.options.keymaps)
   define_autosync()
+  sessions.setup()
+  turns.setup(M.options)
   lsp.enable(M.options, M.handlers)
 end
 
