@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
 from lsprotocol import types
 
@@ -99,8 +100,8 @@ class LineIndex:
         )
         return self.text[start:end].rstrip("\r")
 
-    def position(self, offset: int) -> types.Position:
-        """Convert a code-point offset to an LSP position (clamped to the text)."""
+    def point(self, offset: int) -> tuple[int, int]:
+        """Convert a code-point offset to ``(line, character)`` (clamped)."""
         if offset < 0:
             offset = 0
         elif offset > len(self.text):
@@ -108,9 +109,13 @@ class LineIndex:
         line = bisect.bisect_right(self.starts, offset) - 1
         start = self.starts[line]
         if offset == start:
-            return types.Position(line=line, character=0)
+            return line, 0
         prefix = self.text[start:offset]
-        column = len(prefix) if prefix.isascii() else units(prefix, self.encoding)
+        return line, len(prefix) if prefix.isascii() else units(prefix, self.encoding)
+
+    def position(self, offset: int) -> types.Position:
+        """Convert a code-point offset to an LSP position (clamped to the text)."""
+        line, column = self.point(offset)
         return types.Position(line=line, character=column)
 
     def range(self, start: int, end: int) -> types.Range:
@@ -174,6 +179,7 @@ _SEVERITY = {
     "error": types.DiagnosticSeverity.Error,
     "warning": types.DiagnosticSeverity.Warning,
     "info": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
 }
 _SYMBOL_KIND = {
     "component": types.SymbolKind.Module,
@@ -213,6 +219,62 @@ def document_symbol(index: LineIndex, symbol: Symbol) -> types.DocumentSymbol:
         selection_range=full if same else index.range(symbol.sel_start, symbol.sel_end),
         children=[document_symbol(index, c) for c in symbol.children] or None,
     )
+
+
+JsonObject = dict[str, Any]
+"""A JSON-ready LSP object: what lsprotocol's converter would produce."""
+
+
+class JsonResult(list[JsonObject]):
+    """A request result already in its JSON form, written out as it is.
+
+    The server's converter (:func:`agent_doc_lsp.server.converter`) passes it
+    through unchanged; a plain list of dicts would be copied element by element
+    through cattrs' union handling, slower than building attrs objects.
+    """
+
+
+def _position_json(index: LineIndex, offset: int) -> JsonObject:
+    line, character = index.point(offset)
+    return {"line": line, "character": character}
+
+
+def document_symbols_json(index: LineIndex, symbols: Sequence[Symbol]) -> JsonResult:
+    """``document_symbol`` for a whole result, as plain JSON-ready dicts.
+
+    The same JSON lsprotocol produces for :func:`document_symbol` (omitted
+    ``None`` fields included), without building and then unstructuring one
+    validated attrs object per symbol, range and position: on a document with
+    ~1,200 symbols that was about half of the request's time. pygls writes a
+    :class:`JsonResult` as it is.
+    """
+    position = _position_json
+
+    def convert(symbol: Symbol) -> JsonObject:
+        full = {
+            "start": position(index, symbol.start),
+            "end": position(index, symbol.end),
+        }
+        if (symbol.sel_start, symbol.sel_end) == (symbol.start, symbol.end):
+            selection = full
+        else:
+            selection = {
+                "start": position(index, symbol.sel_start),
+                "end": position(index, symbol.sel_end),
+            }
+        data: JsonObject = {
+            "name": symbol.name,
+            "kind": _SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object).value,
+            "range": full,
+            "selectionRange": selection,
+        }
+        if symbol.detail:
+            data["detail"] = symbol.detail
+        if symbol.children:
+            data["children"] = [convert(child) for child in symbol.children]
+        return data
+
+    return JsonResult(convert(symbol) for symbol in symbols)
 
 
 def folding_range(fold: Fold) -> types.FoldingRange:

@@ -6,8 +6,14 @@ pinned to an old version (``applied=false``), while Neovim answers
 client answers, the server's own copy of the buffer (fed by the client's
 ``didChange``) must pass through the expected text (see :func:`_confirmed`). If
 it does not, the newest buffer text is re-planned (same baseline, same
-``content_ours``) and the edit is sent again, a bounded number of times
-within ``writeTimeoutMs``.
+``content_ours``) and the edit is sent again after the editor's next
+``didChange`` (or a short quiet interval), until ``writeTimeoutMs`` is spent.
+
+A write into a buffer the person is typing in first waits for their pause
+(:mod:`agent_doc.write.pause`): no ``didChange`` for the document's typing
+setting, at most ``writePauseBudgetMs``; after that it lands anyway. The
+edits are minimal (one ``TextEdit`` per changed region), so even then the
+person's text is never covered by an edit.
 
 To see every intermediate state (an editor may coalesce our edit and the user's
 next keystroke into one ``didChange``) the workspace's per-change update is
@@ -32,13 +38,15 @@ from pygls.capabilities import get_capability
 
 from agent_doc.errors import ServerTimeout
 from agent_doc.write.live import LivePlan
+from agent_doc.write.pause import pause_policy
+from agent_doc.write.pause import wait_before_landing
 from agent_doc_lsp import convert
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 5
-"""How many times one write is (re)sent before giving up."""
+RETRY_QUIET_S = 0.5
+"""A rejected edit is re-planned after the next ``didChange``, or this long."""
 PROGRESS_AFTER_S = 0.2
 """Writes slower than this show ``$/progress`` (when the client supports it)."""
 
@@ -54,11 +62,19 @@ class _Watch:
 
 
 class ChangeTracker:
-    """Observes every content change pygls applies to an open document."""
+    """Observes every content change pygls applies to an open document.
+
+    It also tells the person's changes from the server's own: a ``didChange``
+    whose last change produced the text a write was waiting for is ours, and
+    does not count as typing (see :meth:`notified`).
+    """
 
     def __init__(self) -> None:
         self._watches: dict[str, list[_Watch]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._own: dict[str, bool] = {}
+        self._before: dict[str, float | None] = {}
+        self._arrivals: dict[str, asyncio.Event] = {}
 
     def lock(self, uri: str) -> asyncio.Lock:
         """The lock serialising live writes to one document."""
@@ -72,25 +88,52 @@ class ChangeTracker:
             return
 
         def update(ident: Any, change: Any) -> None:
+            self._before.setdefault(ident.uri, ls.last_edit.get(ident.uri))
             original(ident, change)
             watches = self._watches.get(ident.uri)
+            own = False
             if watches:
                 text = workspace.get_text_document(ident.uri).source
                 for watch in watches:
-                    if not watch.matched and text == watch.expected:
-                        watch.matched = True
-                        watch.event.set()
+                    if text == watch.expected:
+                        own = True
+                        if not watch.matched:
+                            watch.matched = True
+                            watch.event.set()
+            self._own[ident.uri] = own
 
         update._agent_doc_tracked = True  # type: ignore[attr-defined]
         # HACK: pygls has no per-change hook; didChange listeners only see the
         # final text of a notification that may hold several changes.
         setattr(workspace, "update_text_document", update)  # noqa: B010
 
-    def notified(self, uri: str) -> None:
-        """Record that a whole ``didChange`` notification was processed."""
+    def notified(self, ls: AgentDocLanguageServer, uri: str) -> None:
+        """Record that a whole ``didChange`` notification was processed.
+
+        When its last change was our own edit, the edit time stamped for it
+        is taken back: the person did not type.
+        """
+        before = self._before.pop(uri, None)
+        if self._own.pop(uri, False):
+            if before is None:
+                ls.last_edit.pop(uri, None)
+            else:
+                ls.last_edit[uri] = before
         for watch in self._watches.get(uri, []):
             watch.notifications += 1
             watch.event.set()
+        arrival = self._arrivals.pop(uri, None)
+        if arrival is not None:
+            arrival.set()
+
+    async def next_change(self, uri: str, timeout: float) -> bool:
+        """Wait for the next ``didChange`` of ``uri``; ``False`` after ``timeout``."""
+        arrival = self._arrivals.setdefault(uri, asyncio.Event())
+        try:
+            await asyncio.wait_for(arrival.wait(), max(timeout, 0.0))
+        except asyncio.TimeoutError:
+            return False
+        return True
 
     @contextlib.contextmanager
     def watch(self, uri: str, expected: str) -> Any:
@@ -147,10 +190,8 @@ def _edit_params(
     plan: LivePlan,
     label: str,
 ) -> types.ApplyWorkspaceEditParams:
-    change = plan.change
-    assert change is not None
     index = convert.LineIndex(plan.live_text, ls.encoding)
-    edit = convert.edit(index, change.start, change.end, change.new_text)
+    edits = [convert.edit(index, c.start, c.end, c.new_text) for c in plan.changes]
     caps = ls.client_capabilities
     # Neovim handles versioned documentChanges but only advertises
     # resourceOperations (which exist only inside documentChanges).
@@ -160,9 +201,18 @@ def _edit_params(
         get_capability(caps, "workspace.workspace_edit.resource_operations", None)
     )
     return types.ApplyWorkspaceEditParams(
-        edit=convert.workspace_edit(uri, version, [edit], document_changes=pinned),
+        edit=convert.workspace_edit(uri, version, edits, document_changes=pinned),
         label=label,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Budget:
+    """The clock of one live write (``time.monotonic`` values)."""
+
+    started: float
+    deadline: float
+    pause_budget_s: float
 
 
 async def apply_live(
@@ -172,24 +222,54 @@ async def apply_live(
     plan_for: Callable[[str], LivePlan],
     *,
     label: str,
+    timeout_ms: int | None = None,
 ) -> LivePlan:
     """Bring the buffer of ``uri`` to ``plan_for(buffer_text).merged``.
 
+    The edit waits for the person's pause (:mod:`agent_doc.write.pause`) and
     ``plan_for`` is called with the newest buffer text on every attempt.
-    Raises :class:`ServerTimeout` when the edit did not land within
-    ``ls.options.write_timeout_ms`` or :data:`MAX_ATTEMPTS`.
+    Attempts follow the editor's ``didChange`` notifications until the edit
+    is confirmed. Raises :class:`ServerTimeout` when it did not land within
+    ``writeTimeoutMs`` (or the caller's shorter ``timeout_ms``).
     """
-    deadline = time.monotonic() + ls.options.write_timeout_ms / 1000
+    total_ms = ls.options.write_timeout_ms
+    if timeout_ms is not None:
+        total_ms = min(total_ms, timeout_ms)
+    started = time.monotonic()
+    budget = _Budget(
+        started, started + total_ms / 1000, ls.options.write_pause_budget_ms / 1000
+    )
     lock = tracker.lock(uri)
     try:
-        await asyncio.wait_for(lock.acquire(), ls.options.write_timeout_ms / 1000)
+        await asyncio.wait_for(lock.acquire(), total_ms / 1000)
     except asyncio.TimeoutError:
         raise ServerTimeout(f"{label}: another write is still in progress") from None
     try:
         async with _progress(ls, label):
-            return await _attempts(ls, tracker, uri, plan_for, label, deadline)
+            return await _attempts(ls, tracker, uri, plan_for, label, budget)
     finally:
         lock.release()
+
+
+async def _await_pause(ls: AgentDocLanguageServer, uri: str, budget: _Budget) -> None:
+    """Wait until the person paused in ``uri`` (or the pause budget is spent)."""
+    text = ls.workspace.get_text_document(uri).source
+    policy = pause_policy(
+        text,
+        started=budget.started,
+        pause_budget_s=budget.pause_budget_s,
+        deadline=budget.deadline,
+    )
+    while True:
+        last = ls.last_edit.get(uri)
+        # last_edit is wall-clock time: express it on the monotonic clock
+        last_change = None if last is None else time.monotonic() - (time.time() - last)
+        wait = wait_before_landing(
+            policy, now=time.monotonic(), last_change=last_change
+        )
+        if wait <= 0:
+            return
+        await asyncio.sleep(wait)
 
 
 async def _attempts(
@@ -198,20 +278,25 @@ async def _attempts(
     uri: str,
     plan_for: Callable[[str], LivePlan],
     label: str,
-    deadline: float,
+    budget: _Budget,
 ) -> LivePlan:
-    """The bounded apply → verify → re-plan loop of :func:`apply_live`."""
-    for attempt in range(1, MAX_ATTEMPTS + 1):
+    """The pause → apply → verify → re-plan loop of :func:`apply_live`."""
+    attempt = 0
+    while time.monotonic() < budget.deadline:
         if uri not in ls.buffers:  # pygls keys documents by the unquoted URI
             raise ServerTimeout(f"{label}: the document was closed in the editor")
+        await _await_pause(ls, uri, budget)
+        if uri not in ls.buffers:
+            continue
         doc = ls.workspace.get_text_document(uri)
         version, text = doc.version, doc.source  # before any await
         plan = plan_for(text)
-        if plan.change is None:
+        if not plan.changed:
             return plan
+        attempt += 1
         with tracker.watch(uri, plan.merged) as watch:
             params = _edit_params(ls, uri, version, plan, label)
-            remaining = deadline - time.monotonic()
+            remaining = budget.deadline - time.monotonic()
             try:
                 result = await asyncio.wait_for(
                     ls.workspace_apply_edit_async(params), max(remaining, 0.001)
@@ -221,15 +306,29 @@ async def _attempts(
             except Exception as exc:  # an error answer: like a rejection
                 result = types.ApplyWorkspaceEditResult(False, str(exc))
             if result.applied:
-                if await _confirmed(ls, uri, version, watch, deadline):
+                if await _confirmed(ls, uri, version, watch, budget.deadline):
                     return plan
                 reason = "the buffer does not hold the edit"
             else:
                 reason = result.failure_reason or "client rejected the edit"
+                if _version_of(ls, uri) == version:
+                    # the editor is ahead of us: its next didChange tells what
+                    # it has (eglot sends it late; our Emacs glue flushes it)
+                    await tracker.next_change(uri, _retry_wait(budget))
         logger.info("%s: attempt %d on version %s: %s", label, attempt, version, reason)
-        if time.monotonic() >= deadline:
-            break
     raise ServerTimeout(f"{label}: the editor did not apply the edit in time")
+
+
+def _version_of(ls: AgentDocLanguageServer, uri: str) -> int | None:
+    """The server's current version of ``uri`` (``None`` once closed)."""
+    if uri not in ls.workspace.text_documents:
+        return None
+    return ls.workspace.get_text_document(uri).version
+
+
+def _retry_wait(budget: _Budget) -> float:
+    """How long a rejected attempt waits for the editor's next ``didChange``."""
+    return max(min(RETRY_QUIET_S, budget.deadline - time.monotonic()), 0.0)
 
 
 @contextlib.asynccontextmanager

@@ -25,8 +25,12 @@ class Options:
 
     trust_workspace: bool = False
     """Allow actions that run project code (hooks, agents) for this workspace."""
-    write_timeout_ms: int = 5000
-    """How long a CLI write waits for the editor to apply its workspace edit."""
+    write_timeout_ms: int = 20000
+    """The whole budget of a CLI write into a buffer (pause, apply, verify);
+    past it the write fails with exit 75 and the response stays pending."""
+    write_pause_budget_ms: int = 10000
+    """How long a write waits for the person to pause typing before it lands
+    anyway (as minimal edits)."""
     diagnostics_debounce_ms: int = 300
     """Quiet time after the last keystroke before diagnostics are recomputed."""
     code_lens: bool = True
@@ -42,6 +46,7 @@ class Options:
 FIELDS: dict[str, str] = {
     "trustWorkspace": "trust_workspace",
     "writeTimeoutMs": "write_timeout_ms",
+    "writePauseBudgetMs": "write_pause_budget_ms",
     "diagnosticsDebounceMs": "diagnostics_debounce_ms",
     "codeLens": "code_lens",
     "logLevel": "log_level",

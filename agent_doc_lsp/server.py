@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
 
@@ -29,14 +30,19 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
 from agent_doc.store.docfile import require_document
 from agent_doc_lsp.convert import UTF16
+from agent_doc_lsp.convert import JsonResult
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
+
+if TYPE_CHECKING:
+    from cattrs import Converter  # lsprotocol's dependency, for the type only
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +50,8 @@ DocumentListener = Callable[["AgentDocLanguageServer", str], Any]
 """``listener(ls, uri)``; may be a coroutine function."""
 ServerListener = Callable[["AgentDocLanguageServer"], Any]
 """``listener(ls)``; may be a coroutine function."""
+ProblemProvider = Callable[["AgentDocLanguageServer", str], "list[Problem]"]
+"""``provider(ls, uri)`` → more problems to publish with the diagnostics."""
 
 
 @dataclass
@@ -68,6 +76,8 @@ class Hooks:
     """After ``didSave``."""
     did_close: list[DocumentListener] = field(default_factory=list)
     """After pygls dropped a closed document."""
+    problems: list[ProblemProvider] = field(default_factory=list)
+    """More diagnostics of a document (called by each diagnostics run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +144,15 @@ class Buffers:
         return None
 
 
+def converter() -> Converter:
+    """pygls' converter, passing :class:`JsonResult` results through as they are."""
+    from pygls.protocol import default_converter
+
+    made: Converter = default_converter()  # type: ignore[no-untyped-call]
+    made.register_unstructure_hook(JsonResult, lambda value: value)
+    return made
+
+
 class AgentDocLanguageServer(LanguageServer):
     """The agent-doc language server: pygls plus agent-doc's state."""
 
@@ -142,6 +161,7 @@ class AgentDocLanguageServer(LanguageServer):
             name="agent-doc-lsp",
             version=__version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            converter_factory=converter,
         )
         self.options = Options()
         """Current settings (``initializationOptions`` + ``agentDoc`` section)."""
@@ -243,6 +263,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.folding",
     "agent_doc_lsp.features.workspace_symbols",
     "agent_doc_lsp.features.diagnostics",
+    "agent_doc_lsp.features.unsent",
     "agent_doc_lsp.features.actions",
     "agent_doc_lsp.features.completion",
     "agent_doc_lsp.features.hover",
@@ -250,9 +271,12 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.lenses",
     "agent_doc_lsp.features.writes",
     "agent_doc_lsp.features.commands",
+    "agent_doc_lsp.features.turns",
+    "agent_doc_lsp.features.sessions",
     "agent_doc_lsp.features.tmux_commands",
     "agent_doc_lsp.features.agent_status",
     "agent_doc_lsp.features.prompts",
+    "agent_doc_lsp.features.acp_run",
 )
 """Feature modules, each with ``register(server: AgentDocLanguageServer)``.
 

@@ -96,7 +96,7 @@ def bench_structure(text: str, repeat: int = 15) -> tuple[float, float, float]:
         _scan_memo.cache_clear()  # the core memoises scans by text equality
         start = clock()
         index = convert.LineIndex(fresh, "utf-16")
-        [convert.document_symbol(index, s) for s in outline(fresh, {})]
+        convert.document_symbols_json(index, outline(fresh, {}))
         middle = clock()
         [convert.diagnostic(index, p) for p in problems(fresh)]
         end = clock()

@@ -5,7 +5,9 @@ client (the test client of ``tests/lsp/editor_client.py``). Each sample starts
 ``agent-doc patch DOC status CONTENT`` as a new process and stops the clock
 when the client has applied the resulting workspace edit to its buffer (the
 edit's ``didChange`` is sent at that moment). The CLI's own exit is timed too.
-Target: median ≤ 150 ms.
+Target: median ≤ 150 ms; issue 17: ``agent-doc write`` round trip ≤ 2× the
+interpreter's floor, ``python -c pass`` from the same venv, timed in the same
+run (interleaved with the samples).
 
 Run: ``.venv/bin/python bench/bench_patch_roundtrip.py [--runs N]``
 """
@@ -66,6 +68,14 @@ async def run_cli(doc: Path, verb: str, marker: str) -> None:
         raise SystemExit(f"agent-doc {verb} failed: {err.decode()}")
 
 
+async def python_pass() -> float:
+    """Wall ms of ``python -c pass`` from the same venv (the interpreter's floor)."""
+    start = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await asyncio.wait_for(proc.wait(), 30)
+    return (time.perf_counter() - start) * 1000
+
+
 async def run_socket(doc: Path, socket: str, marker: str) -> None:
     """Send the ``patch`` request straight to the server's socket."""
     request = {"type": "patch", "file": str(doc), "component": "status",
@@ -123,12 +133,15 @@ async def main(runs: int) -> int:
                 "socket patch (server only)": lambda m: run_socket(doc, socket, m),
             }
             results: dict[str, list[tuple[float, float]]] = {}
+            floor: list[float] = []
             for name, send in senders.items():
                 await one_sample(editor, doc, f"warm {name}", send)
-                results[name] = [
-                    await one_sample(editor, doc, f"{name} {n}", send)
-                    for n in range(runs)
-                ]
+                results[name] = []
+                for n in range(runs):
+                    floor.append(await python_pass())
+                    results[name].append(
+                        await one_sample(editor, doc, f"{name} {n}", send)
+                    )
         finally:
             await asyncio.wait_for(client.shutdown_session(), 10)
             await client.stop()
@@ -146,6 +159,11 @@ async def main(runs: int) -> int:
             f"{name:<36} {statistics.median(applied):8.1f} {p90:8.1f} "
             f"{max(applied):8.1f}  {finished:9.1f} ms"
         )
+    base = statistics.median(floor)
+    print(f"{'python -c pass (same runs)':<36} {base:8.1f}")
+    for name in ("agent-doc write (CLI process)", "agent-doc patch (CLI process)"):
+        ratio = statistics.median(s[0] for s in results[name]) / base
+        print(f"ratio {name} / python -c pass: {ratio:.2f}× (goal ≤ 2×)")
     median = statistics.median(s[0] for s in results["agent-doc patch (CLI process)"])
     verdict = "OK" if median <= TARGET_MS else "OVER TARGET"
     print(f"target: agent-doc patch median <= {TARGET_MS:.0f} ms -> {verdict}")

@@ -53,7 +53,9 @@ def set_status(
     if status not in STATUSES:
         raise StateError(f"unknown status '{status}' (one of {', '.join(STATUSES)})")
     stamp = _now_ms() if now_ms is None else now_ms
-    atomic_write_text(status_path(path, root), f"{status}:{stamp}")
+    # not fsynced: a status only matters while its process runs (stale after
+    # the timeout), and two fsyncs per write cost more than the write itself
+    atomic_write_text(status_path(path, root), f"{status}:{stamp}", durable=False)
 
 
 def parse_status(text: str) -> tuple[Status, int] | None:

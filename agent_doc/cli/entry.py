@@ -4,8 +4,10 @@
 not use, so it is answered here before the typer app is imported. ``write``,
 ``patch`` and ``diff`` run on every agent cycle; they are parsed with argparse in
 :mod:`agent_doc.cli.commands._fast`, which the typer commands call too (one
-definition of the work). ``--help`` and anything argparse cannot parse go to
-typer, so usage errors and help look the same as for every other command.
+definition of the work); so are ``outline``, ``status``, ``preflight`` and
+``route`` (:mod:`agent_doc.cli.commands._fast_turn`). ``--help`` and anything
+argparse cannot parse go to typer, so usage errors and help look the same as
+for every other command.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ def main(argv: list[str] | None = None) -> int:
         from agent_doc.cli.commands._fast import run_fast
 
         code = run_fast(args)
+        if code is not None:
+            return code
+    if args and args[0] in ("outline", "status", "preflight", "route"):
+        from agent_doc.cli.commands._fast_turn import run_turn_command
+
+        code = run_turn_command(args)
         if code is not None:
             return code
     from agent_doc.cli.app import run_app

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._lazy_re import lazy_compile
+
 AUDITED_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "README.md", "SKILL.md"})
 PROJECT_MARKERS = (
     "pyproject.toml", "package.json", "Cargo.toml", "go.mod", "setup.py",
@@ -46,14 +48,14 @@ SKIP_DIRS = frozenset(
 )  # fmt: skip
 LINE_BUDGET = 1000
 STALE_DAYS = 30
-_BACKTICK = re.compile(r"`([^`\s]+)`")
-_PLAIN_PATH = re.compile(r"^[\w.\-/]+$")
-_STRUCTURE_HEADING = re.compile(r"^#{1,6}\s.*\bstructure\b", re.IGNORECASE)
-_INDENTED_ENTRY = re.compile(
+_BACKTICK = lazy_compile(r"`([^`\s]+)`")
+_PLAIN_PATH = lazy_compile(r"^[\w.\-/]+$")
+_STRUCTURE_HEADING = lazy_compile(r"^#{1,6}\s.*\bstructure\b", re.IGNORECASE)
+_INDENTED_ENTRY = lazy_compile(
     r"^(?P<indent>[ \t]*)(?P<name>[\w.\-]+/?)(?:\s+(?:#|←|<-|--).*)?$"
 )
-_TREE_LINE = re.compile(r"^(?P<indent>(?:[│|]\s{2,3}|\s{4})*)[├└]──\s+(?P<name>.+)$")
-_PLACEHOLDER = re.compile(
+_TREE_LINE = lazy_compile(r"^(?P<indent>(?:[│|]\s{2,3}|\s{4})*)[├└]──\s+(?P<name>.+)$")
+_PLACEHOLDER = lazy_compile(
     r"^\W*(todo|tbd|fixme|xxx|lorem ipsum|coming soon|placeholder|\.\.\.)\b",
     re.IGNORECASE,
 )

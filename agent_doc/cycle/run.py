@@ -12,24 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle.turn import build_prompt
+
 if TYPE_CHECKING:
     from agent_doc.write.pipeline import WriteOutcome
     from agent_doc.write.server_link import ServerLink
 
-FIRST_PROMPT = (
-    "The user is starting a session document. Respond to it in markdown. "
-    "Do not repeat the document and do not add a '## Assistant' heading."
-)
-NEXT_PROMPT = (
-    "The user edited the session document since your last response. The diff "
-    "shows what changed; the full document follows. Respond to the changes in "
-    "markdown. Do not repeat the document and do not add a '## Assistant' heading."
-)
-TEMPLATE_HINT = (
-    "This document uses components. To update one, answer with a patch block "
-    "<!-- patch:NAME -->new content<!-- /patch:NAME -->; text outside patch "
-    "blocks is added to the exchange after the user's latest text."
-)
+__all__ = ["RunOutcome", "build_prompt", "run_cycle"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,25 +41,6 @@ class RunOutcome:
     """True when nothing changed since the last response (nothing sent)."""
 
 
-def build_prompt(
-    document: str,
-    diff: str | None,
-    *,
-    first: bool,
-    template: bool,
-    instructions: str | None = None,
-) -> str:
-    """Assemble the prompt of one cycle."""
-    parts = [instructions.rstrip("\n")] if instructions else []
-    parts.append(FIRST_PROMPT if first else NEXT_PROMPT)
-    if template:
-        parts.append(TEMPLATE_HINT)
-    if not first and diff:
-        parts.append(f"<diff>\n{diff.rstrip(chr(10))}\n</diff>")
-    parts.append(f"<document>\n{document.rstrip(chr(10))}\n</document>")
-    return "\n\n".join(parts) + "\n"
-
-
 def run_cycle(
     path: Path,
     *,
@@ -82,68 +52,65 @@ def run_cycle(
     link: ServerLink | None = None,
     timeout: float | None = None,
 ) -> RunOutcome:
-    """Run one agent cycle on ``path`` and return what happened."""
+    """Run one agent cycle on ``path`` and return what happened.
+
+    An agent configured with ``transport = "acp"`` is driven over the Agent
+    Client Protocol (:mod:`agent_doc.cycle.acp_run`); others run once as a CLI.
+    """
     from agent_doc.cycle import agents
     from agent_doc.cycle.commit import commit_and_refresh
-    from agent_doc.cycle.instructions import render_instructions
-    from agent_doc.cycle.instructions import resolve_instructions
-    from agent_doc.cycle.preflight import current_text
+    from agent_doc.cycle.turn import prepare_turn
+    from agent_doc.cycle.turn import with_resume
     from agent_doc.cycle.vcs import create_branch
     from agent_doc.cycle.vcs import open_repo
-    from agent_doc.document.diff import compute_diff
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.document.patch_blocks import frontmatter_patch
     from agent_doc.store.config import load_global_config
     from agent_doc.store.config import resolve_claude_args
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import project_root_for
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import write_response
 
     path = Path(path)
-    root = project_root_for(path)
-    text = current_text(path, link)
-    front = parse_frontmatter(text)
-    snapshot = StateStore(root).load_snapshot(path)
-    diff = compute_diff(snapshot or "", text)
-    if diff is None and snapshot is not None:
+    turn = prepare_turn(path, link)
+    if turn is None:
         return RunOutcome(prompt="", no_changes=True)
-    found = resolve_instructions(path, root)
-    prompt = build_prompt(
-        text,
-        diff,
-        first=front.resume is None,
-        template=front.format == "template",
-        instructions=render_instructions(found) if found else None,
-    )
     if dry_run:
-        return RunOutcome(prompt=prompt)
+        return RunOutcome(prompt=turn.prompt)
     config = load_global_config()
-    name = agents.resolve_agent_name(agent, front.agent, config)
-    invocation = agents.build_invocation(
-        name,
-        config,
-        resume=front.resume,
-        model=model or front.model,
-        claude_args=resolve_claude_args(front.claude_args, config),
-    )
+    name = agents.resolve_agent_name(agent, turn.front.agent, config)
+    configured = config.agents.get(name)
+    acp = configured is not None and configured.transport == "acp"
+    if acp and configured is not None:
+        invocation = agents.AgentInvocation(name, (configured.command,))
+    else:
+        invocation = agents.build_invocation(
+            name,
+            config,
+            resume=turn.front.resume,
+            model=model or turn.front.model,
+            claude_args=resolve_claude_args(turn.front.claude_args, config),
+        )
     agents.require_installed(invocation, config)  # before any branch or status
     branch_name = create_branch(open_repo(path), path) if branch else None
-    reply = agents.send(
-        invocation, prompt, cwd=root, timeout=timeout or agents.DEFAULT_TIMEOUT_S
-    )
-    response = reply.text
-    if reply.session_id and reply.session_id != front.resume:
-        response += frontmatter_patch({"resume": reply.session_id})
-    request = WriteRequest(path, response, baseline=text, origin="run")
+    timeout = timeout or agents.DEFAULT_TIMEOUT_S
+    session_id: str | None
+    if acp and configured is not None:
+        from agent_doc.cycle.acp_run import run_acp_from_console
+
+        response, session_id = run_acp_from_console(
+            turn, name, configured, link=link, timeout=timeout
+        )
+    else:
+        reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
+        response, session_id = reply.text, reply.session_id
+    response = with_resume(response, session_id, turn.front)
+    request = WriteRequest(path, response, baseline=turn.text, origin="run")
     outcome = write_response(request, link)
     committed = False
     if not no_git:
         committed, _ = commit_and_refresh(path, link)
     return RunOutcome(
-        prompt=prompt,
+        prompt=turn.prompt,
         agent=name,
-        session_id=reply.session_id,
+        session_id=session_id,
         write=outcome,
         committed=committed,
         branch=branch_name,

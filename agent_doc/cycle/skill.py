@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import StateError
 
 SKILL_RELPATH = Path(".claude/skills/agent-doc/SKILL.md")
 VERSION_PLACEHOLDER = "{{AGENT_DOC_VERSION}}"
-_VERSION_RE = re.compile(r"^agent-doc-version:\s*(\S+)\s*$", re.MULTILINE)
+_VERSION_RE = lazy_compile(r"^agent-doc-version:\s*(\S+)\s*$", re.MULTILINE)
 
 
 def bundled_skill() -> str | None:

@@ -16,6 +16,7 @@ from datetime import datetime
 from datetime import timezone
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
@@ -109,7 +110,26 @@ def _boundary_in(doc: str, component: Component) -> Boundary | None:
     return None
 
 
+_HEADING = lazy_compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def separate_heading(before: str, content: str) -> str:
+    """Start ``content`` with a blank line when it opens with a heading that
+    would otherwise sit right under the person's text (``before``'s last line).
+
+    Nothing changes after a blank line, a component or boundary marker, or at
+    the start of the document.
+    """
+    if not _HEADING.match(content.split("\n", 1)[0]):
+        return content
+    last = before[:-1].rsplit("\n", 1)[-1] if before.endswith("\n") else None
+    if last is None or not last.strip() or last.lstrip().startswith("<!--"):
+        return content
+    return "\n" + content
+
+
 def _insert_at_boundary(doc: str, boundary: Boundary, content: str, new_id: str) -> str:
+    content = separate_heading(doc[: boundary.start], content)
     text = content.rstrip("\n")
     block = (text + "\n" if text else "") + boundary_marker(new_id) + "\n"
     return doc[: boundary.start] + block + doc[boundary.end :]
@@ -129,7 +149,9 @@ def _apply_mode(
     if boundary is not None:
         return _insert_at_boundary(doc, boundary, content, new_id)
     added = strip_leading_overlap(existing, content)
-    return replace_content(doc, component, _terminated(existing) + added)
+    before = _terminated(existing)
+    added = separate_heading(doc[: component.open_end] + before, added)
+    return replace_content(doc, component, before + added)
 
 
 def _find(doc: str, name: str) -> Component | None:
@@ -203,7 +225,11 @@ def _route_unmatched(doc: str, text: str, bid: str) -> str:
     if boundary is not None:
         return _insert_at_boundary(doc, boundary, text, bid)
     existing = target.content(doc)
-    new = text + "\n" if not existing.strip() else _terminated(existing) + text + "\n"
+    if not existing.strip():
+        new = text + "\n"
+    else:
+        before = _terminated(existing)
+        new = before + separate_heading(before, text) + "\n"
     return replace_content(doc, target, new)
 
 
@@ -212,26 +238,51 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
 
     Blank lines are never collapsed, lines inside code are never touched, and
     the first ``protected_lines`` lines (the user's text before the response)
-    are never dropped.
+    are never dropped. Only the lines after the protected ones are walked, so
+    the cost follows the response, not the document.
     """
     exchange = _find(doc, "exchange")
     if exchange is None:
         return doc
+    lines = exchange.content(doc).splitlines(keepends=True)
+    first = min(max(protected_lines, 0), len(lines))
+    if first >= len(lines):
+        return doc  # every line is protected
     code = CodeRanges(code_ranges(doc))
+    offset = exchange.open_end + sum(map(len, lines[:first]))
+    previous = _previous_bare(lines, first, offset, code)
     kept: list[str] = []
-    previous: str | None = None
-    offset = exchange.open_end
-    for index, line in enumerate(exchange.content(doc).splitlines(keepends=True)):
+    dropped = False
+    for line in lines[first:]:
         start, offset = offset, offset + len(line)
         bare = line.rstrip("\n").rstrip()
         if code.contains(start):
             previous = None
         elif bare:
-            if bare == previous and index >= protected_lines:
+            if bare == previous:
+                dropped = True
                 continue
             previous = bare
         kept.append(line)
-    return replace_content(doc, exchange, "".join(kept))
+    if not dropped:
+        return doc
+    return replace_content(doc, exchange, "".join([*lines[:first], *kept]))
+
+
+def _previous_bare(
+    lines: list[str], index: int, offset: int, code: CodeRanges
+) -> str | None:
+    """The last non-blank line before ``lines[index]`` (at ``offset``), as the
+    walk of :func:`dedup_exchange_adjacent_lines` would have it (``None`` when
+    a line in code came after it)."""
+    for line in reversed(lines[:index]):
+        offset -= len(line)
+        if code.contains(offset):
+            return None
+        bare = line.rstrip("\n").rstrip()
+        if bare:
+            return bare
+    return None
 
 
 def _limit_lines(

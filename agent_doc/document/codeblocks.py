@@ -17,10 +17,13 @@ items or block quotes are recognised only when indented by at most 3 spaces.
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from dataclasses import field
+
+from agent_doc.document._lazy_re import lazy_compile
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
 
@@ -28,7 +31,7 @@ __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
 # prefix (fast search). Groups: 1 backtick fence (its info string holds no
 # backtick), 2 tilde fence; otherwise an HTML comment left open on its line
 # (one-line comments are paragraph barriers only, see below).
-_BLOCK_OPEN = re.compile(
+_BLOCK_OPEN = lazy_compile(
     r"\n {0,3}(?:(`{3,})[^`\n]*(?=\n|\Z)|(~{3,})[^\n]*|<!--(?![^\n]*-->))"
 )
 _CLOSERS: dict[tuple[str, int], re.Pattern[str]] = {}
@@ -56,17 +59,32 @@ _BARRIER_BODY = (
     r"|[ \t]*(?=\n|\Z)"
     r"|( {0,3}(?:[-+*]|\d{1,9}[.)]))(?=[ \t\n]|\Z))"
 )
-_BARRIER_LINE = re.compile("\n" + _BARRIER_BODY)
-_BARRIER_AT = re.compile(_BARRIER_BODY)
-_BACKTICKS = re.compile(r"`+")
+_BARRIER_LINE = lazy_compile("\n" + _BARRIER_BODY)
+_BARRIER_AT = lazy_compile(_BARRIER_BODY)
+_BACKTICKS = lazy_compile(r"`+")
 
 
 def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Return ``(fences, html_comments)``: sorted ``[start, end)`` line ranges.
 
     Both include whole lines (with the final ``\\n``); an unclosed fence or
-    comment block runs to the end of the text.
+    comment block runs to the end of the text. The last few texts' results
+    are remembered (one write scans the same document several times); the
+    caller gets its own lists.
     """
+    fences, comments = _block_ranges_memo(text)
+    return list(fences), list(comments)
+
+
+@functools.lru_cache(maxsize=8)
+def _block_ranges_memo(
+    text: str,
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    fences, comments = _scan_blocks(text)
+    return tuple(fences), tuple(comments)
+
+
+def _scan_blocks(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     fences: list[tuple[int, int]] = []
     comments: list[tuple[int, int]] = []
     if "```" not in text and "~~~" not in text and "<!--" not in text:

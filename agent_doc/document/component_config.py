@@ -23,11 +23,6 @@ from agent_doc.document.components import default_mode
 from agent_doc.errors import ConfigError
 from agent_doc.errors import PatchError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -94,6 +89,11 @@ def _read_toml(path: Path) -> tuple[str, dict[str, Any]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -10,10 +10,10 @@ markers (``<!-- agent:boundary:… -->``) are never components.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.errors import ComponentError
@@ -33,9 +33,9 @@ __all__ = [
 ]
 
 NAME_RE = r"[a-zA-Z0-9][a-zA-Z0-9-]*"
-_NAME = re.compile(NAME_RE)
-_MARKER = re.compile(r"<!--[ \t]*(/?)agent:([^ \t\n]*?)([ \t][^\n]*?)?[ \t]*-->")
-_ATTR = re.compile(
+_NAME = lazy_compile(NAME_RE)
+_MARKER = lazy_compile(r"<!--[ \t]*(/?)agent:([^ \t\n]*?)([ \t][^\n]*?)?[ \t]*-->")
+_ATTR = lazy_compile(
     r"""([A-Za-z_][A-Za-z0-9_-]*)=(?:"([^"]*)"|'([^']*)'|([^\s"']\S*))"""
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.components import find_component
@@ -36,8 +37,8 @@ _DEPRECATED_VALUES = {
     "stream": ("template", "crdt"),
 }
 
-_CONVERSATION = re.compile(r"^## (?:User|Assistant)[ \t]*$", re.MULTILINE)
-_EXCHANGE_HEADING = re.compile(r"(?:\A|(?<=\n))## Exchange[ \t]*\n(?:[ \t]*\n)*\Z")
+_CONVERSATION = lazy_compile(r"^## (?:User|Assistant)[ \t]*$", re.MULTILINE)
+_EXCHANGE_HEADING = lazy_compile(r"(?:\A|(?<=\n))## Exchange[ \t]*\n(?:[ \t]*\n)*\Z")
 
 
 def _body_start(text: str) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.boundary import Boundary
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.codeblocks import CodeRanges
@@ -22,7 +23,7 @@ __all__ = ["dedupe_responses"]
 
 _HEAD_SUFFIX = " (HEAD)"
 # A line that ends a response block; group "re" marks the start of a new one.
-_STOP = re.compile(
+_STOP = lazy_compile(
     r"^(?:(?P<re> {0,3}### Re:)| {0,3}#{1,3}(?=[ \t]|$)"
     r"|(?P<marker><!-- /?agent:(?!boundary:)))",
     re.MULTILINE,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeIndex
 
 __all__ = ["compute_diff", "strip_comments"]
@@ -19,14 +20,14 @@ __all__ = ["compute_diff", "strip_comments"]
 DEFAULT_CONTEXT = 5
 """Lines of unchanged context around each hunk (spec §7.28)."""
 
-_TOKEN = re.compile(
+_TOKEN = lazy_compile(
     r"(?P<comment><!--)"
     r"|(?P<linkref>^[ ]{0,3}\[//\]:[ \t]+#"
     r"(?:[ \t]+(?:\([^\n]*\)|\"[^\n]*\"|'[^\n]*'))?[ \t]*(?:\n|\Z))",
     re.MULTILINE,
 )
-_KEPT_MARKER = re.compile(r"/?agent:[a-zA-Z0-9][a-zA-Z0-9-]*(?:\s.*)?", re.DOTALL)
-_HUNK = re.compile(r"@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@")
+_KEPT_MARKER = lazy_compile(r"/?agent:[a-zA-Z0-9][a-zA-Z0-9-]*(?:\s.*)?", re.DOTALL)
+_HUNK = lazy_compile(r"@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@")
 
 
 def _is_kept(inner: str) -> bool:

@@ -9,6 +9,8 @@ size-limited. Text edits that keep every other byte live in
 
 from __future__ import annotations
 
+import functools
+import re
 import uuid
 from dataclasses import dataclass
 from dataclasses import field
@@ -86,8 +88,51 @@ class DeprecatedField:
     replacement: str | None
 
 
+_YAML_WORDS = frozenset(
+    {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "nan", "inf"}
+)
+"""Plain scalars YAML 1.1 reads as booleans, null or numbers: not plain strings."""
+
+
+@functools.cache
+def _plain_line() -> re.Pattern[str]:
+    return re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: +([A-Za-z][A-Za-z0-9_-]*))? *")
+
+
+def _load_plain(yaml_text: str) -> dict[str, str | None] | None:
+    """Read a frontmatter of only ``key: word`` lines without PyYAML.
+
+    ``None`` when any line is something else (the caller then uses PyYAML):
+    a word is a letter followed by letters, digits, ``_`` or ``-`` and is none
+    of the words YAML reads as a boolean or null, so the result is exactly what
+    ``yaml.safe_load`` returns. Importing PyYAML alone costs more than a
+    whole ``agent-doc write`` should.
+    """
+    pattern = _plain_line()
+    data: dict[str, str | None] = {}
+    for line in yaml_text.split("\n"):
+        if not line.strip():
+            continue
+        match = pattern.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.group(1), match.group(2)
+        if key.lower() in _YAML_WORDS or (value and value.lower() in _YAML_WORDS):
+            return None
+        data[key] = value
+    return data or None
+
+
 def _load(yaml_text: str) -> Any:
     """Safe-load YAML, refusing aliases and anchors (alias bombs fail fast)."""
+    plain = _load_plain(yaml_text)
+    if plain is not None:
+        return plain
+    return _load_yaml(yaml_text)
+
+
+def _load_yaml(yaml_text: str) -> Any:
+    """:func:`_load` through PyYAML."""
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import FrontmatterError
 
 __all__ = [
@@ -27,9 +28,9 @@ __all__ = [
 MAX_FRONTMATTER_CHARS = 64 * 1024
 """Frontmatter larger than this is refused (a document is not a YAML store)."""
 
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?=[ \t\r\n]|$)")
-_CONTINUATION = re.compile(r"[ \t]|-(?=[ \t]|$)")
-_NON_PRINTABLE = re.compile(
+_KEY_LINE = lazy_compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?=[ \t\r\n]|$)")
+_CONTINUATION = lazy_compile(r"[ \t]|-(?=[ \t]|$)")
+_NON_PRINTABLE = lazy_compile(
     "[^\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
 _YAML_BREAKS = "\x85\u2028\u2029"  # line breaks to YAML, folded if left raw

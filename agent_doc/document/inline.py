@@ -7,16 +7,15 @@ by an empty ``## User`` heading for the next prompt.
 
 from __future__ import annotations
 
-import re
-
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import PatchError
 
 ASSISTANT_HEADING = "## Assistant"
 USER_HEADING = "## User"
 
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
-_LEADING_ASSISTANT = re.compile(r"\A[ \t]*## Assistant[ \t]*(?:\n|\Z)")
-_TRAILING_USER = re.compile(r"(?:\A|\n)[ \t]*## User[ \t]*\Z")
+_LEADING_BLANK_LINES = lazy_compile(r"\A(?:[ \t]*\n)+")
+_LEADING_ASSISTANT = lazy_compile(r"\A[ \t]*## Assistant[ \t]*(?:\n|\Z)")
+_TRAILING_USER = lazy_compile(r"(?:\A|\n)[ \t]*## User[ \t]*\Z")
 
 
 def strip_assistant_heading(response: str) -> str:

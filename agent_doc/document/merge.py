@@ -20,25 +20,21 @@ they become UTF-8 byte offsets (pycrdt ``Text`` indexes bytes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from typing import Any
 
+from agent_doc.document import _yrs
 from agent_doc.document._linediff import Hunk
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
 from agent_doc.document._linediff import diff_lines
 from agent_doc.errors import MergeError
 
-if TYPE_CHECKING:
-    from pycrdt import Doc
-
 AGENT_CLIENT_ID = 1
 """pycrdt client id of the agent's side: lower, so its inserts come first."""
 USER_CLIENT_ID = 2
 """pycrdt client id of the user's side."""
-STATE_CLIENT_ID = 3
+STATE_CLIENT_ID = _yrs.STATE_CLIENT_ID
 """pycrdt client id of the fresh document encoded as the returned state."""
-TEXT_KEY = "content"
+TEXT_KEY = _yrs.TEXT_KEY
 """Name of the shared ``Text`` inside the pycrdt document."""
 
 _MAX_PAIRED_LINES = 64
@@ -95,18 +91,13 @@ def merge_texts(
 
 def encode_text_state(text: str) -> bytes:
     """Encode a fresh pycrdt document holding ``text`` as one update."""
-    from pycrdt import Doc
-    from pycrdt import Text
-
-    doc: Doc[Any] = Doc(client_id=STATE_CLIENT_ID)
-    doc.get(TEXT_KEY, type=Text).insert(0, text)
-    return bytes(doc.get_update())
+    return _yrs.encode_text_state(text, STATE_CLIENT_ID)
 
 
 def _result(text: str) -> MergeResult:
     try:
         return MergeResult(text, encode_text_state(text))
-    except Exception as exc:  # pycrdt raises plain ValueError/RuntimeError
+    except UnicodeEncodeError as exc:  # a lone surrogate
         raise MergeError(f"cannot encode the merged document: {exc}") from exc
 
 
@@ -261,58 +252,23 @@ def _line_op(at: int, old: str, new: str) -> Op:
 def _crdt_merge(
     text: str, ours: list[Op], theirs: list[Op], state: bytes | None
 ) -> str:
-    """Replay both edit lists on pycrdt copies of ``text`` and merge them."""
-    from pycrdt import Doc
-    from pycrdt import Text
+    """Replay both edit lists on two CRDT copies of ``text`` and merge them.
 
+    ``state`` is accepted for callers that keep one, but the base is always a
+    fresh encoding of ``text``: a saved state is exactly that encoding (see
+    :func:`encode_text_state`), and the merged text does not depend on it.
+    """
+    del state
     try:
-        update = _base_update(text, state)
-        agent: Doc[Any] = Doc(client_id=AGENT_CLIENT_ID)
-        agent.apply_update(update)
-        user: Doc[Any] = Doc(client_id=USER_CLIENT_ID)
-        user.apply_update(update)
-        _replay(agent, text, ours)
-        _replay(user, text, theirs)
-        agent.apply_update(user.get_update(agent.get_state()))
-        return str(agent.get(TEXT_KEY, type=Text))
-    except MergeError:
-        raise
+        update = encode_text_state(text)
+        agent = _yrs.TextDoc(AGENT_CLIENT_ID, update)
+        user = _yrs.TextDoc(USER_CLIENT_ID, update)
+        agent.replay(_byte_ops(text, ours))
+        user.replay(_byte_ops(text, theirs))
+        agent.apply(user.update_since(agent.state()))
+        return agent.text()
     except Exception as exc:
         raise MergeError(f"CRDT merge failed: {exc}") from exc
-
-
-def _base_update(text: str, state: bytes | None) -> bytes:
-    """``state`` when it decodes to ``text``, else a fresh encoding of ``text``."""
-    if state:
-        from pycrdt import Doc
-        from pycrdt import Text
-
-        try:
-            probe: Doc[Any] = Doc()
-            probe.apply_update(state)
-            if str(probe.get(TEXT_KEY, type=Text)) == text:
-                return state
-        except Exception:  # an invalid or foreign state: rebuild from text
-            pass
-    return encode_text_state(text)
-
-
-def _replay(doc: Doc[Any], text: str, ops: list[Op]) -> None:
-    """Apply ``ops`` (str offsets into ``text``) to ``doc`` as UTF-8 byte edits.
-
-    Front to back, so each lookup starts near the previous edit.
-    """
-    from pycrdt import Text
-
-    shared = doc.get(TEXT_KEY, type=Text)
-    shift = 0
-    with doc.transaction():
-        for start, end, insert in _byte_ops(text, ops):
-            if end > start:
-                del shared[start + shift : end + shift]
-            if insert:
-                shared.insert(start + shift, insert)
-            shift += len(insert.encode("utf-8")) - (end - start)
 
 
 def _byte_ops(text: str, ops: list[Op]) -> list[Op]:

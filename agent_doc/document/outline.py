@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 
@@ -18,9 +19,9 @@ __all__ = ["PREAMBLE", "Section", "outline", "render_outline_text"]
 PREAMBLE = "(preamble)"
 """Heading shown for content before the first heading."""
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$", re.MULTILINE)
-_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-_FRONTMATTER_END = re.compile(r"^---[ \t]*$\n?", re.MULTILINE)
+_HEADING = lazy_compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$", re.MULTILINE)
+_CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FRONTMATTER_END = lazy_compile(r"^---[ \t]*$\n?", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)

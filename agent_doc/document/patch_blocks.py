@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.components import is_valid_name
 from agent_doc.errors import PatchError
 
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+_COMMENT = lazy_compile(r"<!--(.*?)-->", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,7 @@ def parse_patch_blocks(response: str) -> tuple[list[PatchBlock], str]:
     return blocks, unmatched
 
 
-_ANY_CLOSE = re.compile(r"<!--\s*/(?:patch|replace):([^\s>]*)\s*-->")
+_ANY_CLOSE = lazy_compile(r"<!--\s*/(?:patch|replace):([^\s>]*)\s*-->")
 FALLBACK = "its text went to the exchange"
 """How every malformed-block warning ends (the spec's fallback, §7.22)."""
 

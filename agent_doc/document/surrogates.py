@@ -10,12 +10,12 @@ position in the buffer stays valid.
 
 from __future__ import annotations
 
-import re
+from agent_doc.document._lazy_re import lazy_compile
 
 REPLACEMENT = "\ufffd"
 """What a lone surrogate becomes."""
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy_compile("[\ud800-\udfff]")
 
 
 def scrub_surrogates(text: str) -> str:

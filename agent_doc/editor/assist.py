@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_max_lines
 from agent_doc.document.component_config import resolve_mode
@@ -31,9 +32,9 @@ from agent_doc.editor.model import TextChange
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ComponentError
 
-_WORD = re.compile(r"(?:[A-Za-z0-9_]|-(?!->))*")  # never eats a "-->"
-_VALUE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:[ \t]*(\S*)$")
-_IN_MARKER = re.compile(r"<!--[ \t]*(/?)agent:([A-Za-z0-9-]*)([ \t][^>]*)?$")
+_WORD = lazy_compile(r"(?:[A-Za-z0-9_]|-(?!->))*")  # never eats a "-->"
+_VALUE_LINE = lazy_compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:[ \t]*(\S*)$")
+_IN_MARKER = lazy_compile(r"<!--[ \t]*(/?)agent:([A-Za-z0-9-]*)([ \t][^>]*)?$")
 
 
 def _line_start(text: str, offset: int) -> int:

@@ -27,6 +27,7 @@ def atomic_write_bytes(
     *,
     mode: int | None = None,
     error: type[AgentDocError] = StateError,
+    durable: bool = True,
 ) -> None:
     """Replace ``path`` with ``data`` atomically, creating missing parent folders.
 
@@ -34,6 +35,9 @@ def atomic_write_bytes(
     and a new file gets :data:`DEFAULT_MODE`. Failures raise ``error`` (a
     :class:`StateError` unless the caller says otherwise) naming the file; the
     target is left untouched and no temporary file stays behind.
+    ``durable=False`` skips both fsyncs (still atomic for every reader): for
+    short-lived state such as the busy status, which is stale after a crash
+    of the machine anyway.
     """
     parent = path.parent
     try:
@@ -54,7 +58,8 @@ def atomic_write_bytes(
                 written = os.write(fd, view)
                 view = view[written:]
             os.fchmod(fd, mode)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         tmp.replace(path)
@@ -64,7 +69,8 @@ def atomic_write_bytes(
         except OSError:
             pass
         raise error(f"cannot write {path}: {exc.strerror or exc}") from exc
-    fsync_dir(parent)
+    if durable:
+        fsync_dir(parent)
 
 
 def atomic_write_text(
@@ -73,12 +79,14 @@ def atomic_write_text(
     *,
     mode: int | None = None,
     error: type[AgentDocError] = StateError,
+    durable: bool = True,
 ) -> None:
     """Replace ``path`` with ``text`` as UTF-8, atomically (no newline translation).
 
     A lone surrogate is written as U+FFFD (:mod:`agent_doc.document.surrogates`).
     """
-    atomic_write_bytes(path, encode_utf8(text), mode=mode, error=error)
+    data = encode_utf8(text)
+    atomic_write_bytes(path, data, mode=mode, error=error, durable=durable)
 
 
 def fsync_dir(folder: Path) -> None:

@@ -2,7 +2,9 @@
 
 Global: ``$XDG_CONFIG_HOME/agent-doc/config.toml`` (default ``~/.config/...``)
 with ``default_agent``, ``claude_args``, ``[agents.NAME]`` (``command``,
-``args``, ``prompt_pattern``) and ``[terminal]`` (``command``). Project:
+``args``, ``prompt_pattern``, ``transport`` = ``"cli"`` or ``"acp"``,
+``permissions`` = ``"ask"``, ``"allow"`` or ``"reject"``) and ``[terminal]``
+(``command``). Project:
 ``<root>/.agent-doc/config.toml`` with ``tmux_session`` (and ``[components.*]``,
 read by ``component_config``).
 """
@@ -18,14 +20,14 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
+TRANSPORTS = ("cli", "acp")
+"""``cli``: one process per turn, JSON on stdout; ``acp``: Agent Client Protocol."""
+PERMISSION_POLICIES = ("ask", "allow", "reject")
+"""How an ACP agent's permission requests are answered when nobody is asked."""
 
 
 CLAUDE_INSTALL_HINT = "install Claude Code (https://docs.anthropic.com/claude-code)"
@@ -48,6 +50,10 @@ class AgentCommand:
     """Arguments placed before agent-doc's own (replace the backend defaults)."""
     prompt_pattern: str | None = None
     """Regex matching the agent's input prompt line in its tmux pane."""
+    transport: str = "cli"
+    """``cli`` (argv + JSON, like claude -p) or ``acp`` (Agent Client Protocol)."""
+    permissions: str = "ask"
+    """ACP permission requests: ``ask`` the person, or always ``allow``/``reject``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +102,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -125,7 +136,13 @@ def _agent_command(name: str, table: Any, path: Path) -> AgentCommand:
     pattern = table.get("prompt_pattern")
     if pattern is not None:
         check_prompt_pattern(pattern, f"{path}: [agents.{name}] prompt_pattern")
-    return AgentCommand(command=command, args=tuple(args), prompt_pattern=pattern)
+    transport = _choice(table, "transport", TRANSPORTS, f"{path}: [agents.{name}]")
+    permissions = _choice(
+        table, "permissions", PERMISSION_POLICIES, f"{path}: [agents.{name}]"
+    )
+    return AgentCommand(
+        command, tuple(args), pattern, transport=transport, permissions=permissions
+    )
 
 
 def check_prompt_pattern(pattern: object, where: str) -> str:
@@ -137,6 +154,16 @@ def check_prompt_pattern(pattern: object, where: str) -> str:
     except re.error as exc:
         raise ConfigError(f"{where} is not a valid regex: {exc}") from exc
     return pattern
+
+
+def _choice(
+    table: dict[str, Any], key: str, allowed: tuple[str, ...], where: str
+) -> str:
+    value = table.get(key, allowed[0])
+    if value not in allowed:
+        choices = ", ".join(f'"{a}"' for a in allowed)
+        raise ConfigError(f"{where} {key} must be one of {choices}, got {value!r}")
+    return str(value)
 
 
 def load_global_config(path: Path | None = None) -> GlobalConfig:
@@ -177,7 +204,7 @@ def load_project_config(root: Path) -> ProjectConfig:
     )
 
 
-_KEY_LINE = re.compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
+_KEY_LINE = lazy_compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
 
 
 def set_project_value(root: Path, key: str, value: str) -> None:

@@ -18,7 +18,6 @@ import contextlib
 import json
 import logging
 import os
-import re
 import time
 from dataclasses import asdict
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 EVENT_TTL_S = 3600
 """Events older than this (seconds) are expired and removed."""
-EVENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+EVENT_NAME_RE = lazy_compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,9 @@ def store_event(root: Path, event: HookEvent) -> Path:
 
     name = f"{event.timestamp:013d}-{os.urandom(4).hex()}.json"
     target = hooks_dir(root) / check_event_name(event.event) / name
-    atomic_write_text(target, json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+    data = json.dumps(event.to_json(), ensure_ascii=False) + "\n"
+    # atomic for every reader, not fsynced: a notification, not user data
+    atomic_write_text(target, data, durable=False)
     return target
 
 

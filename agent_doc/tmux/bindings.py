@@ -7,13 +7,13 @@ UUID (the registry key). All state comes from the project root (our decision 7).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import DocumentError
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 AGENT_COMMAND_ENV = "AGENT_DOC_AGENT_COMMAND"
 DEFAULT_SESSION = "claude"
 AGENT_WINDOW = "agent-doc"
-_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ENV_ASSIGNMENT = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True, slots=True)

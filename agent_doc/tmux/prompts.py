@@ -8,7 +8,6 @@ keys in the document's tmux pane.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -17,14 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import TmuxError
 from agent_doc.tmux.screen import strip_ansi
 
 if TYPE_CHECKING:
     from agent_doc.tmux.adapter import Tmux
 
-_BRACKET = re.compile(r"^\[(\d+)\]\s+(.+)$")
-_NUMBERED = re.compile(r"^(\d+)\.\s+(.+)$")
+_BRACKET = lazy_compile(r"^\[(\d+)\]\s+(.+)$")
+_NUMBERED = lazy_compile(r"^(\d+)\.\s+(.+)$")
 
 
 @dataclass(frozen=True, slots=True)

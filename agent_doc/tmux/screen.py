@@ -6,11 +6,11 @@ state: nothing here talks to tmux.
 
 from __future__ import annotations
 
-import re
+from agent_doc.document._lazy_re import lazy_compile
 
-_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_OSC = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-_OTHER_ESC = re.compile(r"\x1b.")
+_CSI = lazy_compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_OSC = lazy_compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_OTHER_ESC = lazy_compile(r"\x1b.")
 
 
 def strip_ansi(text: str) -> str:

@@ -1,9 +1,10 @@
 """Pure helpers for writing into a *live* editor buffer.
 
 The language server owns no domain rules: given the text of the open buffer it
-asks this module what the buffer should become and which single edit gets it
-there. Everything here is text in, values out (Python ``str`` offsets); the
-server converts the one :class:`TextChange` into an LSP ``TextEdit``.
+asks this module what the buffer should become and which edits get it there.
+Everything here is text in, values out (Python ``str`` offsets); the server
+converts each :class:`TextChange` into one LSP ``TextEdit`` of a single
+versioned ``TextDocumentEdit``.
 
 The write algorithm (spec §7.22, "Our decisions" 2):
 
@@ -12,7 +13,11 @@ The write algorithm (spec §7.22, "Our decisions" 2):
 * ``merged`` = CRDT merge of baseline → ``content_ours`` with baseline → live
   buffer (:func:`agent_doc.document.merge.merge_texts`), recomputed against the newest
   buffer text whenever an attempt has to be retried;
-* the edit is the one range where the live buffer and ``merged`` differ.
+* the edits are one :class:`TextChange` per region where the live buffer and
+  ``merged`` differ (:func:`minimal_changes`): a line diff into hunks, each
+  refined to characters. An edit never spans text both sides hold alike, so
+  the text the person is typing in is never replaced by an edit that only
+  "moves" it (that is how keystrokes got lost, issue 12).
 
 Editors may keep ``\\r\\n`` line endings in the buffer while the core works on
 ``\\n``; :func:`plan_merge` normalises for the merge and restores the buffer's
@@ -29,7 +34,9 @@ from typing import Any
 __all__ = [
     "LivePlan",
     "TextChange",
+    "apply_changes",
     "minimal_change",
+    "minimal_changes",
     "plan_from_text",
     "plan_merge",
     "plan_patch",
@@ -64,8 +71,14 @@ class LivePlan:
     """Baseline + response (the snapshot the CLI saves); for patches the result."""
     merged: str
     """The text the buffer must hold once the edit is applied."""
-    change: TextChange | None
-    """The one edit turning ``live_text`` into ``merged`` (``None``: no change)."""
+    changes: tuple[TextChange, ...]
+    """Disjoint, ascending edits (offsets in ``live_text``) turning it into
+    ``merged``; empty when nothing changes."""
+
+    @property
+    def changed(self) -> bool:
+        """Whether the buffer must be edited at all."""
+        return bool(self.changes)
 
 
 def minimal_change(old: str, new: str) -> TextChange | None:
@@ -89,9 +102,48 @@ def minimal_change(old: str, new: str) -> TextChange | None:
     return TextChange(start, end_old, new[start:end_new])
 
 
+def minimal_changes(old: str, new: str) -> tuple[TextChange, ...]:
+    """Return one small edit per changed region turning ``old`` into ``new``.
+
+    The lines are diffed into hunks; a hunk replacing as many lines as it
+    removes is refined line by line, any other hunk to its differing middle.
+    Pure insertions stay at line starts. The edits are disjoint, ascending and
+    relative to ``old`` (apply them back to front, or all at once as LSP does).
+    """
+    if old == new:
+        return ()
+    from agent_doc.document._linediff import diff_lines
+    from agent_doc.document._linediff import split_lines
+
+    a, b = split_lines(old), split_lines(new)
+    starts = [0]
+    for line in a:
+        starts.append(starts[-1] + len(line))
+    changes: list[TextChange] = []
+    for a1, a2, b1, b2 in diff_lines(a, b):
+        if a2 - a1 == b2 - b1:
+            pairs = [(starts[a1 + i], a[a1 + i], b[b1 + i]) for i in range(a2 - a1)]
+        else:
+            pairs = [(starts[a1], "".join(a[a1:a2]), "".join(b[b1:b2]))]
+        for at, before, after in pairs:
+            change = minimal_change(before, after)
+            if change is not None:
+                changes.append(
+                    TextChange(at + change.start, at + change.end, change.new_text)
+                )
+    return tuple(changes)
+
+
+def apply_changes(text: str, changes: tuple[TextChange, ...]) -> str:
+    """Return ``text`` with disjoint ascending ``changes`` applied."""
+    for change in reversed(changes):
+        text = change.apply(text)
+    return text
+
+
 def plan_from_text(live_text: str, content_ours: str, merged: str) -> LivePlan:
-    """Build a plan whose target is ``merged`` (edit computed here)."""
-    return LivePlan(live_text, content_ours, merged, minimal_change(live_text, merged))
+    """Build a plan whose target is ``merged`` (edits computed here)."""
+    return LivePlan(live_text, content_ours, merged, minimal_changes(live_text, merged))
 
 
 def _to_lf(text: str) -> str:

@@ -85,7 +85,7 @@ def read_baseline_file(path: Path) -> str:
 
 def _crdt_state_of(text: str) -> bytes:
     """CRDT state holding exactly ``text``."""
-    from agent_doc.document.merge import encode_text_state
+    from agent_doc.document._yrs import encode_text_state
 
     return encode_text_state(text)
 
@@ -126,9 +126,6 @@ def write_response(
         A server has the document open but could not apply in time (exit 75);
         nothing was written and the response stays pending.
     """
-    from agent_doc.document.apply import build_content_ours
-    from agent_doc.document.component_config import load_component_configs
-    from agent_doc.document.patch_blocks import patch_block_warnings
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
     from agent_doc.store.state import read_document
@@ -149,13 +146,22 @@ def write_response(
         baseline = normalize_text(handle.text)
     else:
         baseline = disk.text
-    ours = build_content_ours(baseline, request.response, load_component_configs(root))
-    for warning in patch_block_warnings(request.response, baseline):
-        logger.warning("warning: %s", warning)  # one stderr line per bad block
-    store.save_expected(path, text_digest(ours))
     if handle is not None and link is not None:
+        # hand-off: the server builds content_ours (once) and records its
+        # digest before it edits the buffer; no patch parsing or CRDT here
         outcome = _write_to_server(request, link, handle, baseline, store)
     else:
+        from agent_doc.document.apply import build_content_ours
+        from agent_doc.document.component_config import load_component_configs
+        from agent_doc.document.patch_blocks import patch_block_warnings
+
+        configs = load_component_configs(root)
+        ours = build_content_ours(baseline, request.response, configs)
+        for warning in patch_block_warnings(request.response, baseline):
+            logger.warning("warning: %s", warning)  # one stderr line per bad block
+        store.save_expected(path, text_digest(ours))
+        if link is not None and link.gone:
+            logger.warning(gone_server_notice(path, link.gone[0].pid))
         outcome = _write_to_disk(path, baseline, ours, store)
     store.delete_pending(path)
     if request.origin:
@@ -165,11 +171,35 @@ def write_response(
     return outcome
 
 
+def gone_server_notice(path: Path, pid: int) -> str:
+    """The one stderr line of a disk write after a language server vanished."""
+    return (
+        f"agent-doc: language server {pid} is gone (crashed?); an editor may "
+        f"hold unsaved text of {path.name} — writing to disk"
+    )
+
+
 def text_digest(text: str) -> str:
     """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
     import hashlib
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def record_expected(path: Path, content_ours: str) -> None:
+    """Note the content_ours a pending write of ``path`` is about to land.
+
+    Called by a language server that builds content_ours for a hand-off
+    (``agent-doc write`` sent it the response) just before it edits the
+    buffer: if the CLI dies before it clears the pending response,
+    :func:`finish_interrupted` then recognises the landed write and ``recover``
+    does not apply it a second time. Without a pending response this is a no-op.
+    """
+    from agent_doc.store.state import StateStore
+
+    store = StateStore.for_document(Path(path))
+    if store.pending_path(Path(path)).is_file():
+        store.save_expected(Path(path), text_digest(content_ours))
 
 
 def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome | None:
@@ -215,6 +245,10 @@ def _write_to_server(
 ) -> WriteOutcome:
     """Hand the response to the server that owns the live buffer."""
     reply = link.write(handle, request.response, baseline, request.origin)
+    for warning in reply.warnings:  # the server checked the patch blocks
+        logger.warning("warning: %s", warning)  # one stderr line per bad block
+    if handle.others:
+        link.notify_stale(handle)
     ours = normalize_text(reply.content_ours)
     store.save_snapshot(request.path, ours)
     store.save_crdt(request.path, _crdt_state_of(ours))
@@ -295,11 +329,14 @@ def run_write(
     The one core call shared by the typer command and the fast path in
     :mod:`agent_doc.cli.entry`.
     """
-    from agent_doc.write.server_link import ServerLink
 
     baseline = read_baseline_file(baseline_file) if baseline_file else None
     request = WriteRequest(Path(path), response, baseline, stream, force_disk, origin)
-    return write_response(request, None if force_disk else ServerLink())
+    if force_disk:
+        return write_response(request, None)
+    from agent_doc.write.server_link import ServerLink
+
+    return write_response(request, ServerLink())
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,12 +19,11 @@ a fresh short temporary directory, removed right after connecting.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
-import shutil
 import socket
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,8 @@ class ServerHandle:
     text: str
     """The live buffer text at the time of the ``read`` request."""
     version: int | None = None
+    others: tuple[Registration, ...] = ()
+    """Other live servers with the document open (their copies go stale)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,8 @@ class ServerWriteReply:
 
     content_ours: str
     text: str
+    warnings: tuple[str, ...] = ()
+    """Malformed patch blocks the server found (one line each, for stderr)."""
 
 
 def _connect(sock: socket.socket, path: str) -> None:
@@ -90,6 +93,9 @@ def _connect(sock: socket.socket, path: str) -> None:
 
 def _connect_via_symlink(sock: socket.socket, path: str) -> None:
     """Connect through a symlink in a short private temporary directory."""
+    import shutil
+    import tempfile
+
     short = tempfile.mkdtemp(prefix="ad-", dir="/tmp")
     try:
         link = str(Path(short) / "s")
@@ -193,8 +199,8 @@ class ServerLink:
         self,
         root: Path | None = None,
         *,
-        timeout: float = 2.0,
-        write_timeout: float = 10.0,
+        timeout: float = 5.0,
+        write_timeout: float = 30.0,
     ) -> None:
         self.root = root
         """Fixed project root, or ``None`` to search from each document."""
@@ -202,6 +208,11 @@ class ServerLink:
         """Reply timeout for cheap requests, in seconds."""
         self.write_timeout = write_timeout
         """Reply timeout for ``write`` and ``patch``, in seconds."""
+        self.silent: list[Registration] = []
+        """Live registrations that did not answer in time."""
+        self.gone: list[Registration] = []
+        """Registrations found dead (and removed) by this link: a server that
+        crashed may have left an editor holding unsaved text."""
 
     def _server_dirs(self, path: Path | None) -> list[Path]:
         """``servers/`` folders to search: the fixed root, else every ancestor's."""
@@ -228,6 +239,7 @@ class ServerLink:
                     self._forget(entry)
                     if reg is not None:  # a killed server left its socket too
                         remove_stale_socket(reg.socket)
+                        self.gone.append(reg)
                 elif reg.socket not in sockets:
                     sockets.add(reg.socket)
                     found.append(reg)
@@ -246,31 +258,77 @@ class ServerLink:
             return exchange(reg.socket, request, timeout)
         except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
             self._forget(reg.path)
+            self.gone.append(reg)
             return None
         except TimeoutError:
+            self.silent.append(reg)
             return None
         except OSError as exc:
             raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
 
     def find_owner(self, path: Path) -> ServerHandle | None:
-        """Return the live server that has ``path`` open, with its buffer text."""
+        """Return the live server that has ``path`` open, with its buffer text.
+
+        Raises :class:`ServerTimeout` when no server has it open but a live one
+        did not answer: it may hold the document, and writing the file behind
+        an open buffer would lose the answer (the response stays pending).
+
+        With several, the one whose buffer changed most recently wins (the
+        editor the person works in); the others are listed in
+        :attr:`ServerHandle.others` so they can be told their copy is stale.
+        """
         file = str(Path(path).resolve())
+        self.silent = []
+        found: list[tuple[int, ServerHandle]] = []
         for reg in self.registrations(Path(file)):
             reply = self._ask(reg, {"type": "read", "file": file}, self.timeout)
             if reply is None or reply.get("ok") is not True or not reply.get("open"):
                 continue
-            text = reply.get("text")
-            version = reply.get("version")
-            return ServerHandle(
+            text, version = reply.get("text"), reply.get("version")
+            typed = reply.get("last_typed_ms")
+            handle = ServerHandle(
                 registration=reg,
                 file=file,
                 text=text if isinstance(text, str) else "",
                 version=version if isinstance(version, int) else None,
             )
-        return None
+            found.append((typed if isinstance(typed, int) else 0, handle))
+        if not found:
+            if self.silent:  # it may have the document open: never go behind it
+                raise ServerTimeout(
+                    f"language server {self.silent[-1].pid} did not answer in time; "
+                    f"it may have {Path(file).name} open, so nothing was written"
+                )
+            return None
+        found.sort(key=lambda item: item[0])  # stable: ties keep registry order
+        owner = found[-1][1] if found[-1][0] else found[0][1]
+        others = tuple(h.registration for _, h in found if h is not owner)
+        return dataclasses.replace(owner, others=others)
+
+    def notify_stale(self, handle: ServerHandle) -> int:
+        """Tell every other server holding the document that its copy is stale.
+
+        Best effort (a server that does not answer is skipped); returns how
+        many answered.
+        """
+        answered = 0
+        for reg in handle.others:
+            reply = self._ask(reg, {"type": "stale", "file": handle.file}, self.timeout)
+            answered += reply is not None and reply.get("ok") is True
+        return answered
 
     def _send(self, handle: ServerHandle, request: dict[str, Any]) -> dict[str, Any]:
-        """Send a mutating request to the owner; a lost reply is a timeout."""
+        """Send a mutating request to the owner; a lost reply is a timeout.
+
+        The request carries ``timeout_ms``: the server gives up (and answers
+        with exit 75) before this side stops listening, so a write can never
+        land after the CLI reported it failed.
+        """
+        margin = min(2.0, self.write_timeout / 4)
+        request = {
+            **request,
+            "timeout_ms": max(int((self.write_timeout - margin) * 1000), 1),
+        }
         try:
             reply = exchange(handle.registration.socket, request, self.write_timeout)
         except TimeoutError as exc:
@@ -303,7 +361,9 @@ class ServerLink:
         ours, text = reply.get("content_ours"), reply.get("text")
         if not isinstance(ours, str) or not isinstance(text, str):
             raise ServerLinkError("server reply to write lacks content_ours/text")
-        return ServerWriteReply(content_ours=ours, text=text)
+        warnings = reply.get("warnings")
+        found = tuple(str(w) for w in warnings) if isinstance(warnings, list) else ()
+        return ServerWriteReply(content_ours=ours, text=text, warnings=found)
 
     def patch(
         self,

@@ -31,6 +31,8 @@ def publish(ls: AgentDocLanguageServer, uri: str) -> None:
     found = problems(index.text)
     if config_error:
         found.insert(0, config_problem(config_error))
+    for provider in ls.hooks.problems:
+        found.extend(provider(ls, uri))
     ls.text_document_publish_diagnostics(
         types.PublishDiagnosticsParams(
             uri=doc.uri,

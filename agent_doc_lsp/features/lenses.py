@@ -1,5 +1,8 @@
 """``textDocument/codeLens`` on session documents: Submit, Claim, Commit, Diff.
 
+The Submit title says what the next submit sends (``Submit · 3 changes (+12 −2
+lines)``, from :mod:`agent_doc_lsp.features.unsent`) once a snapshot exists.
+
 Each lens runs a command (implemented by ``features.commands``) with
 ``[{"uri": ...}]`` as arguments. Hidden when the ``codeLens`` setting is off.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from agent_doc.editor import is_session_document
+from agent_doc_lsp.features.unsent import submit_title
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 LENSES: tuple[tuple[str, str], ...] = (
@@ -31,11 +35,14 @@ def session_lenses(
         start=types.Position(line=0, character=0),
         end=types.Position(line=0, character=0),
     )
+    titles = {"agentDoc.route": submit_title(ls, doc.uri)}
     return [
         types.CodeLens(
             range=top,
             command=types.Command(
-                title=title, command=command, arguments=[{"uri": doc.uri}]
+                title=titles.get(command, title),
+                command=command,
+                arguments=[{"uri": doc.uri}],
             ),
         )
         for title, command in LENSES

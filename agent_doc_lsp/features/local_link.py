@@ -75,10 +75,14 @@ class LocalLink(ServerLink):
         """Merge ``response`` into the live buffer (verified, with retries)."""
 
         async def run() -> ServerWriteReply:
-            plan = await writes.write_buffer(
-                self.ls, self._uri(handle), response, baseline
+            uri = self._uri(handle)
+            warnings = writes.patch_warnings(self.ls, uri, response)
+            plan = await writes.write_buffer(self.ls, uri, response, baseline)
+            return ServerWriteReply(
+                content_ours=plan.content_ours,
+                text=plan.merged,
+                warnings=tuple(warnings),
             )
-            return ServerWriteReply(content_ours=plan.content_ours, text=plan.merged)
 
         return self._call(run())
 

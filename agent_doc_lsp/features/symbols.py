@@ -2,7 +2,8 @@
 
 Each component is a symbol named exactly after the component (nested components
 as children, ``detail`` = resolved patch mode); headings inside a component are
-its children; the frontmatter is a symbol with its keys as children.
+its children; the frontmatter is a symbol with its keys as children. The result
+is sent as plain JSON-ready dicts (see :func:`convert.document_symbols_json`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def register(server: AgentDocLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(
         ls: AgentDocLanguageServer, params: types.DocumentSymbolParams
-    ) -> list[types.DocumentSymbol]:
+    ) -> convert.JsonResult:
         doc, index = ls.document(params.text_document.uri)
         configs, _error = ls.configs_for(doc.uri)
-        return [convert.document_symbol(index, s) for s in outline(index.text, configs)]
+        return convert.document_symbols_json(index, outline(index.text, configs))

@@ -31,6 +31,7 @@ from agent_doc.errors import ServerTimeout
 from agent_doc.store.docfile import special_file_error
 from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
+from agent_doc.write.pipeline import record_expected
 from agent_doc_lsp.live_edit import ChangeTracker
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -82,7 +83,11 @@ def configs_for(path: Path) -> dict[str, Any]:
 
 
 async def write_buffer(
-    ls: AgentDocLanguageServer, uri: str, response: str, baseline: str | None
+    ls: AgentDocLanguageServer,
+    uri: str,
+    response: str,
+    baseline: str | None,
+    timeout_ms: int | None = None,
 ) -> LivePlan:
     """Merge ``response`` into the open buffer ``uri``; verified, with retries."""
     path = Path(to_fs_path(uri) or uri)
@@ -93,11 +98,17 @@ async def write_buffer(
         if not base:
             first_base, plan = live_write.plan_write(text, baseline, response, configs)
             base.extend((first_base, plan.content_ours))
+            record_expected(path, plan.content_ours)  # before the edit: recover
             return plan
         return live_write.plan_merge(base[0], base[1], text)
 
     return await apply_live(
-        ls, state_of(ls).tracker, uri, plan_for, label="agent-doc write"
+        ls,
+        state_of(ls).tracker,
+        uri,
+        plan_for,
+        label="agent-doc write",
+        timeout_ms=timeout_ms,
     )
 
 
@@ -107,6 +118,7 @@ async def patch_buffer(
     component: str,
     content: str,
     mode: str | None = None,
+    timeout_ms: int | None = None,
 ) -> LivePlan:
     """Patch one component of the open buffer ``uri`` (``patch`` semantics)."""
     configs = configs_for(Path(to_fs_path(uri) or uri))
@@ -118,6 +130,7 @@ async def patch_buffer(
             text, component, content, configs, mode=mode
         ),
         label="agent-doc patch",
+        timeout_ms=timeout_ms,
     )
 
 
@@ -179,19 +192,22 @@ async def handle(ls: AgentDocLanguageServer, message: Message) -> Message:
         return {"ok": False, "error": str(exc)}
 
 
+def _timeout_ms(message: Message) -> int | None:
+    """The caller's own time limit (``timeout_ms``), if it sent a valid one."""
+    value = message.get("timeout_ms")
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
+
+
 def _describe(kind: str, buffer: Buffer | None) -> Message:
     if buffer is None:
         if kind in ("read", "typing"):
             return {"ok": True, "open": False}
         return {"ok": False, "open": False, "error": "the document is not open here"}
-    if kind == "read":
-        return {
-            "ok": True,
-            "open": True,
-            "text": buffer.text,
-            "version": buffer.version,
-        }
     reply: Message = {"ok": True, "open": True}
+    if kind == "read":
+        reply.update(text=buffer.text, version=buffer.version)
     if buffer.last_edit is not None:
         reply["last_typed_ms"] = int(buffer.last_edit * 1000)
     return reply
@@ -217,18 +233,27 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
     response = _text(message, "response") or ""
     warnings = patch_warnings(ls, uri, response)
     plan = await write_buffer(
-        ls, uri, response, _text(message, "baseline", optional=True)
+        ls,
+        uri,
+        response,
+        _text(message, "baseline", optional=True),
+        _timeout_ms(message),
     )
     show_warnings(ls, warnings)
     logger.info("write into %s (origin %s)", uri, message.get("origin"))
-    return {"content_ours": plan.content_ours, "text": plan.merged}
+    # the CLI prints the warnings too: it no longer parses the response itself
+    return {
+        "content_ours": plan.content_ours,
+        "text": plan.merged,
+        "warnings": warnings,
+    }
 
 
 async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
     component = _text(message, "component") or ""
     content = _text(message, "content") or ""
     mode = _text(message, "mode", optional=True)
-    plan = await patch_buffer(ls, uri, component, content, mode)
+    plan = await patch_buffer(ls, uri, component, content, mode, _timeout_ms(message))
     return {"text": plan.merged}
 
 
@@ -236,6 +261,22 @@ async def _reposition(
     ls: AgentDocLanguageServer, uri: str, _message: Message
 ) -> Message:
     await reposition_buffer(ls, uri)
+    return {}
+
+
+STALE_MESSAGE = (
+    "agent-doc: {name} was just updated in another editor; "
+    "this copy is stale (reload it before you edit)"
+)
+
+
+async def _stale(ls: AgentDocLanguageServer, uri: str, _message: Message) -> Message:
+    name = Path(to_fs_path(uri) or uri).name
+    ls.window_show_message(
+        types.ShowMessageParams(
+            type=types.MessageType.Warning, message=STALE_MESSAGE.format(name=name)
+        )
+    )
     return {}
 
 
@@ -251,6 +292,7 @@ _HANDLERS: dict[
     "write": _write,
     "patch": _patch,
     "reposition": _reposition,
+    "stale": _stale,
 }
 
 
@@ -290,7 +332,9 @@ def register(server: AgentDocLanguageServer) -> None:
     """Subscribe to the lifecycle and change hooks."""
     server.hooks.initialized.append(start_socket)
     server.hooks.shutdown.append(stop_socket)
-    server.hooks.did_change.append(lambda ls, uri: state_of(ls).tracker.notified(uri))
+    server.hooks.did_change.append(
+        lambda ls, uri: state_of(ls).tracker.notified(ls, uri)
+    )
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_workspace_folders(

@@ -327,6 +327,40 @@ Only session documents in normal windows count."
         (if (string-empty-p s) "" (concat " [" s "]")))
     ""))
 
+;;;; The agent's edits: flushed changes, point kept, one undo step
+
+(defvar agent-doc-last-apply-time nil
+  "`float-time' when the agent's last workspace edit was applied (or nil).")
+
+(defun agent-doc--apply-text-edits (orig edits &optional version)
+  "Apply the agent's EDITS (for VERSION) so that a typing person never notices.
+Around `eglot--apply-text-edits' (ORIG), in `agent-doc-mode' buffers only:
+changes eglot has not sent yet (it waits `eglot-send-changes-idle-time') are
+sent first, so a stale edit is rejected and re-planned at once; point and
+every window's point stay with the person's text (markers that stay before
+text inserted at them); undo boundaries before and after make one undo
+remove exactly the agent's write."
+  (if (not (bound-and-true-p agent-doc-mode))
+      (funcall orig edits version)
+    (when (and version (not (equal version eglot--versioned-identifier)))
+      (ignore-errors (eglot--signal-textDocument/didChange)))
+    (let ((here (copy-marker (point)))
+          (windows (mapcar (lambda (w) (cons w (copy-marker (window-point w))))
+                           (get-buffer-window-list (current-buffer) nil t))))
+      (undo-boundary)
+      (unwind-protect
+          (progn (funcall orig edits version)
+                 (setq agent-doc-last-apply-time (float-time)))
+        (undo-boundary)
+        ;; The person's next keystroke must not amalgamate into our change.
+        (setq undo-auto--last-boundary-cause 0)
+        (goto-char here)
+        (set-marker here nil)
+        (dolist (pin windows)
+          (when (window-live-p (car pin))
+            (set-window-point (car pin) (cdr pin)))
+          (set-marker (cdr pin) nil))))))
+
 ;;;; Minor mode, keys, setup
 
 (defvar agent-doc-mode-map
@@ -390,6 +424,10 @@ confirmation: that is how the agent's answers land in the buffer."
   (agent-doc--register-md-fallback)
   (agent-doc--register-server)
   (setq eglot-confirm-server-initiated-edits nil)
+  (advice-add 'eglot--apply-text-edits :around #'agent-doc--apply-text-edits)
+  ;; A crashed server is restarted by eglot (and its buffers re-opened with
+  ;; their unsaved text) when the connection lasted this long: bounded retries.
+  (when (null eglot-autoreconnect) (setq eglot-autoreconnect 3))
   (dolist (hook '(markdown-mode-hook gfm-mode-hook agent-doc-markdown-mode-hook))
     (add-hook hook #'agent-doc-mode)
     (add-hook hook #'agent-doc--maybe-start-eglot t))
@@ -399,4 +437,5 @@ confirmation: that is how the agent's answers land in the buffer."
   (add-hook 'eglot-managed-mode-hook #'agent-doc--window-change))
 
 (provide 'agent-doc)
+(require 'agent-doc-state nil t)  ; sessions, turn diff/revert (issue 20)
 ;;; agent-doc.el ends here

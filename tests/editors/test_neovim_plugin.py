@@ -116,8 +116,9 @@ def test_setup_attaches_and_defines_commands(nvim: Nvim, project: Path) -> None:
         " table.sort(out) return out"
     )
     assert names == [
-        "AgentDocClaim", "AgentDocCommit", "AgentDocDiff", "AgentDocSubmit",
-        "AgentDocSync",
+        "AgentDocAsk", "AgentDocClaim", "AgentDocCommit", "AgentDocDiff",
+        "AgentDocRevertTurn", "AgentDocSessions", "AgentDocStop", "AgentDocSubmit",
+        "AgentDocSync", "AgentDocTurnDiff",
     ]  # fmt: skip
     root = nvim.lua("return vim.lsp.get_clients({name='agent_doc'})[1].root_dir")
     assert Path(root).resolve() == project.resolve()

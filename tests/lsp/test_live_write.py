@@ -214,6 +214,12 @@ async def test_stale_registration_is_cleaned_and_write_goes_to_disk(ed, project)
     assert code == 0, err
     assert not stale.exists()
     assert "The answer is 42." in doc.read_text()
+    # one line says an editor may still hold unsaved text (issue 12)
+    notices = [line for line in err.splitlines() if "is gone" in line]
+    assert notices == [
+        f"agent-doc: language server {dead.pid} is gone (crashed?); an editor "
+        "may hold unsaved text of closed.md — writing to disk"
+    ], err
 
 
 async def test_very_long_project_path(client, tmp_path):

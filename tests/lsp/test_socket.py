@@ -100,7 +100,9 @@ async def test_read_and_typing_report_the_live_buffer(proj_editor, project, clie
         request(type="read", file=str(closed)),
         request(type="typing", file=str(closed)),
     )
+    typed_ms = read.pop("last_typed_ms")  # the CLI picks the editor typed in last
     assert read == {"ok": True, "open": True, "text": DOC + "unsaved\n", "version": 2}
+    assert typed_ms == typing["last_typed_ms"]
     assert typing["ok"]
     assert typing["open"]
     assert abs(typing["last_typed_ms"] / 1000 - time.time()) < 30

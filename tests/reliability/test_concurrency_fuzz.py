@@ -21,6 +21,9 @@ write's content_ours; the server's buffer equals the editor's.
 baseline, plus real ``agent-doc write`` runs) and a "user" process editing the
 file under the document lock run concurrently; every user edit survives.
 
+The documents set ``agent_doc_debounce_ms: 1`` so the server's wait for the
+person's pause (issue 12) does not take the races away.
+
 Seed: ``AGENT_DOC_FUZZ_SEED`` (default 7); scenarios per mode:
 ``AGENT_DOC_FUZZ_SCENARIOS`` (default 170, so 510 in all).
 """
@@ -73,7 +76,11 @@ class Scenario:
         self.n = n
         self.path = root / f"s{n}.md"
         self.prompt = f"PROMPT-{n}-q"
-        text = template_doc(self.prompt)
+        # a 1 ms pause length: writes land between keystrokes instead of
+        # waiting for the typist's pause, so they still race with typing
+        text = template_doc(self.prompt).replace(
+            "agent_doc_format:", "agent_doc_debounce_ms: 1\nagent_doc_format:", 1
+        )
         self.path.write_text(text)
         self.uri = self.path.as_uri()
         self.tokens: list[str] = []

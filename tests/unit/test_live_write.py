@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_doc.write.live import TextChange
+from agent_doc.write.live import apply_changes
 from agent_doc.write.live import minimal_change
+from agent_doc.write.live import minimal_changes
 from agent_doc.write.live import plan_merge
 from agent_doc.write.live import plan_write
 
@@ -56,19 +59,19 @@ def test_minimal_change_never_splits_crlf() -> None:
 def test_plan_merge_unchanged_buffer_takes_ours() -> None:
     plan = plan_merge("base\n", "base\nanswer\n", "base\n")
     assert plan.merged == "base\nanswer\n"
-    assert plan.change == TextChange(5, 5, "answer\n")
+    assert plan.changes == (TextChange(5, 5, "answer\n"),)
 
 
 def test_plan_merge_agent_changed_nothing_keeps_buffer() -> None:
     plan = plan_merge("base\n", "base\n", "base\nuser\n")
     assert plan.merged == "base\nuser\n"
-    assert plan.change is None
+    assert plan.changes == ()
 
 
 def test_plan_merge_keeps_crlf_buffer_line_endings() -> None:
     plan = plan_merge("a\nb\n", "a\nb\nc\n", "a\r\nb\r\n")
     assert plan.merged == "a\r\nb\r\nc\r\n"
-    assert plan.change == TextChange(6, 6, "c\r\n")
+    assert plan.changes == (TextChange(6, 6, "c\r\n"),)
 
 
 @needs_core
@@ -79,8 +82,7 @@ def test_plan_merge_keeps_user_text_before_response() -> None:
     plan = plan_merge(base, ours, theirs)
     assert "Agent line" in plan.merged
     assert "User line" in plan.merged
-    assert plan.change is not None
-    assert plan.change.apply(theirs) == plan.merged
+    assert apply_changes(theirs, plan.changes) == plan.merged
 
 
 @needs_core
@@ -93,5 +95,50 @@ def test_plan_write_merges_response_with_live_edits() -> None:
     assert "more typing" not in plan.content_ours
     assert "Answer." in plan.merged
     assert "more typing" in plan.merged
-    assert plan.change is not None
-    assert plan.change.apply(live) == plan.merged
+    assert apply_changes(live, plan.changes) == plan.merged
+
+
+LINES = st.lists(st.sampled_from(["a", "b", "é😀", "", "x y", "\r"]), max_size=8)
+
+
+@given(LINES, LINES)
+def test_minimal_changes_turn_old_into_new_with_disjoint_edits(
+    old_lines: list[str], new_lines: list[str]
+) -> None:
+    old, new = "\n".join(old_lines), "\n".join(new_lines)
+    changes = minimal_changes(old, new)
+    assert apply_changes(old, changes) == new
+    assert (changes == ()) == (old == new)
+    for first, second in itertools.pairwise(changes):
+        assert first.end <= second.start  # disjoint, ascending
+    for change in changes:  # never an edit that changes nothing
+        assert old[change.start : change.end] != change.new_text
+
+
+def test_status_replace_and_exchange_append_are_two_edits() -> None:
+    middle = "".join(f"line {n}\n" for n in range(20))
+    old = f"status: idle\n{middle}Question?\n<!-- /agent:exchange -->\n"
+    new = old.replace("idle", "busy").replace("Question?\n", "Question?\nAnswer.\n")
+    changes = minimal_changes(old, new)
+    assert changes == (
+        TextChange(8, 12, "busy"),
+        TextChange(old.index("<!--"), old.index("<!--"), "Answer.\n"),
+    )
+
+
+@needs_core
+def test_no_edit_covers_the_line_the_person_types_in() -> None:
+    base = TEMPLATE.replace("Question?\n", "Question?\n")
+    live = TEMPLATE.replace("Question?\n", "Question? and then what about")
+    live = live.replace("what about", "what about\n")
+    response = (
+        "<!-- patch:exchange -->\n### Re: question\n\nAnswer.\n"
+        "<!-- /patch:exchange -->\n"
+    )
+    _base, plan = plan_write(live, base, response, {})
+    typed_from = live.index("Question?")
+    typed_to = live.index("\n", typed_from)
+    for change in plan.changes:
+        assert change.end <= typed_from or change.start > typed_to, change
+    assert apply_changes(live, plan.changes) == plan.merged
+    assert "Question? and then what about\n" in plan.merged

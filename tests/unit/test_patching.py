@@ -258,8 +258,16 @@ def test_response_lands_after_prompt_and_old_boundary_is_replaced() -> None:
     assert "test-uuid-123" not in out
     body = content_of(out, "exchange")
     assert body == (
-        "User prompt here.\n### Re: Response\nDone.\n<!-- agent:boundary:0123abcd -->\n"
+        "User prompt here.\n\n### Re: Response\nDone.\n"
+        "<!-- agent:boundary:0123abcd -->\n"
+    )  # a blank line between the person's text and the response heading
+
+
+def test_a_heading_after_a_blank_line_or_a_marker_gets_no_extra_blank() -> None:
+    out = apply_patches(
+        exchange_doc("User prompt.\n\n"), [], "### Re: x\nDone.", {}, "0123abcd"
     )
+    assert "User prompt.\n\n### Re: x\n" in out
 
 
 def test_boundary_is_created_and_never_duplicated() -> None:

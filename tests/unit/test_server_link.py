@@ -124,10 +124,15 @@ def test_write_patch_reposition_typing_vcs_refresh(
         "response": "resp",
         "baseline": None,
         "origin": "skill",
+        "timeout_ms": 28000,  # the server gives up before the CLI stops listening
     }
     assert link.patch(handle, "status", "ok") == "patched status"
     assert link.reposition(doc) is True
-    assert srv.requests[-1] == {"type": "reposition", "file": str(doc.resolve())}
+    assert srv.requests[-1] == {
+        "type": "reposition",
+        "file": str(doc.resolve()),
+        "timeout_ms": 28000,
+    }
     assert link.typing(doc) == 1234
     assert link.vcs_refresh() == 1
     assert srv.requests[-1] == {"type": "vcs_refresh"}
@@ -178,6 +183,17 @@ def test_hung_owner_times_out_on_write(
     with pytest.raises(ServerTimeout):
         link.write(owner, "resp", None)
     assert link.typing(doc) is None  # the hung server is skipped, not fatal
+
+
+def test_a_server_not_answering_read_is_never_written_behind(
+    project: Path, servers: list[FakeServer]
+) -> None:
+    srv = FakeServer(lambda req: None)  # alive, accepts, never answers
+    servers.append(srv)
+    register(project, os.getpid(), srv.path)
+    link = ServerLink(project, timeout=0.3)
+    with pytest.raises(ServerTimeout, match="did not answer in time"):
+        link.find_owner(project / "doc.md")  # it may have the document open
 
 
 def test_invalid_reply_is_a_link_error(

@@ -293,6 +293,7 @@ def test_patch_component_goes_to_the_owning_server(
         "file": str(doc.resolve()),
         "component": "status",
         "content": "x\n",
+        "timeout_ms": 28000,
     }
     assert doc.read_text() == STATUS_ONLY
     with pytest.raises(ComponentNotFound):  # validated before the server is asked

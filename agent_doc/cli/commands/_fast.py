@@ -117,25 +117,20 @@ class _Parser(argparse.ArgumentParser):
         raise _UnhandledError(message)
 
 
-def _parser() -> _Parser:
-    parser = _Parser(prog="agent-doc", add_help=False)
-    sub = parser.add_subparsers(dest="command")
-    write = sub.add_parser("write", add_help=False)
-    write.add_argument("file", type=Path)
-    write.add_argument("--baseline-file", type=Path, default=None)
-    write.add_argument("--stream", action="store_true")
-    write.add_argument("--force-disk", action="store_true")
-    write.add_argument("--origin", default=None)
-    write.add_argument("--json", action="store_true")
-    patch = sub.add_parser("patch", add_help=False)
-    patch.add_argument("file", type=Path)
-    patch.add_argument("component")
-    patch.add_argument("content", nargs="?", default=None)
-    patch.add_argument("--force-disk", action="store_true")
-    patch.add_argument("--json", action="store_true")
-    diff = sub.add_parser("diff", add_help=False)
-    diff.add_argument("file", type=Path)
-    diff.add_argument("--json", action="store_true")
+def _parser(command: str) -> _Parser:
+    """The parser of one fast command (building all three costs more)."""
+    parser = _Parser(prog=f"agent-doc {command}", add_help=False)
+    parser.add_argument("file", type=Path)
+    if command == "write":
+        parser.add_argument("--baseline-file", type=Path, default=None)
+        parser.add_argument("--stream", action="store_true")
+        parser.add_argument("--origin", default=None)
+    elif command == "patch":
+        parser.add_argument("component")
+        parser.add_argument("content", nargs="?", default=None)
+    if command in ("write", "patch"):
+        parser.add_argument("--force-disk", action="store_true")
+    parser.add_argument("--json", action="store_true")
     return parser
 
 
@@ -143,12 +138,15 @@ def run_fast(args: list[str]) -> int | None:
     """Run ``write``/``diff`` without typer; ``None`` when typer must handle it."""
     if any(a in ("-h", "--help") for a in args):
         return None
+    command = args[0] if args else ""
+    if command not in ("write", "patch", "diff"):
+        return None
     try:
-        ns = _parser().parse_args(args)
+        ns = _parser(command).parse_args(args[1:])
     except _UnhandledError:
         return None
     try:
-        if ns.command == "write":
+        if command == "write":
             return do_write(
                 ns.file,
                 baseline_file=ns.baseline_file,
@@ -157,7 +155,7 @@ def run_fast(args: list[str]) -> int | None:
                 origin=ns.origin,
                 as_json=ns.json,
             )
-        if ns.command == "patch":
+        if command == "patch":
             return do_patch(
                 ns.file,
                 ns.component,

@@ -61,17 +61,9 @@ def preflight(
     ] = False,
 ) -> None:
     """Run every pre-agent step and print the §7.26 JSON on stdout."""
-    import contextlib
+    from agent_doc.cli.commands._fast_turn import do_preflight
 
-    from agent_doc.automation.busy import set_status
-    from agent_doc.cli._output import emit_json
-    from agent_doc.cycle.preflight import run_preflight
-    from agent_doc.errors import AgentDocError
-    from agent_doc.write.server_link import ServerLink
-
-    emit_json(run_preflight(file, ServerLink(), settle=not no_wait).to_json())
-    with contextlib.suppress(AgentDocError):  # the busy guard is best effort
-        set_status(file, "generating")  # the skill now answers; write resets it
+    do_preflight(file, no_wait=no_wait)
 
 
 def commit(file: FileArg, as_json: JsonOpt = False) -> None:

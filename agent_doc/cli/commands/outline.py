@@ -21,17 +21,9 @@ def outline(
     Frontmatter is skipped; text before the first heading is "(preamble)";
     headings inside code blocks and comments are ignored.
     """
-    from agent_doc.cli._output import emit
-    from agent_doc.cli._output import emit_json
-    from agent_doc.document.outline import outline as build_outline
-    from agent_doc.document.outline import render_outline_text
-    from agent_doc.store.state import read_document
+    from agent_doc.cli.commands._fast_turn import do_outline
 
-    sections = build_outline(read_document(file).text)
-    if as_json:
-        emit_json([s.as_dict() for s in sections])
-    else:
-        emit(render_outline_text(sections))
+    do_outline(file, as_json=as_json)
 
 
 def register(app: typer.Typer) -> None:

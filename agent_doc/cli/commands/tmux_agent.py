@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Annotated
 
 import typer
 
 from agent_doc.cli._params import document_argument
-
-if TYPE_CHECKING:
-    from agent_doc.tmux.agent_state import AgentStatus
 
 
 def prompt(
@@ -47,32 +42,9 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the project's documents with their pane and agent state."""
-    from agent_doc.cli._output import emit
-    from agent_doc.cli._output import emit_json
-    from agent_doc.cli._output import info
-    from agent_doc.store.state import project_root_for
-    from agent_doc.tmux.agent_state import agent_states
+    from agent_doc.cli.commands._fast_turn import do_status
 
-    states = agent_states(project_root_for(root or Path.cwd()))
-    if as_json:
-        emit_json([asdict(s) for s in states])
-        return
-    if not states:
-        info("no document is bound to a pane (agent-doc claim FILE binds one)")
-        return
-    width = max(len(s.file) for s in states)
-    for s in states:
-        emit(f"{s.file:<{width}}  {s.pane:<5} {describe_state(s)}\n")
-
-
-def describe_state(status: AgentStatus) -> str:
-    """``running``, ``needs input (permission prompt)``, ``exited (status 3)``..."""
-    text = status.state.replace("_", " ")
-    if status.exit_code is not None:
-        text += f" (status {status.exit_code})"
-    if status.waiting_permission:
-        text += " (permission prompt)"
-    return text
+    do_status(root, as_json=as_json)
 
 
 def register(app: typer.Typer) -> None:

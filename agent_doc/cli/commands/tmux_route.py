@@ -66,17 +66,12 @@ def route(
 
     A started agent that shows no prompt in time exits 75 (try again later).
     """
-    from agent_doc.cli._output import emit_json
-    from agent_doc.cli._output import info
-    from agent_doc.tmux.route import route as core_route
+    from agent_doc.cli.commands._fast_turn import do_route
 
-    result = core_route(
-        file, pane=pane, debounce_ms=debounce, prompt_timeout_s=prompt_timeout
-    )
-    if as_json:
-        emit_json(asdict(result))
-        return
-    info(f"{result.file}: {result.status} (pane {result.pane or '-'})")
+    do_route(
+        file, pane=pane, debounce=debounce, as_json=as_json,
+        prompt_timeout=prompt_timeout,
+    )  # fmt: skip
 
 
 def focus(file: Annotated[Path | None, document_argument()] = None,

@@ -5,8 +5,11 @@
  * `agentDoc.*` commands (one object argument with `uri`), mirrors the visible
  * editors' columns in tmux (`agentDoc.sync`, debounced, one in flight), shows
  * `agentDoc/status` in the status bar and refreshes git on `agentDoc/vcsRefresh`.
- * Everything else (edits from the agent, permission prompts as
- * `window/showMessageRequest`) is standard LSP handled by vscode-languageclient.
+ * The agent's edits are applied by `agentEdits.ts` (cursor kept with the
+ * person's text, one undo step, stale versions rejected). A crashed server is
+ * restarted by vscode-languageclient (at most `maxRestartCount` times in three
+ * minutes) and the open documents are re-sent. Permission prompts arrive as
+ * `window/showMessageRequest`.
  */
 import * as vscode from "vscode";
 import {
@@ -14,7 +17,10 @@ import {
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
+  State,
 } from "vscode-languageclient/node";
+
+import { installAgentEditHandler } from "./agentEdits";
 
 import {
   AgentStatus,
@@ -25,6 +31,7 @@ import {
   syncArgs,
   syncKey,
 } from "./logic";
+import { registerSessionsView } from "./sessionsView";
 
 let client: LanguageClient | undefined;
 const statuses = new Map<string, AgentStatus>();
@@ -41,6 +48,7 @@ function createClient(): LanguageClient {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file", language: "markdown" }],
     synchronize: { configurationSection: "agentDoc" },
+    connectionOptions: { maxRestartCount: 4 },
   };
   return new LanguageClient("agentDoc", "agent-doc", serverOptions, clientOptions);
 }
@@ -147,7 +155,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push({ dispose: () => autoSync.dispose() });
 
   client = createClient();
+  const sessions = registerSessionsView(context, execute);
   client.onNotification("agentDoc/status", (params: unknown) => {
+    sessions.onStatus(params);
     for (const item of statusItems(params)) {
       if (item.state === null || item.state === undefined) {
         statuses.delete(item.uri);
@@ -176,7 +186,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.window.onDidChangeActiveTextEditor(showStatus),
   );
-  await client.start();
+  const running = client;
+  let handler: vscode.Disposable | undefined;
+  context.subscriptions.push(
+    running.onDidChangeState((event) => {
+      if (event.newState === State.Running) {
+        handler?.dispose();
+        handler = installAgentEditHandler(running); // again after a restart
+      }
+    }),
+    { dispose: () => handler?.dispose() },
+  );
+  await running.start();
+  if (running.state === State.Running) {
+    handler?.dispose();
+    handler = installAgentEditHandler(running);
+  }
+  await sessions.refresh();
 }
 
 export async function deactivate(): Promise<void> {

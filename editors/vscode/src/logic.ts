@@ -201,3 +201,32 @@ export class SerialDebouncer {
     }
   }
 }
+
+/** One replacement in a document, as UTF-16 offsets of the text before it. */
+export interface OffsetEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Where a cursor at `offset` belongs after `edits` (disjoint, any order) are
+ * applied: it moves with the text around it, and text inserted exactly at the
+ * cursor goes AFTER it — the person's cursor stays at the end of their own
+ * text when the agent's answer lands right there. A cursor inside a replaced
+ * range goes to the start of the replacement.
+ */
+export function mapOffset(offset: number, edits: OffsetEdit[]): number {
+  let shift = 0;
+  for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
+    const before = edit.end < offset || (edit.end === offset && edit.start < offset);
+    if (before) {
+      shift += edit.text.length - (edit.end - edit.start);
+    } else if (edit.start < offset && offset < edit.end) {
+      return edit.start + shift;
+    } else {
+      break;
+    }
+  }
+  return offset + shift;
+}

@@ -96,7 +96,7 @@ async function basics(checks, ext, docUri) {
   await checks.check("code_lenses", async () => {
     const titles = await waitFor(async () => {
       const found = await lensTitles(docUri);
-      return ["Submit", "Claim", "Commit", "Diff"].every((t) => found.includes(t)) && found;
+      return ["Submit", "Claim", "Commit", "Diff"].every((t) => found.some((f) => f === t || f.startsWith(`${t} · `))) && found;
     }, "Submit, Claim, Commit and Diff lenses");
     return titles;
   });

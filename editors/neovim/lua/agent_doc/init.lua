@@ -6,6 +6,9 @@
 local lsp = require("agent_doc.lsp")
 local layout = require("agent_doc.layout")
 local status = require("agent_doc.status")
+local apply = require("agent_doc.apply")
+local sessions = require("agent_doc.sessions")
+local turns = require("agent_doc.turns")
 
 local M = {}
 
@@ -23,6 +26,7 @@ M.defaults = {
     commit = "<leader>am",
   },
   auto_sync = true,
+  codelens = true, -- keep the server's lenses (Submit count, per-turn Diff/Revert) shown
   sync_debounce_ms = 500,
   window = nil, -- tmux window passed to agentDoc.sync / claim (nil: server decides)
 }
@@ -108,6 +112,25 @@ end
 function M.commit()
   local buf = vim.api.nvim_get_current_buf()
   return lsp.execute("agentDoc.commit", { uri = current_uri(buf) }, buf, report("commit"))
+end
+
+--- Ask the document's ACP agent (`agentDoc.runAgent`): the answer streams into the buffer.
+function M.ask()
+  local buf = vim.api.nvim_get_current_buf()
+  return lsp.execute("agentDoc.runAgent", { uri = current_uri(buf) }, buf, function(err, result)
+    if err or type(result) ~= "table" then
+      return
+    end
+    local what = result.noChanges and "no changes since the last answer"
+      or (result.interrupted and "answer interrupted" or "answered")
+    vim.notify("agent-doc: " .. (result.agent or "agent") .. ": " .. what, vim.log.levels.INFO)
+  end)
+end
+
+--- Stop the ACP agent answering the document (`agentDoc.stopAgent`).
+function M.stop()
+  local buf = vim.api.nvim_get_current_buf()
+  return lsp.execute("agentDoc.stopAgent", { uri = current_uri(buf) }, buf, report("stop"))
 end
 
 --- Show the document's diff since the last snapshot in a scratch split (`agentDoc.diff`).
@@ -199,8 +222,10 @@ end
 
 --- Handlers for the server's custom notifications.
 M.handlers = {
+  ["workspace/applyEdit"] = apply.handler,
   ["agentDoc/status"] = function(_, params)
     status.update(params)
+    sessions.on_status(params)
     vim.schedule(function()
       vim.cmd("redrawstatus")
     end)
@@ -240,6 +265,12 @@ local function define_commands()
   cmd("AgentDocDiff", function()
     M.diff()
   end, { desc = "agent-doc: show the diff since the last snapshot" })
+  cmd("AgentDocAsk", function()
+    M.ask()
+  end, { desc = "agent-doc: ask the document's ACP agent (answer streams in)" })
+  cmd("AgentDocStop", function()
+    M.stop()
+  end, { desc = "agent-doc: stop the ACP agent answering the document" })
 end
 
 local function define_keymaps(keys)
@@ -309,6 +340,8 @@ function M.setup(opts)
   define_commands()
   define_keymaps(M.options.keymaps)
   define_autosync()
+  sessions.setup()
+  turns.setup(M.options)
   lsp.enable(M.options, M.handlers)
 end
 

@@ -18,6 +18,31 @@ function M.root(buf)
     or vim.fn.getcwd()
 end
 
+--- Automatic restarts of a crashed server allowed within `M.RESTART_WINDOW_MS`.
+M.MAX_RESTARTS = 3
+--- The window of `M.MAX_RESTARTS`, in milliseconds. allowed within `M.RESTART_WINDOW_MS` after a crash.
+M.RESTART_WINDOW_MS = 60000
+
+local restarts = {} -- uv.now() of each automatic restart
+local attached = {} -- buffers the agent-doc client was attached to
+
+--- Whether another automatic restart is allowed now (bounded retries).
+local function may_restart()
+  local now = (vim.uv or vim.loop).now()
+  local recent = {}
+  for _, t in ipairs(restarts) do
+    if now - t < M.RESTART_WINDOW_MS then
+      recent[#recent + 1] = t
+    end
+  end
+  restarts = recent
+  if #restarts >= M.MAX_RESTARTS then
+    return false
+  end
+  restarts[#restarts + 1] = now
+  return true
+end
+
 --- The client config table shared by both start paths.
 --- @param opts table plugin options
 --- @param handlers table<string, function>
@@ -37,13 +62,61 @@ function M.client_config(opts, handlers)
     init_options = object(opts.init_options),
     settings = { agentDoc = object(opts.settings) },
     handlers = handlers,
+    on_exit = function(code, signal)
+      M.on_exit(code, signal, opts, handlers)
+    end,
   }
+end
+
+--- Start the client for `buf` directly (re-opens the buffer: didOpen sends
+--- its current, possibly unsaved, text).
+local function start_for(buf, opts, handlers)
+  local cfg = M.client_config(opts, handlers)
+  cfg.root_dir = M.root(buf)
+  return vim.lsp.start(cfg, { bufnr = buf })
+end
+
+--- A crashed server (non-zero exit or a signal) is restarted, at most
+--- `M.MAX_RESTARTS` times a minute, and the buffers it had are re-opened.
+function M.on_exit(code, signal, opts, handlers)
+  if (code == 0 and signal == 0) or vim.v.exiting ~= vim.NIL then
+    return
+  end
+  local bufs = vim.tbl_keys(attached)
+  attached = {}
+  vim.schedule(function()
+    if not may_restart() then
+      vim.notify("agent-doc: the language server keeps crashing; not restarting it", vim.log.levels.ERROR)
+      return
+    end
+    vim.notify("agent-doc: the language server stopped; restarting it", vim.log.levels.WARN)
+    for _, buf in ipairs(bufs) do
+      if vim.api.nvim_buf_is_loaded(buf) then
+        start_for(buf, opts, handlers)
+      end
+    end
+  end)
+end
+
+--- Remember which buffers the agent-doc client serves (for restarts).
+local function track_attached()
+  local group = vim.api.nvim_create_augroup("agent_doc_attached", { clear = true })
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(ev)
+      local client = vim.lsp.get_client_by_id(ev.data.client_id)
+      if client and client.name == M.NAME then
+        attached[ev.buf] = true
+      end
+    end,
+  })
 end
 
 --- Register and enable the server (`vim.lsp.config` on 0.11+, else `vim.lsp.start`).
 --- @param opts table
 --- @param handlers table<string, function>
 function M.enable(opts, handlers)
+  track_attached()
   local cfg = M.client_config(opts, handlers)
   if has_011() and vim.lsp.config and vim.lsp.enable then
     cfg.root_dir = function(buf, on_dir)
@@ -58,17 +131,13 @@ function M.enable(opts, handlers)
     group = group,
     pattern = opts.filetypes,
     callback = function(ev)
-      local start = vim.deepcopy(cfg)
-      start.root_dir = M.root(ev.buf)
-      vim.lsp.start(start, { bufnr = ev.buf })
+      start_for(ev.buf, opts, handlers)
     end,
   })
   -- Buffers already open when setup() ran.
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(opts.filetypes, vim.bo[buf].filetype) then
-      local start = vim.deepcopy(cfg)
-      start.root_dir = M.root(buf)
-      vim.lsp.start(start, { bufnr = buf })
+      start_for(buf, opts, handlers)
     end
   end
 end

@@ -7,6 +7,7 @@ import {
   columnsOf,
   formatStatus,
   isSessionText,
+  mapOffset,
   statusItems,
   syncArgs,
   syncKey,
@@ -157,4 +158,15 @@ test("SerialDebouncer survives a failing task and dispose cancels", async () => 
   timers.advance(100);
   await flush();
   assert.equal(runs, 1);
+});
+
+test("mapOffset keeps the cursor before text inserted at it and moves it with text above", () => {
+  const insertAtCursor = [{ start: 10, end: 10, text: "\n\nanswer" }];
+  assert.equal(mapOffset(10, insertAtCursor), 10);
+  assert.equal(mapOffset(11, insertAtCursor), 19);
+  const statusAbove = [{ start: 2, end: 6, text: "answering" }, { start: 20, end: 20, text: "x" }];
+  assert.equal(mapOffset(12, statusAbove), 17);
+  assert.equal(mapOffset(6, statusAbove), 11); // a replacement ending at the cursor
+  assert.equal(mapOffset(4, statusAbove), 2); // inside a replaced range: its start
+  assert.equal(mapOffset(25, statusAbove), 31);
 });

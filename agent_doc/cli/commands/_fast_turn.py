@@ -1,0 +1,169 @@
+"""Bodies of ``outline``, ``status``, ``preflight`` and ``route`` without typer.
+
+An agent or editor runs these every turn, so :mod:`agent_doc.cli.entry` parses
+them with argparse (like ``write``/``diff``/``patch`` in
+:mod:`agent_doc.cli.commands._fast`) and never imports typer (≈85 ms) for them.
+The typer commands call the same ``do_*`` functions, so the core call and the
+output are defined once. ``--help`` and anything argparse cannot parse go to
+typer. This module must not import typer.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NoReturn
+
+if TYPE_CHECKING:
+    from agent_doc.tmux.agent_state import AgentStatus
+
+COMMANDS = ("outline", "status", "preflight", "route")
+"""The commands this module answers."""
+
+
+def do_outline(file: Path, *, as_json: bool) -> int:
+    """``agent-doc outline``: sections with line and token counts."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import emit_json
+    from agent_doc.document.outline import outline as build_outline
+    from agent_doc.document.outline import render_outline_text
+    from agent_doc.store.state import read_document
+
+    sections = build_outline(read_document(file).text)
+    if as_json:
+        emit_json([s.as_dict() for s in sections])
+    else:
+        emit(render_outline_text(sections))
+    return 0
+
+
+def do_status(root: Path | None, *, as_json: bool) -> int:
+    """``agent-doc status``: the project's documents, panes and agent states."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import emit_json
+    from agent_doc.store.state import project_root_for
+    from agent_doc.tmux.agent_state import agent_states
+
+    states = agent_states(project_root_for(root or Path.cwd()))
+    if as_json:
+        emit_json([asdict(s) for s in states])
+        return 0
+    if not states:
+        from agent_doc.cli._output import info
+
+        info("no document is bound to a pane (agent-doc claim FILE binds one)")
+        return 0
+    width = max(len(s.file) for s in states)
+    for s in states:
+        emit(f"{s.file:<{width}}  {s.pane:<5} {describe_state(s)}\n")
+    return 0
+
+
+def describe_state(status: AgentStatus) -> str:
+    """``running``, ``needs input (permission prompt)``, ``exited (status 3)``..."""
+    text = status.state.replace("_", " ")
+    if status.exit_code is not None:
+        text += f" (status {status.exit_code})"
+    if status.waiting_permission:
+        text += " (permission prompt)"
+    return text
+
+
+def do_preflight(file: Path, *, no_wait: bool) -> int:
+    """``agent-doc preflight``: every pre-agent step, the §7.26 JSON on stdout."""
+    import contextlib
+
+    from agent_doc.automation.busy import set_status
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cycle.preflight import run_preflight
+    from agent_doc.errors import AgentDocError
+    from agent_doc.write.server_link import ServerLink
+
+    emit_json(run_preflight(file, ServerLink(), settle=not no_wait).to_json())
+    with contextlib.suppress(AgentDocError):  # the busy guard is best effort
+        set_status(file, "generating")  # the skill now answers; write resets it
+    return 0
+
+
+def do_route(
+    file: Path,
+    *,
+    pane: str | None,
+    debounce: int | None,
+    as_json: bool,
+    prompt_timeout: float = 30.0,
+) -> int:
+    """``agent-doc route``: send ``/agent-doc FILE`` to the document's pane.
+
+    A started agent that shows no prompt in time exits 75 (try again later).
+    """
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.tmux.route import route as core_route
+
+    result = core_route(
+        file, pane=pane, debounce_ms=debounce, prompt_timeout_s=prompt_timeout
+    )
+    if as_json:
+        emit_json(asdict(result))
+        return 0
+    info(f"{result.file}: {result.status} (pane {result.pane or '-'})")
+    return 0
+
+
+class _Unhandled(Exception):
+    """argparse cannot parse these arguments; typer takes over."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _Unhandled(message)
+
+
+def _parser(command: str) -> _Parser:
+    parser = _Parser(prog=f"agent-doc {command}", add_help=False)
+    if command == "status":
+        parser.add_argument("--root", type=Path, default=None)
+    else:
+        parser.add_argument("file", type=Path)
+    if command == "preflight":
+        parser.add_argument("--no-wait", action="store_true")
+    else:
+        parser.add_argument("--json", action="store_true")
+    if command == "route":
+        parser.add_argument("--pane", default=None)
+        parser.add_argument("--debounce", type=int, default=None)
+        parser.add_argument("--prompt-timeout", type=float, default=30.0)
+    return parser
+
+
+def run_turn_command(args: list[str]) -> int | None:
+    """Run one of :data:`COMMANDS`; ``None`` when typer must handle the arguments."""
+    command = args[0] if args else ""
+    if command not in COMMANDS or any(a in ("-h", "--help") for a in args):
+        return None
+    try:
+        ns = _parser(command).parse_args(args[1:])
+    except _Unhandled:
+        return None
+    try:
+        if command != "status":  # as typer's document_argument: refuse at once
+            from agent_doc.store.docfile import require_document
+
+            require_document(ns.file)
+        if command == "outline":
+            return do_outline(ns.file, as_json=ns.json)
+        if command == "status":
+            return do_status(ns.root, as_json=ns.json)
+        if command == "preflight":
+            return do_preflight(ns.file, no_wait=ns.no_wait)
+        return do_route(
+            ns.file, pane=ns.pane, debounce=ns.debounce, as_json=ns.json,
+            prompt_timeout=ns.prompt_timeout,
+        )  # fmt: skip
+    except (Exception, KeyboardInterrupt) as exc:
+        from agent_doc.cli._errors import report_error
+
+        return report_error(exc)

@@ -1,0 +1,231 @@
+"""The Agent Client Protocol backend: one turn with an agent that speaks ACP.
+
+An ``[agents.NAME]`` table with ``transport = "acp"`` names a program that
+speaks ACP (JSON-RPC over stdio: ``claude-code-acp``, ``gemini
+--experimental-acp``, a Codex adapter). :class:`AcpTurn` starts it,
+``initialize``\\ s, opens a session (``session/load`` when the document's
+``resume`` names one and the agent can load, else ``session/new``), sends the
+prompt and collects the ``agent_message_chunk`` text until the turn ends.
+
+Everything the agent asks of its client goes to an :class:`AcpHost`: streamed
+text, plan and tool-call activity, permission questions, file reads and writes.
+The CLI and the language server each provide one. ``acp`` (the SDK, which
+imports pydantic, ~1 s) is imported only when an ACP turn runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import cast
+
+from agent_doc.cycle.acp_requests import AcpClient
+from agent_doc.cycle.acp_requests import AcpHost
+from agent_doc.errors import AgentDocError
+from agent_doc.errors import AgentError
+
+if TYPE_CHECKING:
+    from acp.client.connection import ClientSideConnection
+
+    from agent_doc.store.config import AgentCommand
+
+logger = logging.getLogger(__name__)
+
+STDIO_LIMIT = 50 * 1024 * 1024
+"""Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AcpReply:
+    """What one ACP turn produced."""
+
+    text: str
+    """The agent's message text, every chunk joined."""
+    session_id: str
+    """The ACP session id (stored as ``resume``)."""
+    stop_reason: str
+    """``end_turn``, ``cancelled``, ``max_tokens``, ``refusal``…"""
+
+    @property
+    def interrupted(self) -> bool:
+        """True when the turn was cancelled before the agent finished."""
+        return self.stop_reason == "cancelled"
+
+
+class AcpTurn:
+    """One prompt turn with an ACP agent process (see the module docstring)."""
+
+    def __init__(self, name: str, agent: AgentCommand, host: AcpHost, cwd: Path):
+        self.name = name
+        self.agent = agent
+        self.host = host
+        self.cwd = cwd
+        self.session_id: str | None = None
+        self.failure: AgentDocError | None = None
+        self._chunks: list[str] = []
+        self.collecting = False
+        """True while the prompt runs (a replayed session's chunks are ignored)."""
+        self._conn: ClientSideConnection | None = None
+        self.cancelled = False
+
+    async def run(self, prompt: str, *, resume: str | None, timeout: float) -> AcpReply:
+        """Start the agent, run one prompt turn, stop the agent; return the answer."""
+        reply: AcpReply = await self._with_agent(
+            lambda conn: self._turn(conn, prompt, resume), timeout
+        )
+        return reply
+
+    async def probe(self, timeout: float) -> dict[str, Any]:
+        """Start the agent and ``initialize`` only: its name, version, capabilities."""
+
+        async def body(conn: ClientSideConnection) -> dict[str, Any]:
+            init = await self._initialize(conn)
+            info = init.agent_info
+            caps = init.agent_capabilities
+            return {
+                "protocol_version": init.protocol_version,
+                "name": info.name if info else None,
+                "version": info.version if info else None,
+                "load_session": bool(caps and caps.load_session),
+            }
+
+        result: dict[str, Any] = await self._with_agent(body, timeout)
+        return result
+
+    async def _with_agent(self, body: Any, timeout: float) -> Any:
+        """Run ``body(conn)`` with the agent process started, bounded by ``timeout``."""
+        from acp import spawn_agent_process
+
+        if shutil.which(self.agent.command) is None:
+            raise AgentError(f"agent command '{self.agent.command}' not found on PATH")
+        env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
+        client = AcpClient(self)
+        try:
+            async with spawn_agent_process(
+                cast("Any", client),
+                self.agent.command,
+                *self.agent.args,
+                env=env,
+                cwd=self.cwd,
+                transport_kwargs={"limit": STDIO_LIMIT},
+            ) as (conn, _process):
+                self._conn = conn
+                return await asyncio.wait_for(body(conn), timeout)
+        except asyncio.TimeoutError:
+            raise AgentError(
+                f"agent '{self.name}' timed out after {timeout:g} s"
+            ) from None
+        except OSError as exc:
+            raise AgentError(f"cannot start agent '{self.name}': {exc}") from exc
+        finally:
+            self._conn = None
+            if client.terminals is not None:
+                client.terminals.close()
+
+    async def cancel(self) -> None:
+        """Ask the agent to stop the turn (``session/cancel``); idempotent."""
+        self.cancelled = True
+        if self._conn is not None and self.session_id is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.cancel(session_id=self.session_id)
+
+    async def _turn(
+        self, conn: ClientSideConnection, prompt: str, resume: str | None
+    ) -> AcpReply:
+        from acp import text_block
+
+        init = await self._initialize(conn)
+        can_load = bool(
+            init.agent_capabilities and init.agent_capabilities.load_session
+        )
+        self.session_id = await self._open_session(conn, resume if can_load else None)
+        if self.cancelled:
+            return AcpReply("", self.session_id, "cancelled")
+        self.collecting = True
+        try:
+            result = await _call(
+                self.name,
+                "session/prompt",
+                conn.prompt(session_id=self.session_id, prompt=[text_block(prompt)]),
+            )
+        finally:
+            self.collecting = False
+        if self.failure is not None:
+            raise self.failure
+        stop = "cancelled" if self.cancelled else str(result.stop_reason)
+        return AcpReply("".join(self._chunks), self.session_id, stop)
+
+    async def _initialize(self, conn: ClientSideConnection) -> Any:
+        from acp import PROTOCOL_VERSION
+        from acp.schema import ClientCapabilities
+        from acp.schema import FileSystemCapabilities
+        from acp.schema import Implementation
+
+        from agent_doc import __version__
+
+        caps = ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+            terminal=self.host.allow_terminals,
+        )
+        return await _call(
+            self.name,
+            "initialize",
+            conn.initialize(
+                protocol_version=PROTOCOL_VERSION,
+                client_capabilities=caps,
+                client_info=Implementation(name="agent-doc", version=__version__),
+            ),
+        )
+
+    async def _open_session(
+        self, conn: ClientSideConnection, resume: str | None
+    ) -> str:
+        cwd = str(self.cwd)
+        if resume:
+            try:
+                await conn.load_session(cwd=cwd, session_id=resume, mcp_servers=[])
+                return resume
+            except Exception as exc:  # the agent forgot it: start over
+                logger.warning(
+                    "agent '%s' cannot load session %s: %s", self.name, resume, exc
+                )
+        new = await _call(
+            self.name, "session/new", conn.new_session(cwd=cwd, mcp_servers=[])
+        )
+        return str(new.session_id)
+
+    @property
+    def text_so_far(self) -> str:
+        """The answer received until now (all chunks joined)."""
+        return "".join(self._chunks)
+
+    async def add_chunk(self, text: str) -> None:
+        """Record a streamed chunk of the answer and tell the host."""
+        if not self.collecting or not text:
+            return
+        self._chunks.append(text)
+        await self.host.on_text("".join(self._chunks))
+
+    def fail(self, error: AgentDocError) -> None:
+        """Stop the turn because of ``error`` (raised once the agent returns)."""
+        if self.failure is None:
+            self.failure = error
+        asyncio.get_running_loop().create_task(self.cancel())
+
+
+async def _call(name: str, method: str, call: Any) -> Any:
+    from acp import RequestError
+
+    try:
+        return await call
+    except RequestError as exc:
+        raise AgentError(f"agent '{name}' failed {method}: {exc}") from exc
+    except (ConnectionError, EOFError, asyncio.IncompleteReadError) as exc:
+        raise AgentError(f"agent '{name}' exited during {method}") from exc

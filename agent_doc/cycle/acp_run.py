@@ -1,0 +1,147 @@
+"""``run`` with an ACP agent, from the command line (the editor has its own host).
+
+The prompt is the one every backend sends (:mod:`agent_doc.cycle.turn`); the
+answer comes back as ``agent_message_chunk`` updates and is written once, at the
+end, through the one write path by :func:`agent_doc.cycle.run.run_cycle`.
+
+On the terminal the agent's tool calls and plan show on stderr, and its
+permission requests are asked there (stdin). Without a terminal on stdin the
+agent's ``permissions`` policy (``[agents.NAME] permissions = "allow"`` or
+``"reject"``) answers; with the default ``"ask"`` the run stops with a clear
+error instead of hanging. Ctrl-C cancels the turn (``session/cancel``): what
+the agent said so far is written, marked as interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_doc.cycle.acp_client import AcpReply
+from agent_doc.cycle.acp_client import AcpTurn
+from agent_doc.cycle.acp_requests import PermissionChoice
+from agent_doc.cycle.acp_requests import pick_by_policy
+from agent_doc.errors import AgentError
+
+if TYPE_CHECKING:
+    from agent_doc.cycle.turn import PreparedTurn
+    from agent_doc.store.config import AgentCommand
+    from agent_doc.write.server_link import ServerLink
+
+INTERRUPTED_NOTE = "*(interrupted)*"
+"""Appended to an answer whose turn was cancelled."""
+
+
+def final_answer(reply: AcpReply, name: str) -> str:
+    """The text to write for ``reply`` (marked when interrupted)."""
+    text = reply.text.rstrip()
+    if reply.interrupted:
+        return f"{text}\n\n{INTERRUPTED_NOTE}\n" if text else f"{INTERRUPTED_NOTE}\n"
+    if not text:
+        raise AgentError(
+            f"agent '{name}' returned an empty answer ({reply.stop_reason})"
+        )
+    return reply.text
+
+
+def within(path: Path, root: Path) -> Path:
+    """``path`` resolved, if it lies inside ``root`` (``ValueError`` otherwise)."""
+    resolved = path.resolve()
+    if resolved != root.resolve() and root.resolve() not in resolved.parents:
+        raise ValueError(f"{path} is outside the project {root}")
+    return resolved
+
+
+def say(line: str) -> None:
+    """Show one line to the person on stderr."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+class ConsoleHost:
+    """Answers an ACP agent for ``agent-doc run`` (stderr, stdin, files)."""
+
+    def __init__(
+        self, name: str, agent: AgentCommand, root: Path, link: ServerLink | None
+    ) -> None:
+        self.name = name
+        self.policy = agent.permissions
+        self.root = root
+        self.link = link
+        self.allow_terminals = True
+        """The person ran the agent themselves: their shell, their trust."""
+
+    async def on_text(self, text: str) -> None:
+        """Nothing: the answer is written once, at the end."""
+
+    async def on_activity(self, message: str) -> None:
+        """Show the agent's plan and tool calls on stderr."""
+        say(f"agent-doc: {self.name}: {message}")
+
+    async def ask_permission(
+        self, title: str, choices: list[PermissionChoice]
+    ) -> str | None:
+        """Ask on the terminal, or answer by the agent's ``permissions`` policy."""
+        if self.policy != "ask":
+            return pick_by_policy(self.policy, choices)
+        if not sys.stdin.isatty():
+            raise AgentError(
+                f"agent '{self.name}' asks permission ({title}) but stdin is not "
+                f'a terminal: set permissions = "allow" or "reject" in '
+                f"[agents.{self.name}]"
+            )
+        lines = [f"agent-doc: {self.name} asks permission: {title}"]
+        lines += [f"  {i}. {c.name}" for i, c in enumerate(choices, 1)]
+        lines.append("choose a number (empty: cancel): ")
+        say("\n".join(lines))  # stdout stays for data
+        answer = await asyncio.to_thread(sys.stdin.readline)
+        if answer.strip().isdigit() and 1 <= int(answer) <= len(choices):
+            return choices[int(answer) - 1].option_id
+        return None
+
+    async def read_file(self, path: Path) -> str:
+        """The live buffer when an editor has ``path`` open, else the file."""
+        resolved = within(path, self.root)
+        if self.link is not None:
+            handle = await asyncio.to_thread(self.link.find_owner, resolved)
+            if handle is not None:
+                return handle.text
+        return resolved.read_text(encoding="utf-8")
+
+    async def write_file(self, path: Path, content: str) -> None:
+        """Write ``path`` atomically (inside the project only)."""
+        from agent_doc.store.atomic import atomic_write_text
+
+        resolved = within(path, self.root)
+        resolved.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(resolved, content)
+
+
+def run_acp_from_console(
+    turn: PreparedTurn,
+    name: str,
+    agent: AgentCommand,
+    *,
+    link: ServerLink | None,
+    timeout: float,
+) -> tuple[str, str]:
+    """Run one ACP turn for ``agent-doc run``; return ``(answer, session_id)``."""
+    host = ConsoleHost(name, agent, turn.root, link)
+    acp_turn = AcpTurn(name, agent, host, turn.root)
+
+    async def main() -> AcpReply:
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(
+                signal.SIGINT, lambda: loop.create_task(acp_turn.cancel())
+            )
+        return await acp_turn.run(
+            turn.prompt, resume=turn.front.resume, timeout=timeout
+        )
+
+    reply = asyncio.run(main())
+    return final_answer(reply, name), reply.session_id

@@ -1,0 +1,33 @@
+"""Regular expressions compiled on first use instead of at import.
+
+A module-level ``re.compile`` runs on every start of every command that imports
+the module, whether or not the command matches anything with it (about 50 of
+them cost tens of milliseconds per process). :func:`lazy_compile` returns a
+stand-in that compiles on the first attribute access (``.search``,
+``.finditer``…) and then keeps the compiled pattern's methods, so later calls
+cost what a compiled pattern's do. Use it only for patterns accessed through
+their methods (never passed to ``re.sub``/``re.match`` as a pattern).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from typing import cast
+
+
+class _LazyPattern:
+    """Compiles ``re.compile(pattern, flags)`` when first used."""
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(re.compile(*self._source), name)
+        self.__dict__[name] = value  # later look-ups are plain attribute reads
+        return value
+
+
+def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, deferred until the pattern is first used."""
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))

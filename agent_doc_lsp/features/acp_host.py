@@ -1,0 +1,262 @@
+"""The editor's answers to an ACP agent: streaming, progress, questions, files.
+
+:class:`EditorHost` is the :class:`~agent_doc.cycle.acp_client.AcpHost` of
+``agentDoc.runAgent``:
+
+- **streaming**: the answer so far goes into the open buffer at most every
+  :data:`MIN_INTERVAL_S` (≤ 5 edits/s), each one verified, versioned, minimal
+  edit (:mod:`agent_doc.write.stream` plans it, :func:`apply_live` lands it);
+- **progress**: plan and tool-call updates are ``$/progress`` reports;
+- **permissions**: ``session/request_permission`` becomes
+  ``window/showMessageRequest`` with the agent's options as actions (a client
+  without message actions gets one ``Answer: <option>`` code lens per option,
+  as for tmux prompts); a dismissed question or a stopped turn answers
+  ``cancelled``;
+- **files**: ``fs/read_text_file`` of an open document returns the live buffer,
+  ``fs/write_text_file`` to one becomes a workspace edit; other files only
+  inside the workspace folders. Terminals only in a trusted workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from agent_doc.cycle.acp_requests import PermissionChoice
+from agent_doc.errors import AgentDocError
+from agent_doc.errors import ServerTimeout
+from agent_doc.write.live import plan_from_text
+from agent_doc.write.stream import StreamedAnswer
+from agent_doc_lsp.features import writes
+from agent_doc_lsp.features.agent_status import refresh_lenses
+from agent_doc_lsp.features.prompts import supports_actions
+from agent_doc_lsp.live_edit import apply_live
+from agent_doc_lsp.server import AgentDocLanguageServer
+
+logger = logging.getLogger(__name__)
+
+MIN_INTERVAL_S = 0.2
+"""Least time between two streamed edits of one buffer (≤ 5 edits/s)."""
+STALE_WAIT_S = 2.0
+"""After a refused streamed edit, wait this long at most for the next didChange."""
+
+
+@dataclass
+class Question:
+    """A permission question waiting for an ``Answer:`` lens."""
+
+    title: str
+    choices: list[PermissionChoice]
+    answer: asyncio.Future[str]
+
+
+class EditorHost:
+    """Answers one ACP turn from the editor (see the module docstring)."""
+
+    def __init__(
+        self,
+        ls: AgentDocLanguageServer,
+        uri: str,
+        stream: StreamedAnswer | None,
+        *,
+        title: str,
+        roots: list[Path],
+    ) -> None:
+        self.ls = ls
+        self.uri = uri
+        self.stream = stream
+        self.roots = [r.resolve() for r in roots]
+        self.allow_terminals = ls.options.trust_workspace
+        self.title = title
+        self.edits = 0
+        """Streamed edits that landed."""
+        self.cancelled = asyncio.Event()
+        self._latest = ""
+        self._dirty = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._changed = asyncio.Event()
+        self._flusher: asyncio.Task[None] | None = None
+        self._token: str | None = None
+        self.question: Question | None = None
+        """The permission question offered as lenses (clients without actions)."""
+
+    # -- lifecycle -----------------------------------------------------------
+
+    async def start(self) -> None:
+        """Begin ``$/progress`` and the streaming flusher."""
+        if get_capability(
+            self.ls.client_capabilities, "window.work_done_progress", False
+        ):
+            self._token = f"agent-doc-acp-{uuid.uuid4().hex[:8]}"
+            with contextlib.suppress(Exception):
+                await self.ls.work_done_progress.create_async(self._token)
+                self.ls.work_done_progress.begin(
+                    self._token, types.WorkDoneProgressBegin(title=self.title)
+                )
+        if self.stream is not None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_loop())
+
+    async def stop(self, message: str) -> None:
+        """Stop streaming (the in-flight edit finishes) and end the progress."""
+        self._stopping.set()
+        self._dirty.set()
+        if self._flusher is not None:
+            await self._flusher
+        if self._token is not None:
+            self.ls.work_done_progress.end(
+                self._token, types.WorkDoneProgressEnd(message=message)
+            )
+
+    def buffer_changed(self) -> None:
+        """The editor sent a ``didChange`` for the document."""
+        self._changed.set()
+
+    # -- AcpHost -------------------------------------------------------------
+
+    async def on_text(self, text: str) -> None:
+        """Remember the answer so far; the flusher shows it."""
+        self._latest = text
+        self._dirty.set()
+
+    async def on_activity(self, message: str) -> None:
+        """Report the agent's plan or tool call as ``$/progress``."""
+        logger.info("%s: %s", self.title, message)
+        if self._token is not None:
+            self.ls.work_done_progress.report(
+                self._token, types.WorkDoneProgressReport(message=message)
+            )
+
+    async def ask_permission(
+        self, title: str, choices: list[PermissionChoice]
+    ) -> str | None:
+        """Ask with ``window/showMessageRequest`` (else ``Answer:`` lenses).
+
+        ``None`` when dismissed or when the turn is stopped first.
+        """
+        if self.cancelled.is_set():
+            return None
+        if not supports_actions(self.ls):
+            return await self._ask_with_lenses(title, choices)
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"{self.title} asks permission: {title}",
+            actions=[types.MessageActionItem(title=c.name) for c in choices],
+        )
+        request = asyncio.ensure_future(
+            self.ls.window_show_message_request_async(params)
+        )
+        picked = await self._until_cancelled(request)
+        return next(
+            (c.option_id for c in choices if picked and c.name == picked.title), None
+        )
+
+    async def _ask_with_lenses(
+        self, title: str, choices: list[PermissionChoice]
+    ) -> str | None:
+        """Offer the options as ``Answer:`` code lenses until one is run."""
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.question = Question(title, choices, answer)
+        refresh_lenses(self.ls)
+        try:
+            result: str | None = await self._until_cancelled(answer)
+            return result
+        finally:
+            self.question = None
+            refresh_lenses(self.ls)
+
+    async def _until_cancelled(self, future: asyncio.Future[Any]) -> Any:
+        """The result of ``future``, or ``None`` once the turn is stopped."""
+        cancelled = asyncio.ensure_future(self.cancelled.wait())
+        await asyncio.wait({future, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        cancelled.cancel()
+        if not future.done() or future.exception() is not None:
+            future.cancel()
+            return None
+        return future.result()
+
+    async def read_file(self, path: Path) -> str:
+        """The live buffer of an open document, else the file (workspace only)."""
+        buffer = self.ls.buffers.by_path(path)
+        if buffer is not None:
+            return buffer.text
+        return self._inside(path).read_text(encoding="utf-8")
+
+    async def write_file(self, path: Path, content: str) -> None:
+        """Open document: a workspace edit; else an atomic write (workspace only)."""
+        from agent_doc.store.atomic import atomic_write_text
+
+        buffer = self.ls.buffers.by_path(path)
+        if buffer is not None:
+            tracker = writes.state_of(self.ls).tracker
+            await apply_live(
+                self.ls,
+                tracker,
+                buffer.uri,
+                lambda live: plan_from_text(live, content, content),
+                label="agent file write",
+            )
+            return
+        target = self._inside(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(target, content)
+
+    def _inside(self, path: Path) -> Path:
+        resolved = path.resolve()
+        if not any(resolved == r or r in resolved.parents for r in self.roots):
+            raise ValueError(f"{path} is outside the workspace")
+        return resolved
+
+    # -- streaming -----------------------------------------------------------
+
+    async def push(self, answer: str, *, final: bool = False) -> str:
+        """Bring the buffer to ``answer`` (one verified edit); return content_ours."""
+        stream = self.stream
+        assert stream is not None
+        target = stream.target(answer, final=final)
+        if target != stream.shown:
+            await apply_live(
+                self.ls,
+                writes.state_of(self.ls).tracker,
+                self.uri,
+                lambda live: stream.plan(live, target),
+                label="agent-doc stream",
+            )
+            stream.landed(target)
+            self.edits += 1
+        return target
+
+    async def _flush_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._dirty.wait()
+            self._dirty.clear()
+            if self._stopping.is_set():
+                return
+            started = loop.time()
+            self._changed.clear()
+            try:
+                await self.push(self._latest)
+            except (AgentDocError, ServerTimeout) as exc:
+                # The editor holds a version we have not seen (eglot sends
+                # didChange only when idle): wait for it instead of retrying.
+                logger.info("%s: streamed edit deferred: %s", self.title, exc)
+                await self._quiet(self._changed, STALE_WAIT_S)
+            pause = MIN_INTERVAL_S - (loop.time() - started)
+            if pause > 0:
+                await self._quiet(self._stopping, pause)
+
+    async def _quiet(self, event: asyncio.Event, seconds: float) -> None:
+        """Wait until ``event`` is set, the turn stops, or ``seconds`` pass."""
+        waits = {asyncio.ensure_future(event.wait())}
+        waits.add(asyncio.ensure_future(self._stopping.wait()))
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        for task in waits:
+            task.cancel()

@@ -1,0 +1,347 @@
+"""``agentDoc.runAgent`` and ``agentDoc.stopAgent``: an ACP agent answers in the buffer.
+
+``agentDoc.runAgent {uri}`` sends the document's changes (the prompt every
+backend sends) to the document's agent when it is configured with
+``transport = "acp"``. With the document open the answer streams into the
+buffer below the person's prompt (:mod:`agent_doc_lsp.features.acp_host`); when
+the turn ends the answer is final, ``resume`` is set to the ACP session id (a
+second small edit, in the frontmatter) and the snapshot is the answer's
+``content_ours``. Without an open buffer the file is written once, at the end,
+through the one write path.
+
+``agentDoc.stopAgent {uri}`` (and the ``Stop agent`` lens shown while an agent
+answers) sends ``session/cancel``: what streamed stays, marked interrupted.
+``agentDoc.answerAgent {uri, option}`` answers a permission question offered
+as ``Answer:`` lenses (clients without ``window/showMessageRequest`` actions).
+
+(``agentDoc.run`` is the VS Code extension's own command id, bound to
+``agentDoc.route``; a server command of that name would collide with it.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+import attrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from agent_doc.cycle.acp_client import AcpReply
+from agent_doc.cycle.acp_client import AcpTurn
+from agent_doc.cycle.turn import PreparedTurn
+from agent_doc.errors import AgentDocError
+from agent_doc.errors import AgentError
+from agent_doc.errors import ServerTimeout
+from agent_doc.store.config import AgentCommand
+from agent_doc_lsp.features.acp_host import EditorHost
+from agent_doc_lsp.features.agent_status import add_lens_provider
+from agent_doc_lsp.features.agent_status import refresh_lenses
+from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
+from agent_doc_lsp.features.commands import path_of
+from agent_doc_lsp.features.local_link import LocalLink
+from agent_doc_lsp.server import AgentDocLanguageServer
+
+logger = logging.getLogger(__name__)
+
+RUN_AGENT = "agentDoc.runAgent"
+STOP_AGENT = "agentDoc.stopAgent"
+ANSWER_AGENT = "agentDoc.answerAgent"
+FINAL_ATTEMPTS = 3
+"""Times the final answer is sent (each one up to ``writeTimeoutMs``)."""
+
+
+@attrs.define
+class AgentArgs:
+    """``agentDoc.runAgent`` / ``agentDoc.stopAgent``: the session document."""
+
+    uri: str
+    """The session document."""
+
+
+@attrs.define
+class AnswerArgs:
+    """``agentDoc.answerAgent``: pick an option of the agent's permission question."""
+
+    uri: str
+    """The session document whose agent asks."""
+    option: str
+    """The ``optionId`` of the chosen option."""
+
+
+@dataclass
+class Running:
+    """One turn in progress."""
+
+    turn: AcpTurn
+    host: EditorHost
+
+
+@dataclass
+class AcpState:
+    """Per-server state of this feature."""
+
+    running: dict[str, Running] = field(default_factory=dict)
+    """URI → the turn answering it."""
+
+
+_STATE: weakref.WeakKeyDictionary[AgentDocLanguageServer, AcpState] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def state_of(ls: AgentDocLanguageServer) -> AcpState:
+    """Return this feature's state for ``ls``."""
+    return _STATE.setdefault(ls, AcpState())
+
+
+def _acp_agent(turn: PreparedTurn) -> tuple[str, AgentCommand]:
+    """The document's agent, which must speak ACP."""
+    from agent_doc.cycle.agents import resolve_agent_name
+    from agent_doc.store.config import load_global_config
+
+    config = load_global_config()
+    name = resolve_agent_name(None, turn.front.agent, config)
+    agent = config.agents.get(name)
+    if agent is None or agent.transport != "acp":
+        raise AgentError(
+            f"agent '{name}' is not an ACP agent: set transport = \"acp\" in "
+            f"[agents.{name}] (tmux agents are driven by agentDoc.route)"
+        )
+    return name, agent
+
+
+async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
+    """Run one ACP turn on ``uri`` (see the module docstring)."""
+    from agent_doc.cycle.turn import prepare_turn
+    from agent_doc.write.pipeline import normalize_text
+    from agent_doc.write.stream import StreamedAnswer
+
+    path = path_of(uri)
+    state = state_of(ls)
+    if uri in state.running:
+        raise AgentError("an agent is already answering this document")
+    link = LocalLink(ls, asyncio.get_running_loop())
+    turn = await asyncio.to_thread(prepare_turn, path, link)
+    if turn is None:
+        return {"noChanges": True}
+    name, agent = await asyncio.to_thread(_acp_agent, turn)
+    buffer = ls.buffers.by_path(path)
+    stream = None
+    if buffer is not None:
+        configs, _ = ls.configs_for(buffer.uri)
+        stream = StreamedAnswer(normalize_text(turn.text), configs)
+    roots = ls.roots() or [turn.root]
+    host = EditorHost(
+        ls, buffer.uri if buffer else uri, stream, title=name, roots=roots
+    )
+    acp_turn = AcpTurn(name, agent, host, turn.root)
+    state.running[uri] = Running(acp_turn, host)
+    refresh_lenses(ls)
+    try:
+        return await _answer(ls, link, turn, acp_turn, host)
+    finally:
+        state.running.pop(uri, None)
+        refresh_lenses(ls)
+
+
+async def _answer(
+    ls: AgentDocLanguageServer,
+    link: LocalLink,
+    turn: PreparedTurn,
+    acp_turn: AcpTurn,
+    host: EditorHost,
+) -> dict[str, Any]:
+    from agent_doc.cycle.acp_run import final_answer
+    from agent_doc.cycle.agents import DEFAULT_TIMEOUT_S
+
+    await host.start()
+    reply: AcpReply | None = None
+    failure: AgentDocError | None = None
+    try:
+        reply = await acp_turn.run(
+            turn.prompt, resume=turn.front.resume, timeout=DEFAULT_TIMEOUT_S
+        )
+    except AgentDocError as exc:
+        # The agent died or timed out: keep what it already said, marked.
+        if not acp_turn.text_so_far.strip() or acp_turn.session_id is None:
+            raise
+        failure = exc
+        reply = AcpReply(acp_turn.text_so_far, acp_turn.session_id, "cancelled")
+    finally:
+        stopped = "interrupted" if reply is None or reply.interrupted else "done"
+        await host.stop(stopped)
+    answer = final_answer(reply, acp_turn.name)
+    target = "disk"
+    if host.stream is not None and ls.buffers.by_path(turn.path) is not None:
+        await _finish_in_buffer(turn.path, host, answer, reply.session_id)
+        target = "server"
+    elif host.stream is not None:  # the person closed the buffer mid-stream
+        await asyncio.to_thread(_closed_mid_stream, turn.path, host, answer, reply)
+    else:
+        await asyncio.to_thread(_write_at_end, link, turn, answer, reply.session_id)
+    if failure is not None:
+        raise failure
+    return {
+        "agent": acp_turn.name,
+        "sessionId": reply.session_id,
+        "stopReason": reply.stop_reason,
+        "interrupted": reply.interrupted,
+        "target": target,
+        "edits": host.edits,
+    }
+
+
+async def _finish_in_buffer(
+    path: Path, host: EditorHost, answer: str, session_id: str
+) -> None:
+    """The whole answer, then ``resume`` in the frontmatter; snapshot saved."""
+    from agent_doc.write.stream import begin_final
+    from agent_doc.write.stream import finish_stream
+    from agent_doc.write.stream import with_resume_field
+
+    stream = host.stream
+    assert stream is not None
+    final = stream.target(answer, final=True)
+    ours = with_resume_field(final, session_id)
+    await asyncio.to_thread(begin_final, path, answer, ours)
+    for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
+        try:
+            await host.push(answer, final=True)
+            break
+        except ServerTimeout:
+            if attempt == FINAL_ATTEMPTS:
+                raise
+    if ours != final:
+        await _merge_into_buffer(host, final, ours)
+    await asyncio.to_thread(finish_stream, path, ours)
+
+
+async def _merge_into_buffer(host: EditorHost, base: str, target: str) -> None:
+    from agent_doc.write.live import plan_merge
+    from agent_doc_lsp.features import writes
+    from agent_doc_lsp.live_edit import apply_live
+
+    await apply_live(
+        host.ls,
+        writes.state_of(host.ls).tracker,
+        host.uri,
+        lambda live: plan_merge(base, target, live),
+        label="agent-doc resume",
+    )
+
+
+def _closed_mid_stream(
+    path: Path, host: EditorHost, answer: str, reply: AcpReply
+) -> None:
+    from agent_doc.write.stream import begin_final
+    from agent_doc.write.stream import finish_on_disk
+    from agent_doc.write.stream import with_resume_field
+
+    stream = host.stream
+    assert stream is not None
+    ours = with_resume_field(stream.target(answer, final=True), reply.session_id)
+    begin_final(path, answer, ours)
+    finish_on_disk(path, stream, ours)
+
+
+def _write_at_end(link: LocalLink, turn: PreparedTurn, answer: str, sid: str) -> None:
+    """No open buffer: one write through the write path (disk)."""
+    from agent_doc.automation.lifecycle import post_write
+    from agent_doc.cycle.turn import with_resume
+    from agent_doc.write.pipeline import WriteRequest
+    from agent_doc.write.pipeline import write_response
+
+    response = with_resume(answer, sid, turn.front)
+    request = WriteRequest(turn.path, response, baseline=turn.text, origin="acp")
+    write_response(request, link, on_written=post_write)
+
+
+async def stop_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
+    """Cancel the turn answering ``uri`` (``session/cancel``)."""
+    running = state_of(ls).running.get(uri)
+    if running is None:
+        raise AgentError("no agent is answering this document")
+    running.host.cancelled.set()
+    await running.turn.cancel()
+    return {"stopping": True}
+
+
+def _changed(ls: AgentDocLanguageServer, uri: str) -> None:
+    for running in state_of(ls).running.values():
+        if running.host.uri == uri:
+            running.host.buffer_changed()
+
+
+def answer_agent(ls: AgentDocLanguageServer, uri: str, option: str) -> dict[str, Any]:
+    """Answer the permission question offered as lenses on ``uri``."""
+    running = state_of(ls).running.get(uri)
+    question = running.host.question if running else None
+    if question is None or question.answer.done():
+        raise AgentError("no agent question is waiting on this document")
+    names = {c.option_id: c.name for c in question.choices}
+    if option not in names:
+        raise AgentError(f"the agent offered no option {option!r}")
+    question.answer.set_result(option)
+    return {"uri": uri, "option": option, "label": names[option]}
+
+
+def stop_lens(
+    ls: AgentDocLanguageServer, params: types.CodeLensParams
+) -> list[types.CodeLens]:
+    """``Stop agent`` while an ACP agent answers; ``Answer:`` lenses for questions."""
+    uri = params.text_document.uri
+    running = state_of(ls).running.get(uri)
+    if running is None or not ls.options.code_lens:
+        return []
+    start = types.Position(line=0, character=0)
+    where = types.Range(start=start, end=start)
+    lenses = [_lens(where, "Stop agent", STOP_AGENT, {"uri": uri})]
+    question = running.host.question
+    for choice in question.choices if question else []:
+        args = {"uri": uri, "option": choice.option_id}
+        lenses.append(_lens(where, f"Answer: {choice.name}", ANSWER_AGENT, args))
+    return lenses
+
+
+def _lens(
+    where: types.Range, title: str, command: str, args: dict[str, str]
+) -> types.CodeLens:
+    return types.CodeLens(
+        range=where,
+        command=types.Command(title=title, command=command, arguments=[args]),
+    )
+
+
+async def _guarded(call: Any) -> Any:
+    try:
+        return await call
+    except AgentDocError as exc:
+        logger.warning("command failed: %s", exc)
+        raise JsonRpcException(message=str(exc), code=AGENT_DOC_ERROR) from exc
+
+
+def register(server: AgentDocLanguageServer) -> None:
+    """Register ``agentDoc.runAgent``, ``agentDoc.stopAgent`` and the stop lens."""
+    add_lens_provider(server, stop_lens)
+    server.hooks.did_change.append(_changed)
+
+    @server.command(RUN_AGENT)
+    async def run_agent_(ls: AgentDocLanguageServer, args: AgentArgs) -> Any:
+        return await _guarded(run_agent(ls, args.uri))
+
+    @server.command(STOP_AGENT)
+    async def stop_agent_(ls: AgentDocLanguageServer, args: AgentArgs) -> Any:
+        return await _guarded(stop_agent(ls, args.uri))
+
+    @server.command(ANSWER_AGENT)
+    async def answer_agent_(ls: AgentDocLanguageServer, args: AnswerArgs) -> Any:
+        async def answer() -> dict[str, Any]:
+            return answer_agent(ls, args.uri, args.option)
+
+        return await _guarded(answer())

@@ -1,0 +1,122 @@
+/**
+ * The agent's workspace edits, applied so that a typing person never notices.
+ *
+ * vscode-languageclient 9 has no middleware for `workspace/applyEdit`, so the
+ * extension replaces the client's request handler (and re-installs it after
+ * every restart). Compared with the default handler:
+ *   - an edit pinned to a version the document has left is rejected
+ *     (`applied: false`), and the server re-plans on the newer text;
+ *   - the edits go through `TextEditor.edit` with undo stops before and after,
+ *     so one Undo removes exactly the agent's write;
+ *   - every visible editor's selections are restored, mapped through the
+ *     edits so that text inserted exactly at a cursor goes after it (VS Code
+ *     would move the cursor to the end of the inserted answer).
+ */
+import * as vscode from "vscode";
+import {
+  ApplyWorkspaceEditParams,
+  ApplyWorkspaceEditRequest,
+  ApplyWorkspaceEditResult,
+  LanguageClient,
+  TextDocumentEdit,
+  TextEdit,
+} from "vscode-languageclient/node";
+
+import { OffsetEdit, mapOffset } from "./logic";
+
+interface DocumentEdits {
+  uri: vscode.Uri;
+  version: number | null | undefined;
+  edits: TextEdit[];
+}
+
+function documentEdits(client: LanguageClient, params: ApplyWorkspaceEditParams): DocumentEdits[] | string {
+  const p2c = client.protocol2CodeConverter;
+  const out: DocumentEdits[] = [];
+  for (const change of params.edit.documentChanges ?? []) {
+    if (!TextDocumentEdit.is(change)) {
+      return "agent-doc: resource operations are not supported";
+    }
+    const edits = change.edits.filter((e): e is TextEdit => !("snippet" in e));
+    out.push({ uri: p2c.asUri(change.textDocument.uri), version: change.textDocument.version, edits });
+  }
+  for (const [uri, edits] of Object.entries(params.edit.changes ?? {})) {
+    out.push({ uri: p2c.asUri(uri), version: undefined, edits });
+  }
+  return out;
+}
+
+function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+}
+
+async function applyToDocument(client: LanguageClient, item: DocumentEdits): Promise<boolean> {
+  const document = openDocument(item.uri);
+  if (!document) {
+    return false;
+  }
+  const replacements = item.edits.map((e) => ({ range: client.protocol2CodeConverter.asRange(e.range), text: e.newText }));
+  const offsets: OffsetEdit[] = replacements.map((r) => ({
+    start: document.offsetAt(r.range.start),
+    end: document.offsetAt(r.range.end),
+    text: r.text,
+  }));
+  const editors = vscode.window.visibleTextEditors.filter((e) => e.document === document);
+  const saved = editors.map((e) =>
+    e.selections.map((s) => [document.offsetAt(s.anchor), document.offsetAt(s.active)] as const),
+  );
+  let applied: boolean;
+  if (editors.length > 0) {
+    applied = await editors[0].edit(
+      (builder) => replacements.forEach((r) => builder.replace(r.range, r.text)),
+      { undoStopBefore: true, undoStopAfter: true },
+    );
+  } else {
+    const edit = new vscode.WorkspaceEdit();
+    replacements.forEach((r) => edit.replace(document.uri, r.range, r.text));
+    applied = await vscode.workspace.applyEdit(edit);
+  }
+  if (applied) {
+    editors.forEach((editor, i) => {
+      editor.selections = saved[i].map(
+        ([anchor, active]) =>
+          new vscode.Selection(
+            document.positionAt(mapOffset(anchor, offsets)),
+            document.positionAt(mapOffset(active, offsets)),
+          ),
+      );
+    });
+  }
+  return applied;
+}
+
+/** Handle one `workspace/applyEdit` from the agent-doc server. */
+export async function applyAgentEdit(
+  client: LanguageClient,
+  params: ApplyWorkspaceEditParams,
+): Promise<ApplyWorkspaceEditResult> {
+  const items = documentEdits(client, params);
+  if (typeof items === "string") {
+    return { applied: false, failureReason: items };
+  }
+  for (const item of items) {
+    const document = openDocument(item.uri);
+    if (!document) {
+      return { applied: false, failureReason: `${item.uri.toString()} is not open` };
+    }
+    if (item.version !== undefined && item.version !== null && document.version !== item.version) {
+      return { applied: false, failureReason: `document is at version ${document.version}, the edit is for ${item.version}` };
+    }
+  }
+  for (const item of items) {
+    if (!(await applyToDocument(client, item))) {
+      return { applied: false, failureReason: "the document changed while the edit was applied" };
+    }
+  }
+  return { applied: true };
+}
+
+/** Install the handler now (the client must be running). */
+export function installAgentEditHandler(client: LanguageClient): vscode.Disposable {
+  return client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
+}

@@ -1,0 +1,196 @@
+"""A real editor: an ACP agent's answer streams into headless Neovim while a person types.
+
+Neovim 0.11 runs ``agent-doc-lsp`` through a minimal ``vim.lsp.start``; the
+person asks ``agentDoc.runAgent`` from Neovim (``workspace/executeCommand``) and
+keeps typing in insert mode, key by key, below the exchange while the stand-in
+ACP agent (``tests/data/acp_agent.py``) streams its answer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent_doc.store.config import global_config_path
+from tests.editors.harness import Nvim
+from tests.editors.harness import find_nvim
+from tests.editors.harness import lua_string
+from tests.editors.harness import wait_for
+
+pytestmark = pytest.mark.editor
+
+AGENT = Path(__file__).parent.parent / "data" / "acp_agent.py"
+DOC = """---
+agent_doc_session: 11111111-2222-3333-4444-555555555555
+agent_doc_format: template
+agent: standin
+---
+# Plan
+
+<!-- agent:exchange patch=append -->
+## User
+
+What is 2 + 2?
+<!-- /agent:exchange -->
+
+Notes:
+"""
+REPLY = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(60)) + "\n\nIt is 4."
+INIT = """
+vim.api.nvim_create_autocmd("FileType", {{
+  pattern = "markdown",
+  callback = function(ev)
+    vim.lsp.start({{
+      name = "agent-doc",
+      cmd = {{ {python}, "-m", "agent_doc_lsp" }},
+      root_dir = {root},
+      flags = {{ debounce_text_changes = 150 }},
+    }}, {{ bufnr = ev.buf }})
+  end,
+}})
+"""
+RUN = """
+local client = vim.lsp.get_clients({ bufnr = 0 })[1]
+client:request("workspace/executeCommand", {
+  command = "agentDoc.runAgent",
+  arguments = { { uri = vim.uri_from_bufnr(0) } },
+}, function(err, result)
+  vim.g.acp_result = vim.json.encode({ err = err and err.message, result = result })
+end, 0)
+return true
+"""
+
+
+@pytest.fixture
+def nvim(tmp_path: Path, project: Path):
+    binary = find_nvim()
+    if binary is None:
+        pytest.skip("nvim is not installed")
+    settings = tmp_path / "agent-settings.json"
+    settings.write_text(
+        json.dumps(
+            {
+                "ACP_AGENT_REPLY": REPLY,
+                "ACP_AGENT_CHUNK": "4",
+                "ACP_AGENT_DELAY": "0.05",
+            }
+        )
+    )
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.standin]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{AGENT}", "{settings}"]\n'
+        'transport = "acp"\n'
+    )
+    init = tmp_path / "init.lua"
+    init.write_text(
+        INIT.format(python=lua_string(sys.executable), root=lua_string(str(project)))
+    )
+    address = tmp_path / "nvim.sock"
+    editor = Nvim(binary, address, project, tmp_path / "nvim.log")
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    args = [binary, "--clean", "--headless", "--listen", str(address),
+            "--cmd", f"luafile {init}", str(doc)]  # fmt: skip
+    try:
+        with editor.log.open("wb") as log:
+            editor.proc = subprocess.Popen(
+                args, cwd=project, stdin=subprocess.DEVNULL, stdout=log, stderr=log
+            )
+        wait_for(address.exists, 10, "nvim --listen socket")
+    except (OSError, AssertionError) as exc:
+        pytest.skip(f"nvim cannot start: {exc}")
+    yield editor
+    editor.stop()
+
+
+def buffer_text(nvim: Nvim) -> str:
+    return nvim.lua(
+        'return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\\n")'
+    )
+
+
+def test_answer_streams_into_neovim_while_the_person_types(nvim: Nvim, project: Path):
+    servers = project / ".agent-doc" / "servers"
+    wait_for(lambda: servers.is_dir() and any(servers.glob("*.json")), 30, "server")
+    attached = "return #vim.lsp.get_clients({ bufnr = 0 })"
+    wait_for(lambda: nvim.lua(attached) == 1, 10, "LSP client attached")
+    # the person opens a line below "Notes:" and starts typing there
+    nvim.lua("vim.api.nvim_input('Go') return true")
+    nvim.lua(RUN)
+    wait_for(lambda: "### Re: sum" in buffer_text(nvim), 60, "first streamed chunk")
+    typed = "my own note, typed key by key"
+    seen_growing = set()
+    for ch in typed:
+        nvim.lua(f"vim.api.nvim_input({lua_string(ch)}) return true")
+        text = buffer_text(nvim)
+        seen_growing.add(text.count("word"))
+        time.sleep(0.03)
+    wait_for(lambda: nvim.lua("return vim.g.acp_result ~= nil"), 60, "runAgent result")
+    outcome = json.loads(nvim.lua("return vim.g.acp_result"))
+    assert outcome.get("err") is None, outcome
+    result = outcome["result"]
+    text = buffer_text(nvim)
+    mode = nvim.lua("return vim.api.nvim_get_mode().mode")
+    cursor = nvim.lua("return vim.api.nvim_win_get_cursor(0)")
+    current = nvim.lua("return vim.api.nvim_get_current_line()")
+
+    assert result["target"] == "server"
+    assert result["edits"] >= 2
+    assert len(seen_growing) >= 2  # the person saw the answer grow while typing
+    assert text.endswith("Notes:\n" + typed)  # 0 characters lost, in order
+    assert text.count(REPLY) == 1
+    assert text.index("What is 2 + 2?") < text.index("### Re: sum")
+    assert text.index("It is 4.") < text.index("<!-- /agent:exchange -->")
+    assert f"resume: {result['sessionId']}" in text
+    assert mode == "i"  # still typing: the edits never left insert mode
+    assert current == typed  # the cursor stayed on the person's line
+    assert cursor[1] == len(typed)
+    assert (project / "plan.md").read_text() == DOC
+
+
+def test_ask_command_and_permission_question_in_neovim(tmp_path: Path, project: Path):
+    """The plugin's :AgentDocAsk, and the agent's question answered in Neovim's prompt."""
+    binary = find_nvim()
+    if binary is None:
+        pytest.skip("nvim is not installed")
+    settings = tmp_path / "agent-settings.json"
+    settings.write_text(json.dumps({"ACP_AGENT_ASK": "1", "ACP_AGENT_REPLY": "Done."}))
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.standin]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{AGENT}", "{settings}"]\n'
+        'transport = "acp"\n'
+    )
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    nvim = Nvim(binary, tmp_path / "nvim.sock", project, tmp_path / "nvim.log")
+    cmd = json.dumps(json.dumps([sys.executable, "-m", "agent_doc_lsp"]))
+    try:
+        nvim.start(
+            f"require('agent_doc').setup({{cmd = vim.json.decode({cmd}), keymaps = false, auto_sync = false}})",
+            [doc],
+        )
+        ready = "local c = vim.lsp.get_clients({name='agent_doc', bufnr=0})[1] return c ~= nil and c.initialized == true"
+        wait_for(lambda: nvim.lua(ready), 30, "agent-doc-lsp attached")
+        nvim.command("AgentDocAsk")
+        # Neovim shows the question as a numbered list and waits for the person
+        asking = "local m = vim.api.nvim_get_mode() return m.blocking or m.mode ~= 'n'"
+        wait_for(lambda: nvim.lua(asking), 60, "the question")
+        nvim.lua("vim.api.nvim_input('1<CR>') return true")  # "Allow once"
+        wait_for(lambda: "Done." in buffer_text(nvim), 60, "the answer")
+        text = buffer_text(nvim)
+        assert "permission: allow" in text
+        assert text.index("What is 2 + 2?") < text.index("Done.")
+        assert doc.read_text() == DOC
+    finally:
+        nvim.stop()

@@ -1,0 +1,121 @@
+""" "Will be sent": Hint diagnostics and the Submit lens count, through the server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from agent_doc.store.state import StateStore
+from tests.lsp.editor_client import Editor
+from tests.lsp.editor_client import range_to_str
+
+SNAPSHOT = """---
+agent_doc_session: 11111111-2222-4333-8444-555555555555
+---
+<!-- agent:exchange patch=append -->
+## User
+
+first question
+
+### Re: first question
+
+an answer
+<!-- /agent:exchange -->
+"""
+
+
+def _project(editor: Editor, tmp_path: Path) -> tuple[str, Path]:
+    root = tmp_path / "ws"
+    (root / ".agent-doc").mkdir(parents=True, exist_ok=True)
+    doc = root / "plan.md"
+    doc.write_text(SNAPSHOT)
+    StateStore.for_document(doc).save_snapshot(doc, SNAPSHOT)
+    return doc.as_uri(), doc
+
+
+def _hints(diags: list[types.Diagnostic], code: str) -> list[types.Diagnostic]:
+    return [d for d in diags if d.code == code]
+
+
+async def _submit_title(editor: Editor, uri: str) -> str:
+    lenses = await editor.client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    (submit,) = [
+        lens.command.title
+        for lens in lenses or []
+        if lens.command and lens.command.command == "agentDoc.route"
+    ]
+    return submit
+
+
+async def test_typed_lines_are_marked_as_unsent_hints(editor: Editor, tmp_path: Path):
+    uri, _doc = _project(editor, tmp_path)
+    editor.open(uri, SNAPSHOT)
+    assert _hints(await editor.diagnostics(uri, version=1), "unsent") == []
+    assert await _submit_title(editor, uri) == "Submit · nothing new"
+    editor.type(uri, 10, 0, "a follow-up\nand more\n")  # before the close marker
+    diags = await editor.diagnostics(uri)
+    (hint,) = _hints(diags, "unsent")
+    assert hint.severity == types.DiagnosticSeverity.Hint
+    assert hint.source == "agent-doc"
+    assert hint.message == "will be sent"
+    assert range_to_str(hint.range) == "10:0-11:8"
+    assert await _submit_title(editor, uri) == "Submit · 1 change (+2 −0 lines)"
+
+
+async def test_comments_are_private_and_not_counted(editor: Editor, tmp_path: Path):
+    uri, _doc = _project(editor, tmp_path)
+    editor.open(uri, SNAPSHOT)
+    await editor.diagnostics(uri, version=1)
+    editor.type(uri, 10, 0, "<!-- note to self -->\n")
+    diags = await editor.diagnostics(uri)
+    assert _hints(diags, "unsent") == []
+    (private,) = _hints(diags, "private")
+    assert private.message == "private, not sent"
+    assert private.severity == types.DiagnosticSeverity.Hint
+    assert range_to_str(private.range) == "10:0-10:21"
+    assert await _submit_title(editor, uri) == "Submit · nothing new"
+
+
+async def test_removed_and_changed_lines_count_both_ways(
+    editor: Editor, tmp_path: Path
+):
+    uri, _doc = _project(editor, tmp_path)
+    editor.open(uri, SNAPSHOT)
+    await editor.diagnostics(uri, version=1)
+    editor.replace(
+        uri,
+        types.Range(
+            start=types.Position(line=6, character=0),
+            end=types.Position(line=7, character=0),
+        ),
+        "",
+    )  # the person deletes "first question" …
+    editor.type(uri, 9, 0, "so: ")  # … and edits "an answer" (now line 9)
+    diags = await editor.diagnostics(uri)
+    removal, change = _hints(diags, "unsent")
+    assert removal.message == "will be sent: 1 line removed here"
+    assert range_to_str(removal.range) == "6:0-6:0"  # the blank line after it
+    assert range_to_str(change.range) == "9:0-9:13"
+    title = await _submit_title(editor, uri)
+    assert title == "Submit · 2 changes (+1 −2 lines)"
+
+
+async def test_a_new_snapshot_clears_the_marks(editor: Editor, tmp_path: Path):
+    uri, doc = _project(editor, tmp_path)
+    editor.open(uri, SNAPSHOT)
+    await editor.diagnostics(uri, version=1)
+    editor.type(uri, 10, 0, "sent soon\n")
+    assert _hints(await editor.diagnostics(uri), "unsent")
+    StateStore.for_document(doc).save_snapshot(doc, editor.text(uri))
+    editor.type(uri, 0, 0, "")  # any change re-runs the diagnostics
+    await editor.wait_for(
+        lambda: (
+            editor.published[-1].version == editor.version(uri)
+            and not _hints(list(editor.published[-1].diagnostics), "unsent")
+        ),
+        what="marks cleared after the snapshot moved",
+    )
+    assert await _submit_title(editor, uri) == "Submit · nothing new"

@@ -1,0 +1,69 @@
+"""``dedup_exchange_adjacent_lines`` walks only the response, with the same result.
+
+The oracle is the implementation before issue 17, which walked every line of
+the exchange.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agent_doc.document.apply import _find
+from agent_doc.document.apply import dedup_exchange_adjacent_lines
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import code_ranges
+from agent_doc.document.components import replace_content
+from agent_doc.errors import AgentDocError
+
+
+def walk_every_line(doc: str, *, protected_lines: int = 0) -> str:
+    exchange = _find(doc, "exchange")
+    if exchange is None:
+        return doc
+    code = CodeRanges(code_ranges(doc))
+    kept: list[str] = []
+    previous: str | None = None
+    offset = exchange.open_end
+    for index, line in enumerate(exchange.content(doc).splitlines(keepends=True)):
+        start, offset = offset, offset + len(line)
+        bare = line.rstrip("\n").rstrip()
+        if code.contains(start):
+            previous = None
+        elif bare:
+            if bare == previous and index >= protected_lines:
+                continue
+            previous = bare
+        kept.append(line)
+    return replace_content(doc, exchange, "".join(kept))
+
+
+LINE = st.sampled_from(
+    ["a", "a", "b", "", " ", "```", "~~~", "`x", "y`", "a  ", "<!-- c -->", "\u2028"]
+)
+
+
+@given(st.lists(LINE, max_size=14), st.integers(min_value=-1, max_value=16))
+@settings(max_examples=400, deadline=None)
+def test_same_result_as_walking_every_line(lines: list[str], protected: int) -> None:
+    body = "".join(line + "\n" for line in lines)
+    doc = f"# T\n<!-- agent:exchange -->\n{body}<!-- /agent:exchange -->\ntail\n"
+    assert _outcome(dedup_exchange_adjacent_lines, doc, protected) == _outcome(
+        walk_every_line, doc, protected
+    )
+
+
+def _outcome(dedup: Callable[..., str], doc: str, protected: int) -> str:
+    try:
+        return dedup(doc, protected_lines=protected)
+    except AgentDocError as exc:  # an unclosed fence swallows the close marker
+        return f"{type(exc).__name__}: {exc}"
+
+
+def test_a_repeated_last_line_after_the_protected_ones_is_dropped() -> None:
+    doc = "<!-- agent:exchange -->\na\nb\nb\n<!-- /agent:exchange -->\n"
+    out = dedup_exchange_adjacent_lines(doc, protected_lines=2)
+    assert out == "<!-- agent:exchange -->\na\nb\n<!-- /agent:exchange -->\n"

@@ -1,0 +1,126 @@
+"""The merge's direct use of the pycrdt extension gives what pycrdt itself gives.
+
+* :func:`encode_text_state` (plain Python) is byte for byte pycrdt's encoding;
+* :func:`merge_texts` (two native documents, no ``import pycrdt``) merges exactly
+  like the same replay done through the ``pycrdt`` package (the oracle below,
+  the implementation before issue 17), on hypothesis-generated edits;
+* a merge in a fresh interpreter imports neither ``pycrdt`` nor anyio/asyncio.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from pycrdt import Doc
+from pycrdt import Text
+
+from agent_doc.document import merge as merge_module
+from agent_doc.document._yrs import encode_text_state
+
+TEXTS = st.text(
+    alphabet=st.sampled_from([*"ab \n", "é", "😀", "日", "\r", "x"]),
+    max_size=60,
+)
+
+
+def pycrdt_state(text: str, client_id: int = 3) -> bytes:
+    doc: Doc[Any] = Doc(client_id=client_id)
+    doc.get("content", type=Text).insert(0, text)
+    return bytes(doc.get_update())
+
+
+def pycrdt_merge(text: str, ours: list[Any], theirs: list[Any]) -> str:
+    """``_crdt_merge`` as issue 12 left it, through the ``pycrdt`` package."""
+    update = pycrdt_state(text)
+    docs = []
+    for client, ops in ((1, ours), (2, theirs)):
+        doc: Doc[Any] = Doc(client_id=client)
+        doc.apply_update(update)
+        shared = doc.get("content", type=Text)
+        shift = 0
+        with doc.transaction():
+            for start, end, insert in merge_module._byte_ops(text, ops):
+                at, size = start + shift, len(insert.encode("utf-8"))
+                if insert:
+                    shared.insert(at, insert)
+                if end > start:
+                    del shared[at + size : at + size + end - start]
+                shift += size - (end - start)
+        docs.append(doc)
+    agent, user = docs
+    agent.apply_update(user.get_update(agent.get_state()))
+    return str(agent.get("content", type=Text))
+
+
+@given(TEXTS)
+@settings(max_examples=200, deadline=None)
+def test_state_encoding_is_byte_identical_to_pycrdt(text: str) -> None:
+    assert encode_text_state(text) == pycrdt_state(text)
+
+
+def test_state_encoding_of_long_text_uses_multi_byte_lengths() -> None:
+    text = "x" * 70_000 + "😀" * 300
+    assert encode_text_state(text) == pycrdt_state(text)
+
+
+LINES = st.lists(TEXTS.map(lambda s: s.replace("\n", "")), min_size=0, max_size=8)
+
+
+@given(LINES, LINES, LINES)
+@settings(max_examples=300, deadline=None)
+def test_native_merge_equals_the_pycrdt_package_merge(
+    base: list[str], ours: list[str], theirs: list[str]
+) -> None:
+    calls: list[tuple[str, list[Any], list[Any]]] = []
+    real = merge_module._crdt_merge
+
+    def spy(text: str, a: list[Any], b: list[Any], state: bytes | None) -> str:
+        calls.append((text, a, b))
+        return real(text, a, b, state)
+
+    merge_module._crdt_merge = spy  # type: ignore[assignment]
+    try:
+        join = "".join
+        result = merge_module.merge_texts(
+            join(x + "\n" for x in base),
+            join(x + "\n" for x in base[:2] + ours + base[2:]),
+            join(x + "\n" for x in theirs[:1] + base[1:] + theirs[1:]),
+        )
+    finally:
+        merge_module._crdt_merge = real  # type: ignore[assignment]
+    for text, a, b in calls:
+        assert real(text, a, b, None) == pycrdt_merge(text, a, b)
+    assert result.state == pycrdt_state(result.text)
+
+
+def test_a_merge_imports_neither_pycrdt_nor_asyncio() -> None:
+    code = (
+        "import sys\n"
+        "from agent_doc.document.merge import merge_texts\n"
+        "r = merge_texts('a\\nb\\n', 'a\\nA\\nb\\n', 'a\\nb\\nU\\n')\n"
+        "assert r.text == 'a\\nA\\nb\\nU\\n', r.text\n"
+        "bad = [m for m in ('pycrdt', 'anyio', 'asyncio') if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == ""
+
+
+def test_pycrdt_still_imports_after_the_native_module_was_loaded() -> None:
+    code = (
+        "from agent_doc.document.merge import merge_texts\n"
+        "merge_texts('a\\n', 'a\\nA\\n', 'a\\nU\\n')\n"
+        "import pycrdt\n"
+        "d = pycrdt.Doc(); d['t'] = pycrdt.Text('ok'); print(str(d['t']))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "ok"
