@@ -55,7 +55,7 @@ for extra in pytest packaging hypothesis; do
   fi
 done
 
-echo "== the update notice path (cache says a newer version exists)"
+echo "== the update notice path (cache says a newer version exists; a typer command, not a per-turn fast path)"
 cache="$WORK/home/.cache/agent-doc/version-cache.json"
 mkdir -p "$(dirname "$cache")"
 run_clean "$VENV/bin/python" - "$cache" <<'PYCACHE'
@@ -64,7 +64,7 @@ from agent_doc.automation.upgrade import index_url
 json.dump({"checked_at": time.time(), "latest": "999.0.0", "url": index_url()},
           open(sys.argv[1], "w"))
 PYCACHE
-(cd "$WORK/agent-doc/demo" && run_clean "$AD" outline plan.md) > "$WORK/notice.log" 2>&1 || {
+(cd "$WORK/agent-doc/demo" && run_clean "$AD" mode plan.md) > "$WORK/notice.log" 2>&1 || {
   cat "$WORK/notice.log"
   echo "check_fresh_install: a command failed once the update cache was filled" >&2
   exit 1
