@@ -179,3 +179,47 @@ def test_typing_in_neovim_while_answers_land(session) -> None:
     assert figures["lost_or_misplaced_chars"] == 0, [t.note for t in trials]
     assert figures["cursor_outside"] == 0
     assert figures["undo_exact_pct"] == 100
+
+
+def test_normal_mode_undo_takes_only_the_answer(session) -> None:
+    """Typed in Insert mode, back in Normal mode when the answer lands: the
+    first ``u`` removes the answer alone, the second the person's text."""
+    tmux, pane, editor, doc = session
+    n, session_id = 7, "00000000-0000-4000-8000-000000000777"
+    base = doc_text(session_id, n)
+    expected = expectation(session_id, n, follow_up=False)
+    _reset(editor, doc, base, base.split("\n").index(f"Question {n}?") + 1)
+    tmux.run("send-keys", "-t", pane, "A")
+    type_keys(tmux, pane, expected.typed)
+    tmux.run("send-keys", "-t", pane, "Escape")
+    wait_for(
+        lambda: editor.lua("return vim.api.nvim_get_mode().mode") == "n",
+        5,
+        "Normal mode",
+    )
+    typed_text = base.replace(f"Question {n}?\n", expected.cursor_line_text + "\n")
+    wait_for(
+        lambda: (
+            (owner := ServerLink().find_owner(doc)) is not None
+            and owner.text == typed_text
+        ),
+        10,
+        "the server to hold the typed text",
+    )
+    code, err = finish_write(start_write(doc, base, response(n)))
+    assert code == 0, err
+    answered = editor.lua(BUFFER) + "\n"
+    assert lost_characters(expected, answered) == 0, answered
+    row = editor.lua("return vim.api.nvim_win_get_cursor(0)[1]") - 1
+    assert answered.split("\n")[row] == expected.cursor_line_text
+
+    def after_undo(before: str) -> str:
+        tmux.run("send-keys", "-t", pane, "u")
+        wait_for(lambda: editor.lua(BUFFER) + "\n" != before, 3, "undo")
+        return str(editor.lua(BUFFER)) + "\n"
+
+    once = after_undo(answered)
+    assert once == expected.undone, "one undo must remove exactly the answer"
+    twice = after_undo(once)
+    assert expected.typed not in twice, "the second undo removes the typing"
+    assert "Answer" not in twice
