@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def _is_interpreter(program: str) -> bool:
     return program in _INTERPRETERS or program.startswith("python")
 
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def split_assignments(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:

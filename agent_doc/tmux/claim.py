@@ -137,9 +137,24 @@ def _protected(
     """Panes claim never binds: the editor's, and a calling shell's (not an agent's)."""
     protected = {client_pane} if client_pane else set()
     own = os.environ.get("TMUX_PANE")
-    if own and own not in protected and not _caller_is_agent(root, own, panes):
+    if (
+        own
+        and own not in protected
+        and not _caller_is_agent(root, own, panes)
+        and not _runs_agent(root, own, panes)
+    ):
         protected.add(own)
     return protected
+
+
+def _runs_agent(root: Path, pane: str, panes: dict[str, PaneInfo]) -> bool:
+    """Whether ``pane``'s foreground process is a configured agent (not a shell
+    or an editor), so that binding it can never type into the person's tools."""
+    from agent_doc.tmux.agent_profile import agent_profile
+    from agent_doc.tmux.agent_profile import pane_kind
+
+    info = panes.get(pane)
+    return info is not None and pane_kind(info, agent_profile(root)) == "agent"
 
 
 def _new_pane_beside(

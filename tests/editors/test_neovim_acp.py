@@ -132,7 +132,9 @@ def test_answer_streams_into_neovim_while_the_person_types(nvim: Nvim, project: 
         nvim.lua(f"vim.api.nvim_input({lua_string(ch)}) return true")
         text = buffer_text(nvim)
         seen_growing.add(text.count("word"))
-        time.sleep(0.03)
+        # a person's pace: short gaps between keys, a pause after each word;
+        # streamed edits wait for such a pause (issue 12: land at the pause)
+        time.sleep(0.7 if ch == " " else 0.03)
     wait_for(lambda: nvim.lua("return vim.g.acp_result ~= nil"), 60, "runAgent result")
     outcome = json.loads(nvim.lua("return vim.g.acp_result"))
     assert outcome.get("err") is None, outcome
