@@ -18,28 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.store.config import global_config_path
+from tests.acp_standin import SESSION_DOC as DOC
+from tests.acp_standin import configure_standin
 from tests.editors.harness import EDITORS
 from tests.editors.harness import wait_for
 
 pytestmark = pytest.mark.editor
 
-AGENT = Path(__file__).parent.parent / "data" / "acp_agent.py"
-DOC = """---
-agent_doc_session: 11111111-2222-3333-4444-555555555555
-agent_doc_format: template
-agent: standin
----
-# Plan
-
-<!-- agent:exchange patch=append -->
-## User
-
-What is 2 + 2?
-<!-- /agent:exchange -->
-
-Notes:
-"""
 REPLY = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(60)) + "\n\nIt is 4."
 TYPED = "my note typed key by key"
 
@@ -115,19 +100,9 @@ def test_answer_streams_into_emacs_while_the_person_types(
     emacs = shutil.which("emacs")
     if emacs is None:
         pytest.skip("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
-    settings = tmp_path / "agent-settings.json"
-    settings.write_text(
-        json.dumps(
-            {"ACP_AGENT_REPLY": REPLY, "ACP_AGENT_CHUNK": "4", "ACP_AGENT_DELAY": "0.05"}
-        )
-    )
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.standin]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{AGENT}", "{settings}"]\n'
-        'transport = "acp"\n'
+    configure_standin(
+        tmp_path,
+        {"ACP_AGENT_REPLY": REPLY, "ACP_AGENT_CHUNK": "4", "ACP_AGENT_DELAY": "0.05"},
     )
     doc = project / "plan.md"
     doc.write_text(DOC)

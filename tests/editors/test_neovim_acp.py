@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.store.config import global_config_path
+from tests.acp_standin import SESSION_DOC as DOC
+from tests.acp_standin import configure_standin
 from tests.editors.harness import Nvim
 from tests.editors.harness import find_nvim
 from tests.editors.harness import lua_string
@@ -24,22 +25,6 @@ from tests.editors.harness import wait_for
 
 pytestmark = pytest.mark.editor
 
-AGENT = Path(__file__).parent.parent / "data" / "acp_agent.py"
-DOC = """---
-agent_doc_session: 11111111-2222-3333-4444-555555555555
-agent_doc_format: template
-agent: standin
----
-# Plan
-
-<!-- agent:exchange patch=append -->
-## User
-
-What is 2 + 2?
-<!-- /agent:exchange -->
-
-Notes:
-"""
 REPLY = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(60)) + "\n\nIt is 4."
 INIT = """
 vim.api.nvim_create_autocmd("FileType", {{
@@ -71,23 +56,13 @@ def nvim(tmp_path: Path, project: Path):
     binary = find_nvim()
     if binary is None:
         pytest.skip("nvim is not installed")
-    settings = tmp_path / "agent-settings.json"
-    settings.write_text(
-        json.dumps(
-            {
-                "ACP_AGENT_REPLY": REPLY,
-                "ACP_AGENT_CHUNK": "4",
-                "ACP_AGENT_DELAY": "0.05",
-            }
-        )
-    )
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.standin]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{AGENT}", "{settings}"]\n'
-        'transport = "acp"\n'
+    configure_standin(
+        tmp_path,
+        {
+            "ACP_AGENT_REPLY": REPLY,
+            "ACP_AGENT_CHUNK": "4",
+            "ACP_AGENT_DELAY": "0.05",
+        },
     )
     init = tmp_path / "init.lua"
     init.write_text(
@@ -163,16 +138,7 @@ def test_ask_command_and_permission_question_in_neovim(tmp_path: Path, project: 
     binary = find_nvim()
     if binary is None:
         pytest.skip("nvim is not installed")
-    settings = tmp_path / "agent-settings.json"
-    settings.write_text(json.dumps({"ACP_AGENT_ASK": "1", "ACP_AGENT_REPLY": "Done."}))
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.standin]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{AGENT}", "{settings}"]\n'
-        'transport = "acp"\n'
-    )
+    configure_standin(tmp_path, {"ACP_AGENT_ASK": "1", "ACP_AGENT_REPLY": "Done."})
     doc = project / "plan.md"
     doc.write_text(DOC)
     nvim = Nvim(binary, tmp_path / "nvim.sock", project, tmp_path / "nvim.log")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,29 +18,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcServerError
 from pytest_lsp import LanguageClient
 
-from agent_doc.store.config import global_config_path
 from agent_doc.store.state import StateStore
+from tests.acp_standin import SESSION_DOC as DOC
+from tests.acp_standin import configure_standin
 from tests.cli_runner import cli
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities
 from tests.lsp.editor_client import start_editor
 
-AGENT = Path(__file__).parent.parent / "data" / "acp_agent.py"
-DOC = """---
-agent_doc_session: 11111111-2222-3333-4444-555555555555
-agent_doc_format: template
-agent: standin
----
-# Plan
-
-<!-- agent:exchange patch=append -->
-## User
-
-What is 2 + 2?
-<!-- /agent:exchange -->
-
-Notes:
-"""
 REPLY = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(40)) + "\n\nIt is 4."
 
 
@@ -81,16 +65,7 @@ async def start(
 ) -> Session:
     root = tmp_path / "ws"
     (root / ".agent-doc").mkdir(parents=True)
-    settings = tmp_path / "agent-settings.json"
-    settings.write_text("{}")
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.standin]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{AGENT}", "{settings}"]\n'
-        'transport = "acp"\n'
-    )
+    settings = configure_standin(tmp_path, {})
     caps = capabilities(configuration=False)
     caps.window = types.WindowClientCapabilities(
         work_done_progress=True,
@@ -349,16 +324,7 @@ async def test_client_without_message_actions_answers_with_a_lens(
 ) -> None:
     root = tmp_path / "ws"
     (root / ".agent-doc").mkdir(parents=True)
-    settings = tmp_path / "agent-settings.json"
-    settings.write_text(json.dumps({"ACP_AGENT_ASK": "1", "ACP_AGENT_REPLY": "Done."}))
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.standin]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{AGENT}", "{settings}"]\n'
-        'transport = "acp"\n'
-    )
+    configure_standin(tmp_path, {"ACP_AGENT_ASK": "1", "ACP_AGENT_REPLY": "Done."})
     editor = await start_editor(client, root=root)  # no window.showMessage actions
     doc = root / "plan.md"
     doc.write_text(DOC)
