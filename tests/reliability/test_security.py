@@ -26,6 +26,7 @@ from tests.lsp.editor_client import start_editor
 from tests.reliability._server import ask
 from tests.reliability._server import open_session
 from tests.reliability._server import request
+from tests.reliability._server import wait_open
 from tests.reliability._util import ROOT
 from tests.reliability._util import make_project
 from tests.reliability._util import record
@@ -55,6 +56,7 @@ async def test_socket_private_and_workspace_bounded(
     doc.write_text(template_doc())
     editor.open(doc.as_uri(), doc.read_text())
     editor.open(outside.as_uri(), outside.read_text())  # open, but not ours
+    await wait_open(str(sock), doc)
     for file in (outside, root / "link.md", root / ".." / "outside.md"):
         reply = await ask(str(sock), request(type="read", file=str(file)))
         assert reply["ok"] is False, file

@@ -45,6 +45,7 @@ from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import start_editor
 from tests.reliability._server import alive
 from tests.reliability._server import open_session
+from tests.reliability._server import wait_open
 from tests.reliability._util import AGENT_DOC
 from tests.reliability._util import cli_env
 from tests.reliability._util import make_project
@@ -365,7 +366,7 @@ async def test_typing_storm_with_cli_writes(
     sock = json.loads(entries[0].read_text())["socket"]
     uri = doc.as_uri()
     editor.open(uri, doc.read_text())
-    await alive(sock, doc)
+    await wait_open(sock, doc)
     cli_at = set(rng.sample(range(WRITES), CLI_WRITES))
     started = time.monotonic()
 
