@@ -57,9 +57,8 @@ def mark_new_headings(snapshot: str, head: str | None) -> str:
     text = strip_head_markers(snapshot)
     previous = strip_head_markers(head or "")
     pattern = _ATX if _candidates(text, _ATX) else _BOLD
-    seen_before = Counter(
-        previous.split("\n")[i].rstrip() for i in _candidates(previous, pattern)
-    )
+    before = previous.split("\n")
+    seen_before = Counter(before[i].rstrip() for i in _candidates(previous, pattern))
     lines = text.split("\n")
     seen_now: Counter[str] = Counter()
     for index in _candidates(text, pattern):
