@@ -9,19 +9,19 @@ exchange; the caller tells an open editor to reposition its buffer too.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)

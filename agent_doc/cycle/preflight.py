@@ -10,7 +10,6 @@ live buffer, so the agent sees unsaved edits.
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from dataclasses import field
@@ -18,13 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import AgentDocError
 
 if TYPE_CHECKING:
     from agent_doc.cycle.links import LinkedChange
     from agent_doc.write.server_link import ServerLink
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 DEFAULT_DEBOUNCE_MS = 500
 DEFAULT_TYPING_MS = 1500

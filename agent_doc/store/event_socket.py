@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import StateError
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 SUN_PATH_MAX = 100
 MAX_LINE = 1024 * 1024

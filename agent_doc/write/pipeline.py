@@ -18,7 +18,6 @@ the agent cycle. Its steps (spec §7.22, architecture "writing.py"):
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Literal
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerHandle
     from agent_doc.write.server_link import ServerLink
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 Target = Literal["disk", "server"]
 
