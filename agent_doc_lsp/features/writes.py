@@ -23,6 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from agent_doc.automation import served_write
 from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.errors import EX_TEMPFAIL
@@ -230,6 +231,8 @@ def show_warnings(ls: AgentDocLanguageServer, warnings: list[str]) -> None:
 
 
 async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
+    if message.get("finish") is True:  # a hand-off: the bookkeeping is ours too
+        return await _write_and_finish(ls, uri, message)
     response = _text(message, "response") or ""
     warnings = patch_warnings(ls, uri, response)
     plan = await write_buffer(
@@ -247,6 +250,27 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
         "text": plan.merged,
         "warnings": warnings,
     }
+
+
+async def _write_and_finish(
+    ls: AgentDocLanguageServer, uri: str, message: Message
+) -> Message:
+    """``write`` with ``finish``: pending, status, snapshot and hooks here too."""
+    path = Path(to_fs_path(uri) or uri)
+    response = _text(message, "response") or ""
+    origin = _text(message, "origin", optional=True)
+    buffer = ls.buffers.get(uri)
+    before = buffer.text if buffer is not None else ""
+    served_write.begin(path, response)
+    try:
+        reply = await _write(ls, uri, {**message, "finish": False})
+        changed, merged = served_write.finish(
+            path, reply["content_ours"], reply["text"], before, origin
+        )
+    finally:
+        served_write.end(path)
+    return {"finished": True, "warnings": reply["warnings"], "changed": changed,
+            "merged": merged}  # fmt: skip
 
 
 async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:

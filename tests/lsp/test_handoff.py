@@ -1,10 +1,11 @@
 """The ``write`` hand-off does only hand-off work (issue 17).
 
-When a server has the document open, ``agent-doc write`` reads stdin, saves the
-response as pending, asks the server, and saves the snapshot the server's reply
-carries: no typer, no pycrdt, no patch parsing in the CLI — the server builds
-content_ours once and records its digest before it edits the buffer, so a CLI
-killed after the edit landed is finished by ``recover`` without a second copy.
+When a server has the document open, ``agent-doc write`` reads stdin, connects,
+sends and prints: no typer, no pycrdt, no patch parsing, no state store in the
+CLI. The server saves the response as pending, builds content_ours once,
+records its digest before it edits the buffer (so a writer killed after the
+edit landed is finished by ``recover`` without a second copy), then saves the
+snapshot and CRDT state and clears the pending response.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ NOT_ON_THE_HANDOFF = (
     "agent_doc.document.apply",
     "agent_doc.document.patch_blocks",
     "agent_doc.document.merge",
+    "agent_doc.store.state",
+    "agent_doc.automation.lifecycle",
 )
 
 
@@ -74,6 +77,8 @@ async def test_handoff_imports_no_pycrdt_typer_or_patch_parsing(ed: Editor, proj
     assert store.load_pending(doc) is None
     assert store.load_expected(doc) is None
     assert doc.read_text() == DOC  # the editor owns the file
+    status = (project / ".agent-doc" / "status").glob("*")
+    assert [p.read_text().split(":")[0] for p in status] == ["idle"]
 
 
 async def test_cli_killed_after_the_edit_landed_is_recovered_once(ed: Editor, project):

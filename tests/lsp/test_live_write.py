@@ -23,6 +23,7 @@ from pytest_lsp import LanguageClient
 
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.store.state import StateStore
+from agent_doc.write.server_link import ServerLink
 from tests.lsp.editor_client import ApplyMode
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities
@@ -66,6 +67,10 @@ async def open_doc(editor: Editor, project: Path, name: str = "doc.md") -> Path:
     doc.write_text(DOC)
     editor.open(doc.as_uri(), DOC)
     await registered(editor, project)
+    link = ServerLink()  # didOpen is a notification: wait until it was handled
+    await editor.wait_for(
+        lambda: link.find_owner(doc) is not None, what="the server to open the doc"
+    )
     return doc
 
 

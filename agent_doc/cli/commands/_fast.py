@@ -45,11 +45,23 @@ def do_write(
     as_json: bool,
 ) -> int:
     """``agent-doc write``: the response is read from stdin."""
+    response = read_stdin()
+    if not force_disk and baseline_file is None and not as_json:
+        from agent_doc.write.handoff import hand_off_write
+
+        handed = hand_off_write(file, response, origin)
+        if handed is not None:  # a server owns the document and did it all
+            for warning in handed.warnings:
+                sys.stderr.write(f"warning: {warning}\n")
+            what = "wrote" if handed.changed else "unchanged"
+            extra = ", merged with concurrent edits" if handed.merged else ""
+            sys.stderr.write(f"agent-doc: {what} {file} (server{extra})\n")
+            return 0
     from agent_doc.automation.lifecycle import write_with_hooks
 
     outcome = write_with_hooks(
         file,
-        read_stdin(),
+        response,
         baseline_file=baseline_file,
         stream=stream,
         force_disk=force_disk,
