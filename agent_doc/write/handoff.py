@@ -20,6 +20,7 @@ from typing import Any
 from typing import NamedTuple
 
 from agent_doc.errors import EX_TEMPFAIL
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
 from agent_doc.write.server_link import Registration
@@ -58,6 +59,47 @@ def sole_server(path: Path) -> Registration | None:
     return found[0] if len(found) == 1 else None
 
 
+class HandedOffError(AgentDocError):
+    """The server ran the whole command and it failed; its exit code is kept."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def _send(path: Path, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+    """Send ``request`` (``finish: true``) to the sole server; ``None``: not handled.
+
+    A refused request comes back as ``None``, except one the server finished
+    (:class:`HandedOffError`) or gave up on in time (:class:`ServerTimeout`).
+    """
+    reg = sole_server(path)
+    if reg is None:
+        return None
+    margin = min(2.0, timeout / 4)
+    request = {
+        **request, "file": str(Path(path).resolve()), "finish": True,
+        "timeout_ms": max(int((timeout - margin) * 1000), 1),
+    }  # fmt: skip
+    try:
+        reply = exchange(reg.socket, request, timeout)
+    except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
+        return None  # nobody listens: the full path removes it and writes to disk
+    except TimeoutError as exc:
+        raise ServerTimeout(f"server {reg.pid} did not apply the edit in time") from exc
+    except OSError as exc:
+        raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
+    if reply.get("ok") is True:
+        return reply
+    error = str(reply.get("error") or "server refused the request")
+    if reply.get("code") == EX_TEMPFAIL:
+        raise ServerTimeout(error)
+    code = reply.get("exit_code")
+    if reply.get("finished") is True and isinstance(code, int):
+        raise HandedOffError(error, code)
+    return None  # not open there, outside its workspace...: the full path
+
+
 def hand_off_write(
     path: Path, response: str, origin: str | None, *, timeout: float = 30.0
 ) -> HandoffReply | None:
@@ -68,31 +110,16 @@ def hand_off_write(
     """
     if not response.strip() or not Path(path).is_file():
         return None  # the full path reports these
-    reg = sole_server(path)
-    if reg is None:
-        return None
-    margin = min(2.0, timeout / 4)
-    request: dict[str, Any] = {
-        "type": "write", "file": str(Path(path).resolve()), "response": response,
-        "baseline": None, "finish": True,
-        "timeout_ms": max(int((timeout - margin) * 1000), 1),
-    }  # fmt: skip
+    request: dict[str, Any] = {"type": "write", "response": response, "baseline": None}
     if origin is not None:
         request["origin"] = origin
     try:
-        reply = exchange(reg.socket, request, timeout)
-    except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
-        return None  # nobody listens: the full path removes it and writes to disk
-    except TimeoutError as exc:
+        reply = _send(path, request, timeout)
+    except ServerTimeout:
         _keep_pending(path, response)
-        raise ServerTimeout(f"server {reg.pid} did not apply the edit in time") from exc
-    except OSError as exc:
-        raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
-    if reply.get("ok") is not True:
-        if reply.get("code") == EX_TEMPFAIL:
-            _keep_pending(path, response)
-            raise ServerTimeout(str(reply.get("error") or "server timed out"))
-        return None  # not open there, outside its workspace...: the full path
+        raise
+    if reply is None:
+        return None
     if reply.get("finished") is not True:  # a server older than the hand-off
         _finish_here(path, reply)
     warnings = reply.get("warnings")
@@ -101,6 +128,32 @@ def hand_off_write(
         merged=reply.get("merged") is True,
         warnings=tuple(str(w) for w in warnings) if isinstance(warnings, list) else (),
     )
+
+
+def hand_off_patch(
+    path: Path, component: str, content: str, *, timeout: float = 30.0
+) -> bool | None:
+    """Have the server that owns ``path`` run ``agent-doc patch``.
+
+    Returns whether the buffer changed; ``None`` when not handled here.
+    """
+    if not Path(path).is_file():
+        return None
+    request = {"type": "patch", "component": component, "content": content}
+    reply = _send(path, request, timeout)
+    if reply is None:
+        return None
+    if reply.get("finished") is not True:  # a server older than the hand-off
+        text = reply.get("text")
+        if not isinstance(text, str):
+            raise ServerLinkError("server reply to patch lacks text")
+        from agent_doc.store.state import StateStore
+
+        StateStore.for_document(path).save_snapshot(
+            path, text.removeprefix("\ufeff").replace("\r\n", "\n")
+        )
+        return True
+    return reply.get("changed") is True
 
 
 def _finish_here(path: Path, reply: dict[str, Any]) -> None:

@@ -274,11 +274,40 @@ async def _write_and_finish(
 
 
 async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
+    if message.get("finish") is True:  # a hand-off: run the whole patch here
+        return await _patch_and_finish(ls, uri, message)
     component = _text(message, "component") or ""
     content = _text(message, "content") or ""
     mode = _text(message, "mode", optional=True)
     plan = await patch_buffer(ls, uri, component, content, mode, _timeout_ms(message))
     return {"text": plan.merged}
+
+
+async def _patch_and_finish(
+    ls: AgentDocLanguageServer, uri: str, message: Message
+) -> Message:
+    """``patch`` with ``finish``: the CLI's whole ``patch_component``, run here.
+
+    Hooks run as the CLI would have run them (the request came from the
+    person's own ``agent-doc patch``); an error is answered with its exit code.
+    """
+    import asyncio
+
+    from agent_doc.write.pipeline import patch_component
+    from agent_doc_lsp.features.local_link import LocalLink
+
+    path = Path(to_fs_path(uri) or uri)
+    link = LocalLink(ls, asyncio.get_running_loop())
+    args = (_text(message, "component") or "", _text(message, "content") or "")
+    mode = _text(message, "mode", optional=True)
+    try:
+        outcome = await asyncio.to_thread(
+            lambda: patch_component(path, *args, link=link, mode=mode)
+        )
+    except AgentDocError as exc:
+        return {"ok": False, "finished": True, "error": str(exc),
+                "exit_code": exc.exit_code}  # fmt: skip
+    return {"finished": True, "target": outcome.target, "changed": outcome.changed}
 
 
 async def _reposition(

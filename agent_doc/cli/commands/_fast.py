@@ -105,25 +105,34 @@ def do_patch(
     as_json: bool,
 ) -> int:
     """``agent-doc patch``: one component, content from the argument or stdin."""
-    from agent_doc.write.pipeline import patch_component
-    from agent_doc.write.server_link import ServerLink
-
     text = read_stdin() if content is None else content
-    link = None if force_disk else ServerLink()
-    outcome = patch_component(file, component, text, force_disk, link=link)
+    changed: bool | None = None
+    if not force_disk:
+        from agent_doc.write.handoff import hand_off_patch
+
+        changed = hand_off_patch(file, component, text)  # a server owns it
+    if changed is not None:
+        path, target = file, "server"
+    else:
+        from agent_doc.write.pipeline import patch_component
+        from agent_doc.write.server_link import ServerLink
+
+        link = None if force_disk else ServerLink()
+        outcome = patch_component(file, component, text, force_disk, link=link)
+        path, target, changed = outcome.path, outcome.target, outcome.changed
     if as_json:
         import json
 
         summary = {
-            "file": str(outcome.path),
-            "component": outcome.component,
-            "target": outcome.target,
-            "changed": outcome.changed,
+            "file": str(path),
+            "component": component,
+            "target": target,
+            "changed": changed,
         }
         sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
     else:
-        what = "patched" if outcome.changed else "unchanged"
-        sys.stderr.write(f"{what} {component} in {file} ({outcome.target})\n")
+        what = "patched" if changed else "unchanged"
+        sys.stderr.write(f"{what} {component} in {file} ({target})\n")
     return 0
 
 
