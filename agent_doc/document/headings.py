@@ -13,9 +13,15 @@ import itertools
 import re
 from collections import Counter
 
+from agent_doc.document._lazy_re import lazy_compile
+
 HEAD_SUFFIX = " (HEAD)"
-_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+.*)?$")
-_BOLD = re.compile(r"^\*\*[^*].*\*\*\s*$")
+_ATX = lazy_compile(r"^ {0,3}#{1,6}(?:[ \t]+.*)?$")
+_BOLD = lazy_compile(r"^\*\*[^*].*\*\*\s*$")
+_LINE_STARTS = {  # every line the pattern can match starts like this (a prefilter)
+    _ATX: lazy_compile(r"^ {0,3}#", re.MULTILINE),
+    _BOLD: lazy_compile(r"^\*\*", re.MULTILINE),
+}
 
 
 def _fenced_lines(text: str) -> set[int]:
@@ -34,6 +40,8 @@ def _fenced_lines(text: str) -> set[int]:
 
 def strip_head_markers(text: str) -> str:
     """Remove every ``(HEAD)`` suffix from heading and pseudo-header lines."""
+    if HEAD_SUFFIX not in text:
+        return text
     lines = text.split("\n")
     for index, line in enumerate(lines):
         bare = line.rstrip()
@@ -47,9 +55,17 @@ def _is_marked_kind(line: str) -> bool:
 
 
 def _candidates(text: str, pattern: re.Pattern[str]) -> list[int]:
+    """0-based lines outside fenced code that ``pattern`` matches (whole line)."""
     fenced = _fenced_lines(text) if "```" in text or "~~~" in text else set()
     lines = text.split("\n")
-    return [i for i, ln in enumerate(lines) if i not in fenced and pattern.match(ln)]
+    found: list[int] = []
+    index, offset = 0, 0
+    for start in _LINE_STARTS[pattern].finditer(text):
+        index += text.count("\n", offset, start.start())
+        offset = start.start()
+        if index not in fenced and pattern.match(lines[index]):
+            found.append(index)
+    return found
 
 
 def mark_new_headings(snapshot: str, head: str | None) -> str:
