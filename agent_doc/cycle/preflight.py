@@ -131,8 +131,7 @@ def run_preflight(
     ``allow_network=False`` (a language server on an untrusted workspace) lists
     URL links unfetched (see :func:`agent_doc.cycle.links.check_links`).
     """
-    from agent_doc.cycle.links import check_links
-    from agent_doc.cycle.project import recover_pending
+    from agent_doc.cycle.recovery import recover_pending
     from agent_doc.document.diff import compute_diff
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.store.state import StateStore
@@ -159,10 +158,10 @@ def run_preflight(
     document = current_text(path, link)
     store.save_baseline(path, document)
     claims = read_claims(root)
-    linked = (
-        check_links(root, path, front.links, allow_network=allow_network)
-        if front.links
-        else []
-    )
+    linked: list[LinkedChange] = []
+    if front.links:
+        from agent_doc.cycle.links import check_links
+
+        linked = check_links(root, path, front.links, allow_network=allow_network)
     diff = compute_diff(store.load_snapshot(path) or "", document)
     return PreflightResult(recovered, committed, claims, diff, document, linked)

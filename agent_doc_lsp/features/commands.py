@@ -111,8 +111,8 @@ def outline(link: LocalLink, path: Path) -> Any:
 
 def register(server: AgentDocLanguageServer) -> None:
     """Register the document commands."""
+    from agent_doc.cycle.doc_diff import document_diff
     from agent_doc.cycle.preflight import run_preflight
-    from agent_doc.cycle.project import document_diff
     from agent_doc.cycle.project import reset_document
     from agent_doc.write.pipeline import patch_component
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
-from agent_doc.cycle.project import recover_pending
+from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.merge import encode_text_state
 from agent_doc.errors import ComponentNotFound
 from agent_doc.store.state import StateStore

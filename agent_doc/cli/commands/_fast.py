@@ -80,7 +80,7 @@ def do_write(
 
 def do_diff(file: Path, *, as_json: bool) -> int:
     """``agent-doc diff``: snapshot → document (live buffer when one is open)."""
-    from agent_doc.cycle.project import document_diff
+    from agent_doc.cycle.doc_diff import document_diff
     from agent_doc.write.server_link import ServerLink
 
     result = document_diff(file, ServerLink())

@@ -1,0 +1,39 @@
+"""``diff``: the person's changes since the agent's last write (spec §7.12)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_doc.write.server_link import ServerLink
+
+
+@dataclass(frozen=True, slots=True)
+class DiffResult:
+    """The user's changes since the agent's last write."""
+
+    path: Path
+    diff: str | None
+    """Unified diff snapshot → document, ``None`` when there is no change."""
+    source: str
+    """``"buffer"`` (live text from a language server) or ``"file"``."""
+    has_snapshot: bool
+
+
+def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
+    """Diff the snapshot against the document (the live buffer when one is open)."""
+    from agent_doc.document.diff import compute_diff
+    from agent_doc.store.state import StateStore
+    from agent_doc.store.state import read_document
+    from agent_doc.write.pipeline import normalize_text
+
+    path = Path(path)
+    disk = read_document(path)
+    handle = link.find_owner(path) if link is not None else None
+    current = normalize_text(handle.text) if handle is not None else disk.text
+    previous = StateStore.for_document(path).load_snapshot(path)
+    diff = compute_diff(previous or "", current)
+    source = "buffer" if handle is not None else "file"
+    return DiffResult(path, diff, source, previous is not None)
