@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 
 
-@dataclass(frozen=True, slots=True)
-class DiffResult:
+class DiffResult(NamedTuple):
     """The user's changes since the agent's last write."""
 
     path: Path
@@ -27,12 +26,12 @@ def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
     from agent_doc.document.diff import compute_diff
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import read_document
-    from agent_doc.write.pipeline import normalize_text
 
     path = Path(path)
     disk = read_document(path)
     handle = link.find_owner(path) if link is not None else None
-    current = normalize_text(handle.text) if handle is not None else disk.text
+    live = handle.text.removeprefix("\ufeff").replace("\r\n", "\n") if handle else None
+    current = live if live is not None else disk.text  # as pipeline.normalize_text
     previous = StateStore.for_document(path).load_snapshot(path)
     diff = compute_diff(previous or "", current)
     source = "buffer" if handle is not None else "file"

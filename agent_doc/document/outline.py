@@ -8,7 +8,7 @@ the first heading (after the YAML frontmatter) is the ``(preamble)`` section.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
@@ -24,8 +24,7 @@ _CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FRONTMATTER_END = lazy_compile(r"^---[ \t]*$\n?", re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(NamedTuple):
     """One section of the outline."""
 
     heading: str

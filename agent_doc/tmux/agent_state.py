@@ -168,5 +168,9 @@ def agent_states(
         ))  # fmt: skip
     if persist:
         data: dict[str, Any] = {k: asdict(v) for k, v in memory.items()}
-        atomic_write_text(_store_path(root), json.dumps(data, indent=2) + "\n")
+        # atomic, not fsynced: what was last seen in a pane, not user data (a
+        # lost file only restarts the idle timers), and two fsyncs cost more
+        # than the whole observation
+        text = json.dumps(data, indent=2) + "\n"
+        atomic_write_text(_store_path(root), text, durable=False)
     return result

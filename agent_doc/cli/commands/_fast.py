@@ -29,9 +29,12 @@ def read_stdin() -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    from dataclasses import asdict
+    if hasattr(value, "_asdict"):  # a NamedTuple record
+        data = value._asdict()
+    else:
+        from dataclasses import asdict
 
-    data = asdict(value)
+        data = asdict(value)
     return {k: str(v) if isinstance(v, Path) else v for k, v in data.items()}
 
 
