@@ -15,7 +15,6 @@ behind by a dead listener (connection refused) is removed before binding.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import socket
 import threading
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_doc.document._lazy_log import lazy_logger
+from agent_doc.document._sha256 import sha256_hex
 from agent_doc.errors import StateError
 
 logger = lazy_logger(__name__)
@@ -65,7 +65,7 @@ def bind_path(root: Path) -> Path:
     preferred = default_socket_path(root.resolve())
     if len(os.fsencode(str(preferred))) < SUN_PATH_MAX:
         return preferred
-    digest = hashlib.sha256(os.fsencode(str(preferred))).hexdigest()[:16]
+    digest = sha256_hex(os.fsencode(str(preferred)))[:16]
     return runtime_dir() / f"h-{digest}.sock"
 
 

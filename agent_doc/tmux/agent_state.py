@@ -16,7 +16,6 @@ separate CLI runs see time pass; the language server can pass its own dict.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._sha256 import sha256_hex
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
@@ -155,7 +155,7 @@ def agent_states(
         alive = kind in ("agent", "other")
         screen = tmux.capture(entry.pane) if info is not None and not info.dead else ""
         permission = parse_prompt(screen).active
-        digest = hashlib.sha256(strip_ansi(screen).encode()).hexdigest()
+        digest = sha256_hex(strip_ansi(screen).encode())
         obs = infer(memory.get(key), digest, alive=alive, permission=permission,
                     now=now, config=config)  # fmt: skip
         memory[key] = obs
