@@ -8,7 +8,6 @@ lowercase hex characters; ids of any shape are recognised (and cleaned up).
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 from agent_doc.document.codeblocks import CodeIndex
@@ -43,6 +42,8 @@ class Boundary:
 
 def new_boundary_id() -> str:
     """A fresh boundary id: the first 8 hex characters of a UUID4."""
+    import uuid  # on first use: it imports platform (~1.5 ms per start)
+
     return uuid.uuid4().hex[:8]
 
 
