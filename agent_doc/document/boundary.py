@@ -8,6 +8,7 @@ lowercase hex characters; ids of any shape are recognised (and cleaned up).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from agent_doc.document.codeblocks import CodeIndex
@@ -41,10 +42,12 @@ class Boundary:
 
 
 def new_boundary_id() -> str:
-    """A fresh boundary id: the first 8 hex characters of a UUID4."""
-    import uuid  # on first use: it imports platform (~1.5 ms per start)
+    """A fresh boundary id: 8 random hex characters.
 
-    return uuid.uuid4().hex[:8]
+    The same as the first 8 hex characters of a UUID4 (which are 4 bytes of
+    ``os.urandom``), without importing :mod:`uuid` and :mod:`platform`.
+    """
+    return os.urandom(4).hex()
 
 
 def boundary_marker(boundary_id: str) -> str:
