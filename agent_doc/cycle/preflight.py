@@ -95,9 +95,10 @@ def read_claims(root: Path) -> list[str]:
     log = root / ".agent-doc" / "claims.log"
     if not log.exists():
         return []
-    lines = [ln for ln in log.read_text("utf-8", errors="replace").splitlines() if ln]
-    atomic_write_text(log, "")
-    return lines
+    text = log.read_text("utf-8", errors="replace")
+    if text:  # an empty log stays as it is (no write, no fsync every turn)
+        atomic_write_text(log, "")
+    return [ln for ln in text.splitlines() if ln]
 
 
 def _commit_previous(path: Path, link: ServerLink | None) -> bool:
