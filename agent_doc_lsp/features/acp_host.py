@@ -35,6 +35,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
 from agent_doc.write.live import plan_from_text
 from agent_doc.write.stream import StreamedAnswer
+from agent_doc_lsp import convert
 from agent_doc_lsp.features import writes
 from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.prompts import supports_actions
@@ -47,6 +48,10 @@ MIN_INTERVAL_S = 0.2
 """Least time between two streamed edits of one buffer (≤ 5 edits/s)."""
 STALE_WAIT_S = 2.0
 """After a refused streamed edit, wait this long at most for the next didChange."""
+STREAM_LABEL = "agent-doc stream"
+"""Label prefix of every streamed edit: ``agent-doc stream <stream id>``."""
+ANSWER_LANDED = "agentDoc/answerLanded"
+"""Notification: the whole answer is in the buffer (``EditorHost.announce_landed``)."""
 
 
 @dataclass
@@ -78,6 +83,8 @@ class EditorHost:
         self.title = title
         self.edits = 0
         """Streamed edits that landed."""
+        self.stream_id = uuid.uuid4().hex[:12]
+        """Names this answer's edits (their label) and its ``answerLanded``."""
         self.cancelled = asyncio.Event()
         self._latest = ""
         self._dirty = asyncio.Event()
@@ -227,11 +234,34 @@ class EditorHost:
                 writes.state_of(self.ls).tracker,
                 self.uri,
                 lambda live: stream.plan(live, target),
-                label="agent-doc stream",
+                label=f"{STREAM_LABEL} {self.stream_id}",
             )
             stream.landed(target)
             self.edits += 1
         return target
+
+    def announce_landed(self, content_ours: str) -> None:
+        """Send ``agentDoc/answerLanded``: the answer is whole in the buffer.
+
+        Its ``withoutAnswer`` edits turn the buffer at ``version`` into the
+        document without the answer (the person's typing kept). A client
+        uses them to make the answer one undo step: back to the text before
+        the first streamed edit, then the person's typing, then the answer.
+        """
+        stream = self.stream
+        if stream is None or self.uri not in self.ls.workspace.text_documents:
+            return
+        document = self.ls.workspace.get_text_document(self.uri)
+        plan = stream.plan_removal(document.source, content_ours)
+        index = convert.LineIndex(plan.live_text, self.ls.encoding)
+        edits = [convert.edit(index, c.start, c.end, c.new_text) for c in plan.changes]
+        params = {
+            "uri": self.uri,
+            "version": document.version,
+            "stream": self.stream_id,
+            "withoutAnswer": [convert.text_edit_json(e) for e in edits],
+        }
+        self.ls.protocol.notify(ANSWER_LANDED, params)
 
     async def _flush_loop(self) -> None:
         loop = asyncio.get_running_loop()

@@ -220,6 +220,7 @@ async def _finish_in_buffer(
     if ours != final:
         await _merge_into_buffer(host, final, ours)
     await asyncio.to_thread(finish_stream, path, ours)
+    host.announce_landed(ours)
 
 
 async def _merge_into_buffer(host: EditorHost, base: str, target: str) -> None:

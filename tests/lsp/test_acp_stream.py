@@ -24,6 +24,7 @@ from tests.acp_standin import configure_standin
 from tests.cli_runner import cli
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities
+from tests.lsp.editor_client import offset_of
 from tests.lsp.editor_client import start_editor
 
 REPLY = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(40)) + "\n\nIt is 4."
@@ -37,6 +38,8 @@ class Session:
         self.root = root
         self.settings = settings
         self.requests: list[types.ShowMessageRequestParams] = []
+        self.landed: list[Any] = []
+        """``agentDoc/answerLanded`` notifications, in order."""
         self.pick: str | None = None
 
     def configure(self, **settings: str) -> None:
@@ -85,6 +88,11 @@ async def start(
         return types.MessageActionItem(title=pick) if pick else None
 
     client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(on_request)
+
+    def on_landed(_ls: LanguageClient, params: Any) -> None:
+        holder[0].landed.append(params)
+
+    client.feature("agentDoc/answerLanded")(on_landed)
     editor = await start_editor(
         client,
         root=root,
@@ -93,6 +101,28 @@ async def start(
     )
     holder.append(Session(editor, root, settings))
     return holder[0]
+
+
+def _field(value: Any, name: str) -> Any:
+    return value[name] if isinstance(value, dict) else getattr(value, name)
+
+
+def without_answer(text: str, landed: Any) -> str:
+    """``text`` with the ``withoutAnswer`` edits of an ``answerLanded`` applied."""
+    edits = []
+    for edit in _field(landed, "withoutAnswer"):
+        rng = _field(edit, "range")
+        start, end = (
+            types.Position(
+                line=_field(_field(rng, k), "line"),
+                character=_field(_field(rng, k), "character"),
+            )
+            for k in ("start", "end")
+        )
+        edits.append((offset_of(text, start), offset_of(text, end), edit))
+    for start_at, end_at, edit in sorted(edits, key=lambda e: e[0], reverse=True):
+        text = text[:start_at] + _field(edit, "newText") + text[end_at:]
+    return text
 
 
 def streamed_edits(editor: Editor) -> list[types.TextEdit]:
@@ -151,6 +181,13 @@ async def test_answer_streams_into_the_buffer_while_the_person_types(
     assert any(
         "plan: [in_progress] answer the question" in m for m in session.messages()
     )
+    # One undo step: the client learns which edits take the answer out again.
+    await editor.wait_for(lambda: session.landed, timeout=10, what="answerLanded")
+    (landed,) = session.landed
+    assert _field(landed, "version") == editor.version(uri)
+    labels = {params.label for params in editor.applied}
+    assert f"agent-doc stream {_field(landed, 'stream')}" in labels
+    assert without_answer(text, landed) == DOC + typed
 
 
 async def test_permission_and_files_go_through_the_editor(
