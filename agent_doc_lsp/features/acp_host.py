@@ -31,11 +31,15 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from agent_doc.cycle.acp_requests import PermissionChoice
+from agent_doc.editor.agent_status import EditorStatus
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
+from agent_doc.tmux.agent_state import NEEDS_INPUT
+from agent_doc.tmux.agent_state import RUNNING
 from agent_doc.write.live import plan_from_text
 from agent_doc.write.stream import StreamedAnswer
 from agent_doc_lsp import convert
+from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features import writes
 from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.prompts import supports_actions
@@ -52,6 +56,13 @@ STREAM_LABEL = "agent-doc stream"
 """Label prefix of every streamed edit: ``agent-doc stream <stream id>``."""
 ANSWER_LANDED = "agentDoc/answerLanded"
 """Notification: the whole answer is in the buffer (``EditorHost.announce_landed``)."""
+
+
+def answering(name: str, question: str | None = None) -> EditorStatus:
+    """The ``agentDoc/status`` of the ACP agent ``name`` answering (or asking)."""
+    if question is not None:
+        return EditorStatus(NEEDS_INPUT, None, name, f"permission: {question}")
+    return EditorStatus(RUNNING, None, name, "answering over ACP")
 
 
 @dataclass
@@ -150,6 +161,13 @@ class EditorHost:
         """
         if self.cancelled.is_set():
             return None
+        agent_status.override(self.ls, self.uri, answering(self.title, title))
+        try:
+            return await self._ask(title, choices)
+        finally:
+            agent_status.override(self.ls, self.uri, answering(self.title))
+
+    async def _ask(self, title: str, choices: list[PermissionChoice]) -> str | None:
         if not supports_actions(self.ls):
             return await self._ask_with_lenses(title, choices)
         params = types.ShowMessageRequestParams(

@@ -21,8 +21,10 @@ as ``Answer:`` lenses (clients without ``window/showMessageRequest`` actions).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -39,7 +41,9 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 from agent_doc.errors import ServerTimeout
 from agent_doc.store.config import AgentCommand
+from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features.acp_host import EditorHost
+from agent_doc_lsp.features.acp_host import answering
 from agent_doc_lsp.features.agent_status import add_lens_provider
 from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
@@ -126,6 +130,7 @@ async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     state = state_of(ls)
     if uri in state.running:
         raise AgentError("an agent is already answering this document")
+    _refuse_if_busy(path)
     link = LocalLink(ls, asyncio.get_running_loop())
     turn = await asyncio.to_thread(prepare_turn, path, link)
     if turn is None:
@@ -144,10 +149,37 @@ async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     state.running[uri] = Running(acp_turn, host)
     refresh_lenses(ls)
     try:
-        return await _answer(ls, link, turn, acp_turn, host)
+        with _generating(ls, path, host.uri, name):
+            return await _answer(ls, link, turn, acp_turn, host)
     finally:
         state.running.pop(uri, None)
         refresh_lenses(ls)
+
+
+def _refuse_if_busy(path: Path) -> None:
+    """Raise while another agent-doc operation holds the document's status."""
+    from agent_doc.automation.busy import get_status
+
+    current = get_status(path)
+    if current != "idle":
+        raise AgentError(
+            f"another agent-doc operation works on this document ({current})"
+        )
+
+
+@contextlib.contextmanager
+def _generating(
+    ls: AgentDocLanguageServer, path: Path, uri: str, name: str
+) -> Iterator[None]:
+    """The busy guard (``generating``) and ``agentDoc/status`` during a turn."""
+    from agent_doc.automation.busy import busy
+
+    agent_status.override(ls, uri, answering(name))
+    try:
+        with busy(path, "generating", heartbeat=True):
+            yield
+    finally:
+        agent_status.override(ls, uri, None)
 
 
 async def _answer(

@@ -40,6 +40,10 @@ class Session:
         self.requests: list[types.ShowMessageRequestParams] = []
         self.landed: list[Any] = []
         """``agentDoc/answerLanded`` notifications, in order."""
+        self.statuses: list[dict[str, Any]] = []
+        """``agentDoc/status`` notifications, in order."""
+        self.on_question: list[Any] = []
+        """Called (no arguments) when a permission question arrives."""
         self.pick: str | None = None
 
     def configure(self, **settings: str) -> None:
@@ -84,6 +88,8 @@ async def start(
         _ls: LanguageClient, params: types.ShowMessageRequestParams
     ) -> types.MessageActionItem | None:
         holder[0].requests.append(params)
+        for hook in holder[0].on_question:
+            hook()
         pick = holder[0].pick
         return types.MessageActionItem(title=pick) if pick else None
 
@@ -93,6 +99,12 @@ async def start(
         holder[0].landed.append(params)
 
     client.feature("agentDoc/answerLanded")(on_landed)
+
+    def on_status(_ls: LanguageClient, params: Any) -> None:
+        fields = ("uri", "state", "agent", "detail")
+        holder[0].statuses.append({k: _field(params, k) for k in fields})
+
+    client.feature("agentDoc/status")(on_status)
     editor = await start_editor(
         client,
         root=root,
@@ -223,6 +235,48 @@ async def test_permission_and_files_go_through_the_editor(
     assert "wrote: ok" in text
     assert editor.text(other.as_uri()) == "written by acp\n"
     assert other.read_text() == "on disk\n"
+
+
+async def test_status_and_busy_guard_follow_the_turn(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """While the agent answers: ``agentDoc/status`` says so (asking, then
+    answering) and the document is busy; a busy document refuses a turn."""
+    from agent_doc.automation.busy import get_status
+    from agent_doc.automation.busy import set_status
+
+    session = await start(client, tmp_path)
+    doc = session.root / "plan.md"
+    doc.write_text(DOC)
+    uri = doc.as_uri()
+    session.configure(ACP_AGENT_ASK="1", ACP_AGENT_REPLY="Done.")
+    session.pick = "Allow once"
+    seen: list[tuple[str, list[dict[str, Any]]]] = []
+    session.on_question.append(
+        lambda: seen.append((get_status(doc), list(session.statuses)))
+    )
+    session.editor.open(uri, DOC)
+    set_status(doc, "writing")  # another operation is at work
+    with pytest.raises(JsonRpcServerError, match="another agent-doc operation"):
+        await session.run(uri)
+    set_status(doc, "idle")
+
+    result = await asyncio.wait_for(session.run(uri), 60)
+
+    assert result["target"] == "server"
+    [(busy, statuses)] = seen
+    assert busy == "generating"
+    mine = [(s["state"], s["detail"]) for s in statuses if s["uri"] == uri]
+    assert ("running", "answering over ACP") in mine
+    assert mine[-1][0] == "needs_input"
+    assert "Write notes.txt" in mine[-1][1]
+    assert statuses[-1]["agent"] == "standin"
+    assert get_status(doc) == "idle"
+    await session.editor.wait_for(
+        lambda: session.statuses[-1]["state"] != "running",
+        timeout=10,
+        what="the status after the turn",
+    )
 
 
 async def test_dismissed_question_and_untrusted_terminal_and_outside_files(
