@@ -36,11 +36,13 @@ from pygls.exceptions import JsonRpcException
 
 from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
+from agent_doc.cycle.acp_live import LiveAgent
 from agent_doc.cycle.turn import PreparedTurn
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 from agent_doc.errors import ServerTimeout
 from agent_doc.store.config import AgentCommand
+from agent_doc_lsp.features import acp_agents
 from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features.acp_host import EditorHost
 from agent_doc_lsp.features.acp_host import answering
@@ -149,10 +151,12 @@ async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     state.running[uri] = Running(acp_turn, host)
     refresh_lenses(ls)
     try:
+        live = await acp_agents.agent_for(ls, host.uri, name, agent, turn.root)
         with _generating(ls, path, host.uri, name):
-            return await _answer(ls, link, turn, acp_turn, host)
+            return await _answer(ls, link, turn, acp_turn, host, live)
     finally:
         state.running.pop(uri, None)
+        await acp_agents.turn_ended(ls, host.uri)
         refresh_lenses(ls)
 
 
@@ -188,6 +192,7 @@ async def _answer(
     turn: PreparedTurn,
     acp_turn: AcpTurn,
     host: EditorHost,
+    live: LiveAgent,
 ) -> dict[str, Any]:
     from agent_doc.cycle.acp_run import final_answer
     from agent_doc.cycle.agents import DEFAULT_TIMEOUT_S
@@ -197,7 +202,7 @@ async def _answer(
     failure: AgentDocError | None = None
     try:
         reply = await acp_turn.run(
-            turn.prompt, resume=turn.front.resume, timeout=DEFAULT_TIMEOUT_S
+            turn.prompt, resume=turn.front.resume, timeout=DEFAULT_TIMEOUT_S, live=live
         )
     except AgentDocError as exc:
         # The agent died or timed out: keep what it already said, marked.
