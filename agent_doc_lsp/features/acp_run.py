@@ -237,41 +237,21 @@ async def _answer(
 async def _finish_in_buffer(
     path: Path, host: EditorHost, answer: str, session_id: str
 ) -> None:
-    """The whole answer, then ``resume`` in the frontmatter; snapshot saved."""
+    """The whole answer and ``resume`` in one edit; snapshot saved."""
     from agent_doc.write.stream import begin_final
     from agent_doc.write.stream import finish_stream
-    from agent_doc.write.stream import with_resume_field
 
-    stream = host.stream
-    assert stream is not None
-    final = stream.target(answer, final=True)
-    ours = with_resume_field(final, session_id)
+    ours = host.final_target(answer, session_id)
     await asyncio.to_thread(begin_final, path, answer, ours)
     for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
         try:
-            await host.push(answer, final=True)
+            await host.push_final(ours)
             break
         except ServerTimeout:
             if attempt == FINAL_ATTEMPTS:
                 raise
-    if ours != final:
-        await _merge_into_buffer(host, final, ours)
     await asyncio.to_thread(finish_stream, path, ours)
     host.announce_landed(ours)
-
-
-async def _merge_into_buffer(host: EditorHost, base: str, target: str) -> None:
-    from agent_doc.write.live import plan_merge
-    from agent_doc_lsp.features import writes
-    from agent_doc_lsp.live_edit import apply_live
-
-    await apply_live(
-        host.ls,
-        writes.state_of(host.ls).tracker,
-        host.uri,
-        lambda live: plan_merge(base, target, live),
-        label="agent-doc resume",
-    )
 
 
 def _closed_mid_stream(
@@ -279,11 +259,10 @@ def _closed_mid_stream(
 ) -> None:
     from agent_doc.write.stream import begin_final
     from agent_doc.write.stream import finish_on_disk
-    from agent_doc.write.stream import with_resume_field
 
     stream = host.stream
     assert stream is not None
-    ours = with_resume_field(stream.target(answer, final=True), reply.session_id)
+    ours = host.final_target(answer, reply.session_id)
     begin_final(path, answer, ours)
     finish_on_disk(path, stream, ours)
 
