@@ -9,10 +9,10 @@ exchange; the caller tells an open editor to reposition its buffer too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import AgentDocError
@@ -24,8 +24,7 @@ if TYPE_CHECKING:
 logger = lazy_logger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryEntry:
+class HistoryEntry(NamedTuple):
     """One commit of a document, with its exchange content."""
 
     sha: str

@@ -11,16 +11,17 @@ live buffer, so the agent sees unsaved edits.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import AgentDocError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agent_doc.cycle.links import LinkedChange
     from agent_doc.write.server_link import ServerLink
 
@@ -30,8 +31,7 @@ DEFAULT_DEBOUNCE_MS = 500
 DEFAULT_TYPING_MS = 1500
 
 
-@dataclass(frozen=True, slots=True)
-class PreflightResult:
+class PreflightResult(NamedTuple):
     """The §7.26 result."""
 
     recovered: bool
@@ -39,7 +39,7 @@ class PreflightResult:
     claims: list[str]
     diff: str | None
     document: str
-    linked_changes: list[LinkedChange] = field(default_factory=list)
+    linked_changes: Sequence[LinkedChange] = ()
 
     @property
     def no_changes(self) -> bool:

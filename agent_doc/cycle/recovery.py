@@ -10,10 +10,9 @@ The write path is imported only when there is something to recover, so a
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 if TYPE_CHECKING:
     from agent_doc.write.pipeline import WriteOutcome
@@ -23,8 +22,7 @@ SKIP_DIRS = frozenset({".git", ".agent-doc", ".venv", "venv", "node_modules"})
 """Folders never searched for documents."""
 
 
-@dataclass(frozen=True, slots=True)
-class Recovered:
+class Recovered(NamedTuple):
     """One orphaned pending response and what ``recover`` did with it."""
 
     pending: Path
@@ -36,7 +34,8 @@ class Recovered:
     failing every later ``recover`` and preflight) or ``failed`` (the pending
     file is then kept)."""
     error: str | None = None
-    outcome: WriteOutcome | None = field(default=None, compare=False)
+    outcome: WriteOutcome | None = None
+    """What the write did (``written``/``completed``)."""
 
 
 def _documents_by_hash(root: Path) -> dict[str, Path]:
