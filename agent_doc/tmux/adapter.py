@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.errors import TmuxError
 
@@ -30,8 +30,7 @@ _WINDOW_FIELDS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class PaneInfo:
+class PaneInfo(NamedTuple):
     """One pane as reported by ``list-panes -a``."""
 
     pane_id: str
@@ -51,13 +50,12 @@ class PaneInfo:
     window_active: bool
 
 
-@dataclass(frozen=True, slots=True)
-class WindowInfo:
+class WindowInfo(NamedTuple):
     """One window as reported by ``list-windows -a``."""
 
     window_id: str
     name: str
-    index: int
+    index: int  # type: ignore[assignment]  # the field hides tuple.index
     session: str
     activity: int
     panes: int

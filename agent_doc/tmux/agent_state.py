@@ -20,10 +20,9 @@ import json
 import os
 import time
 from collections.abc import Collection
-from dataclasses import asdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.document._sha256 import sha256_hex
 from agent_doc.store.state import STATE_DIR
@@ -40,8 +39,7 @@ STARTING, RUNNING, NEEDS_INPUT, STALE, EXITED = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class AgentStateConfig:
+class AgentStateConfig(NamedTuple):
     """Timeouts (seconds) of the inference."""
 
     idle_s: float = 5.0
@@ -58,8 +56,7 @@ class AgentStateConfig:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """What was last seen in a pane."""
 
     screen_hash: str
@@ -68,8 +65,7 @@ class Observation:
     since: float
 
 
-@dataclass(frozen=True, slots=True)
-class AgentStatus:
+class AgentStatus(NamedTuple):
     """A document's pane and its agent's state (``status --json`` item)."""
 
     session_id: str
@@ -167,7 +163,7 @@ def agent_states(
             agent=profile.name if kind == "agent" else "",
         ))  # fmt: skip
     if persist:
-        data: dict[str, Any] = {k: asdict(v) for k, v in memory.items()}
+        data: dict[str, Any] = {k: v._asdict() for k, v in memory.items()}
         # atomic, not fsynced: what was last seen in a pane, not user data (a
         # lost file only restarts the idle timers), and two fsyncs cost more
         # than the whole observation

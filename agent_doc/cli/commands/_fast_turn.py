@@ -49,9 +49,7 @@ def do_status(root: Path | None, *, as_json: bool) -> int:
 
     states = agent_states(project_root_for(root or Path.cwd()))
     if as_json:
-        from dataclasses import asdict
-
-        emit_json([asdict(s) for s in states])
+        emit_json([s._asdict() for s in states])
         return 0
     if not states:
         from agent_doc.cli._output import info
@@ -110,9 +108,7 @@ def do_route(
         file, pane=pane, debounce_ms=debounce, prompt_timeout_s=prompt_timeout
     )
     if as_json:
-        from dataclasses import asdict
-
-        emit_json(asdict(result))
+        emit_json(result._asdict())
         return 0
     info(f"{result.file}: {result.status} (pane {result.pane or '-'})")
     return 0
