@@ -181,9 +181,9 @@ def gone_server_notice(path: Path, pid: int) -> str:
 
 def text_digest(text: str) -> str:
     """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
-    import hashlib
+    from agent_doc.document._sha256 import sha256_hex
 
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))
 
 
 def record_expected(path: Path, content_ours: str) -> None:
