@@ -49,8 +49,16 @@ def encode_text_state(text: str, client_id: int = STATE_CLIENT_ID) -> bytes:
     """
     if not text:
         return b"\x00\x00"
-    item = b"\x04\x01" + _varstring(TEXT_KEY) + _varstring(text)  # string, root
-    return b"\x01\x01" + _varuint(client_id) + b"\x00" + item + b"\x00"
+    data = text.encode("utf-8")
+    return b"".join(  # one copy of the (large) text
+        (
+            b"\x01\x01" + _varuint(client_id) + b"\x00",
+            b"\x04\x01" + _varstring(TEXT_KEY),  # a string item under a root
+            _varuint(len(data)),
+            data,
+            b"\x00",
+        )
+    )
 
 
 @functools.cache

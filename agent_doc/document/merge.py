@@ -2,10 +2,13 @@
 
 ``ours`` is the baseline with the agent's response applied, ``theirs`` is what
 the user has now (file or live editor buffer), ``base`` is what both derive
-from. Both edit scripts are replayed on two pycrdt documents that share the
-base, and the user's update is merged into the agent's document. The agent's
-document has the lower client id, so where both insert at the same spot the
-response comes first and the user's newer text follows it.
+from. The result is what replaying both edit scripts on two pycrdt documents
+that share the base, and merging the user's update into the agent's document,
+gives. The agent's document has the lower client id, so where both insert at
+the same spot the response comes first and the user's newer text follows it.
+Only the stretches where the two sides' edits meet go through pycrdt (each on
+a document holding just that stretch); edits far from the other side's are
+applied directly (:func:`_merge_ops`), so a large document costs one pass.
 
 Edits are line-based (no character interleaving across lines) and refined to
 characters inside a changed line only when the line stays recognisable, so a
@@ -38,6 +41,8 @@ TEXT_KEY = _yrs.TEXT_KEY
 """Name of the shared ``Text`` inside the pycrdt document."""
 
 _MAX_PAIRED_LINES = 64
+_GAP = 2
+"""Edits of the two sides this many characters apart or closer merge together."""
 
 Op = tuple[int, int, str]
 """``(start, end, text)``: replace ``base[start:end]`` with ``text``."""
@@ -56,10 +61,11 @@ def merge_texts(
 ) -> MergeResult:
     """Merge the agent's ``ours`` and the user's ``theirs``, both derived from ``base``.
 
-    ``base_state`` is an optional pycrdt update from a previous cycle; it is used
-    when its text equals ``base`` and ignored otherwise. Raises ``MergeError``
-    when pycrdt fails.
+    ``base_state`` (a pycrdt update from a previous cycle) is accepted for
+    callers that keep one; the merged text does not depend on it. Raises
+    ``MergeError`` when pycrdt fails or the result cannot be encoded.
     """
+    del base_state
     if ours == theirs or theirs == base:
         return _result(ours)
     if ours == base:
@@ -72,21 +78,29 @@ def merge_texts(
     )
     if sentinel:
         base, ours, theirs = base + "\n", ours + "\n", theirs + "\n"
+    eff_text, ours_ops, theirs_ops = plan_ops(base, ours, theirs)
+    merged = _merge_ops(eff_text, ours_ops, theirs_ops)
+    if sentinel and merged.endswith("\n"):
+        merged = merged[:-1]
+    return _result(merged)
+
+
+def plan_ops(base: str, ours: str, theirs: str) -> tuple[str, list[Op], list[Op]]:
+    """The effective base text and both sides' character edits on it, ascending.
+
+    ``base``, ``ours`` and ``theirs`` end with ``\n``. Replaying both edit
+    lists on one CRDT document holding the effective base gives the merge.
+    """
     base_lines, ours_lines, theirs_lines = _lines(base), _lines(ours), _lines(theirs)
     eff_lines, ours_hunks, theirs_hunks, changed = _plan(
         base_lines, ours_lines, theirs_lines
     )
-    eff_text = "\n".join(eff_lines) + "\n" if changed else base
-    reuse = base_state if not (changed or sentinel) else None
-    merged = _crdt_merge(
+    eff_text = "\n".join([*eff_lines, ""]) if changed else base
+    return (
         eff_text,
         _char_ops(eff_lines, ours_lines, ours_hunks),
         _char_ops(eff_lines, theirs_lines, theirs_hunks),
-        reuse,
     )
-    if sentinel and merged.endswith("\n"):
-        merged = merged[:-1]
-    return _result(merged)
 
 
 def encode_text_state(text: str) -> bytes:
@@ -247,6 +261,80 @@ def _line_op(at: int, old: str, new: str) -> Op:
     if pre > 0 and 2 * (pre + suf + 1) >= limit + 1:  # + 1: the newline
         return (at + pre, at + len(old) - suf, new[pre : len(new) - suf])
     return (at, at + len(old) + 1, new + "\n")
+
+
+def _merge_ops(text: str, ours: list[Op], theirs: list[Op]) -> str:
+    """Apply both sides' edits to ``text`` as the CRDT merge of them would.
+
+    Edits of one side that no edit of the other side overlaps or touches are
+    independent of it in the CRDT (their neighbours are untouched base text),
+    so they are applied directly. Where edits of both sides meet, the stretch
+    they cover, with one untouched character of context on each side, is
+    merged by replaying both sides on a CRDT document holding just that stretch:
+    an edit's place depends only on its neighbours, so the stretch merges
+    exactly as it would inside the whole document, at a fraction of the cost.
+    """
+    if not ours or not theirs:
+        return _apply_ops(text, ours or theirs)
+    events = sorted(
+        [(op[0], 0, i) for i, op in enumerate(ours)]
+        + [(op[0], 1, i) for i, op in enumerate(theirs)]
+    )
+    sides = (ours, theirs)
+    pieces: list[str] = []
+    pos = 0
+    cluster: list[tuple[int, int]] = []
+    end = -_GAP
+    for start, side, index in events:
+        if start > end + _GAP and cluster:
+            pos = _emit_cluster(text, sides, cluster, pos, pieces)
+            cluster = []
+        if not cluster:
+            end = start
+        cluster.append((side, index))
+        end = max(end, sides[side][index][1])
+    pos = _emit_cluster(text, sides, cluster, pos, pieces)
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _emit_cluster(
+    text: str,
+    sides: tuple[list[Op], list[Op]],
+    cluster: list[tuple[int, int]],
+    pos: int,
+    pieces: list[str],
+) -> int:
+    """Append the merged text of one cluster of touching edits; return its end."""
+    mine = (
+        [sides[0][i] for s, i in cluster if s == 0],
+        [sides[1][i] for s, i in cluster if s == 1],
+    )
+    if not mine[0] or not mine[1]:
+        for start, end, insert in mine[0] or mine[1]:
+            pieces.append(text[pos:start])
+            pieces.append(insert)
+            pos = end
+        return pos
+    edits = mine[0] + mine[1]
+    lo = max(min(op[0] for op in edits) - 1, pos)
+    hi = min(max(op[1] for op in edits) + 1, len(text))
+    pieces.append(text[pos:lo])
+    shifted = [[(s - lo, e - lo, ins) for s, e, ins in ops] for ops in mine]
+    pieces.append(_crdt_merge(text[lo:hi], shifted[0], shifted[1], None))
+    return hi
+
+
+def _apply_ops(text: str, ops: list[Op]) -> str:
+    """Apply one side's ascending, disjoint edits to ``text``."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end, insert in ops:
+        pieces.append(text[pos:start])
+        pieces.append(insert)
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def _crdt_merge(

@@ -124,3 +124,64 @@ def test_pycrdt_still_imports_after_the_native_module_was_loaded() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "ok"
+
+
+@st.composite
+def two_sided_edits(draw: st.DrawFn) -> tuple[str, str, str]:
+    """A base and two sides that each insert, delete, replace or type in lines,
+    often in the same or neighbouring lines."""
+    words = st.sampled_from(["a", "b", "é", "😀", "日", " ", "", "x y"])
+    base = [
+        f"{i}" + "".join(draw(st.lists(words, max_size=3)))
+        for i in range(draw(st.integers(0, 10)))
+    ]
+    sides = []
+    for who in "AU":
+        lines = list(base)
+        for k in range(draw(st.integers(0, 4))):
+            kind = draw(st.sampled_from(["insert", "delete", "replace", "type"]))
+            if kind == "insert" or not lines:
+                lines.insert(draw(st.integers(0, len(lines))), f"{who}{k}")
+                continue
+            pos = draw(st.integers(0, len(lines) - 1))
+            if kind == "delete":
+                del lines[pos]
+            elif kind == "replace":
+                lines[pos] = f"{who}{k}" + draw(words)
+            else:
+                col = draw(st.integers(0, len(lines[pos])))
+                lines[pos] = lines[pos][:col] + f"{who}{k}" + lines[pos][col:]
+        sides.append(lines)
+    join = "".join
+    return (
+        join(x + "\n" for x in base),
+        join(x + "\n" for x in sides[0]),
+        join(x + "\n" for x in sides[1]),
+    )
+
+
+@given(two_sided_edits())
+@settings(max_examples=500, deadline=None)
+def test_merge_equals_one_crdt_replay_of_the_whole_document(
+    case: tuple[str, str, str],
+) -> None:
+    """Merging only where the sides meet gives what replaying every edit of
+    both sides on one CRDT document of the whole text gives."""
+    base, ours, theirs = case
+    result = merge_module.merge_texts(base, ours, theirs).text
+    if ours in (theirs, base) or theirs == base:
+        return
+    assert result == pycrdt_merge(*merge_module.plan_ops(base, ours, theirs))
+
+
+def test_nearby_edits_of_both_sides_merge_like_the_whole_document() -> None:
+    base = "".join(f"line {i} é😀\n" for i in range(50))
+    lines = base.splitlines(keepends=True)
+    ours = "".join([*lines[:10], "agent\n", *lines[10:30], *lines[31:]])
+    theirs = "".join(
+        [*lines[:9], "user typed\n", *lines[9:30], "x" + lines[30], *lines[31:]]
+    )
+    result = merge_module.merge_texts(base, ours, theirs).text
+    assert result == pycrdt_merge(*merge_module.plan_ops(base, ours, theirs))
+    assert result.count("agent\n") == 1
+    assert "user typed\n" in result
