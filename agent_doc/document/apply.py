@@ -23,9 +23,8 @@ from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
 from agent_doc.document.boundary import new_boundary_id
 from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.boundary import reposition_boundary_to_end
-from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
-from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_max_lines
 from agent_doc.document.component_config import resolve_mode
@@ -35,10 +34,13 @@ from agent_doc.document.components import replace_content
 from agent_doc.document.inline import append_inline_response
 from agent_doc.document.patch_blocks import PatchBlock
 from agent_doc.document.patch_blocks import parse_patch_blocks
+from agent_doc.document.splice import splice
 from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from collections.abc import Iterator
     from collections.abc import Mapping
 
     from agent_doc.document.boundary import Boundary
@@ -128,11 +130,23 @@ def separate_heading(before: str, content: str) -> str:
     return "\n" + content
 
 
+def _separate_heading_at(doc: str, pos: int, content: str) -> str:
+    """:func:`separate_heading` with ``before = doc[:pos]``, without the copy."""
+    if not _HEADING.match(content.split("\n", 1)[0]):
+        return content
+    if pos < 64:
+        return separate_heading(doc[:pos], content)
+    if doc[pos - 1] != "\n":  # doc[:pos] does not end a line
+        return content
+    start = doc.rfind("\n", 0, pos - 1) + 1
+    return separate_heading(doc[start:pos], content)
+
+
 def _insert_at_boundary(doc: str, boundary: Boundary, content: str, new_id: str) -> str:
-    content = separate_heading(doc[: boundary.start], content)
+    content = _separate_heading_at(doc, boundary.start, content)
     text = content.rstrip("\n")
     block = (text + "\n" if text else "") + boundary_marker(new_id) + "\n"
-    return doc[: boundary.start] + block + doc[boundary.end :]
+    return splice(doc, boundary.start, boundary.end, block)
 
 
 def _apply_mode(
@@ -189,7 +203,11 @@ def apply_patches(
     overrides = mode_overrides or {}
     doc = insert_boundary_at_end_of_exchange(remove_all_boundaries(doc), bid)
     exchange = _find(doc, "exchange")
-    user_lines = 0 if exchange is None else exchange.content(doc).count("\n") - 1
+    user_lines = (
+        0
+        if exchange is None
+        else doc.count("\n", exchange.open_end, exchange.close_start) - 1
+    )
     overflow: list[str] = []
     for block in blocks:
         component = _find(doc, block.name)
@@ -233,6 +251,10 @@ def _route_unmatched(doc: str, text: str, bid: str) -> str:
     return replace_content(doc, target, new)
 
 
+_OTHER_LINE_BREAKS = lazy_compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+"""Line breaks of ``str.splitlines`` other than ``\\n``."""
+
+
 def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
     """Inside ``exchange``, drop a non-blank line equal to the previous non-blank one.
 
@@ -244,17 +266,30 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
     exchange = _find(doc, "exchange")
     if exchange is None:
         return doc
-    lines = exchange.content(doc).splitlines(keepends=True)
-    first = min(max(protected_lines, 0), len(lines))
-    if first >= len(lines):
+    lo, hi = exchange.open_end, exchange.close_start
+    before: Iterable[str]  # the lines before the first unprotected one, last first
+    if _OTHER_LINE_BREAKS.search(doc, lo, hi):
+        lines = doc[lo:hi].splitlines(keepends=True)
+        first = min(max(protected_lines, 0), len(lines))
+        offset = lo + sum(map(len, lines[:first]))
+        count = len(lines)
+        before = reversed(lines[:first])
+    else:  # lines end at "\n" only: find where line ``first`` starts from the end
+        count = doc.count("\n", lo, hi) + (hi > lo and doc[hi - 1] != "\n")
+        first = min(max(protected_lines, 0), count)
+        offset = hi
+        for _ in range(count - first):
+            offset = max(doc.rfind("\n", lo, offset - 1) + 1, lo)
+        before = _lines_before(doc, lo, offset)
+    if first >= count:
         return doc  # every line is protected
-    code = CodeRanges(code_ranges(doc))
-    offset = exchange.open_end + sum(map(len, lines[:first]))
-    previous = _previous_bare(lines, first, offset, code)
+    code = CodeIndex(doc)
+    previous = _previous_bare(before, offset, code)
     kept: list[str] = []
     dropped = False
-    for line in lines[first:]:
-        start, offset = offset, offset + len(line)
+    pos = offset
+    for line in doc[offset:hi].splitlines(keepends=True):
+        start, pos = pos, pos + len(line)
         bare = line.rstrip("\n").rstrip()
         if code.contains(start):
             previous = None
@@ -266,16 +301,23 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
         kept.append(line)
     if not dropped:
         return doc
-    return replace_content(doc, exchange, "".join([*lines[:first], *kept]))
+    return splice(doc, offset, hi, "".join(kept))
 
 
-def _previous_bare(
-    lines: list[str], index: int, offset: int, code: CodeRanges
-) -> str | None:
-    """The last non-blank line before ``lines[index]`` (at ``offset``), as the
-    walk of :func:`dedup_exchange_adjacent_lines` would have it (``None`` when
-    a line in code came after it)."""
-    for line in reversed(lines[:index]):
+def _lines_before(doc: str, lo: int, offset: int) -> Iterator[str]:
+    """The ``\\n``-ended lines of ``doc[lo:offset]``, last first."""
+    end = offset
+    while end > lo:
+        start = max(doc.rfind("\n", lo, end - 1) + 1, lo)
+        yield doc[start:end]
+        end = start
+
+
+def _previous_bare(before: Iterable[str], offset: int, code: CodeIndex) -> str | None:
+    """The last non-blank line of ``before`` (lines ending at ``offset``, last
+    first), as the walk of :func:`dedup_exchange_adjacent_lines` would have it
+    (``None`` when a line in code came after it)."""
+    for line in before:
         offset -= len(line)
         if code.contains(offset):
             return None

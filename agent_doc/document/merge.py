@@ -41,8 +41,6 @@ TEXT_KEY = _yrs.TEXT_KEY
 """Name of the shared ``Text`` inside the pycrdt document."""
 
 _MAX_PAIRED_LINES = 64
-_GAP = 2
-"""Edits of the two sides this many characters apart or closer merge together."""
 
 Op = tuple[int, int, str]
 """``(start, end, text)``: replace ``base[start:end]`` with ``text``."""
@@ -76,22 +74,30 @@ def merge_texts(
     sentinel = not (
         base.endswith("\n") and ours.endswith("\n") and theirs.endswith("\n")
     )
-    if sentinel:
-        base, ours, theirs = base + "\n", ours + "\n", theirs + "\n"
-    eff_text, ours_ops, theirs_ops = plan_ops(base, ours, theirs)
-    merged = _merge_ops(eff_text, ours_ops, theirs_ops)
-    if sentinel and merged.endswith("\n"):
-        merged = merged[:-1]
-    return _result(merged)
+    base_lines = _lines(base, sentinel)
+    ours_lines = _lines(ours, sentinel, base, base_lines)
+    theirs_lines = _lines(theirs, sentinel, base, base_lines)
+    eff_lines, ours_hunks, theirs_hunks, _ = _plan(base_lines, ours_lines, theirs_lines)
+    out = _merge_hunks(
+        eff_lines, (ours_lines, theirs_lines), (ours_hunks, theirs_hunks)
+    )
+    if not sentinel or out[-1]:  # the text ends with its last item
+        return _result("\n".join(out))
+    return _result("\n".join(out[:-1]))  # without the sentinel newline
 
 
 def plan_ops(base: str, ours: str, theirs: str) -> tuple[str, list[Op], list[Op]]:
     """The effective base text and both sides' character edits on it, ascending.
 
     ``base``, ``ours`` and ``theirs`` end with ``\n``. Replaying both edit
-    lists on one CRDT document holding the effective base gives the merge.
+    lists on one CRDT document holding the effective base gives the merge
+    (what :func:`merge_texts` computes, touching the CRDT only where needed).
     """
-    base_lines, ours_lines, theirs_lines = _lines(base), _lines(ours), _lines(theirs)
+    base_lines, ours_lines, theirs_lines = (
+        _lines(base, False),
+        _lines(ours, False),
+        _lines(theirs, False),
+    )
     eff_lines, ours_hunks, theirs_hunks, changed = _plan(
         base_lines, ours_lines, theirs_lines
     )
@@ -115,11 +121,68 @@ def _result(text: str) -> MergeResult:
         raise MergeError(f"cannot encode the merged document: {exc}") from exc
 
 
-def _lines(text: str) -> list[str]:
-    """Lines of ``text`` (which ends with ``\\n``) without their newlines."""
-    lines = text.split("\n")
-    lines.pop()
-    return lines
+def _lines(
+    text: str,
+    sentinel: bool,
+    base: str | None = None,
+    base_lines: list[str] | None = None,
+) -> list[str]:
+    """Lines of ``text`` (+ ``\\n`` when ``sentinel``) without their newlines.
+
+    Without ``sentinel`` the text ends with ``\\n``. Given ``base`` and its
+    lines, the whole lines ``text`` shares with ``base`` at its start and end
+    are taken from ``base_lines`` (the same objects: less memory, and the line
+    diff compares them by identity); only the rest of ``text`` is split.
+    """
+    if base is None or base_lines is None:
+        lines = text.split("\n")
+        if not sentinel:
+            lines.pop()  # the "" after the final "\n"
+        return lines
+    head = _common_head(base, text)
+    tail = _common_tail(base, text, min(len(base), len(text)) - head)
+    if 2 * (head + tail) < len(text):  # mostly new: no copy of the middle first
+        return _lines(text, sentinel)
+    head_count = base.count("\n", 0, head)
+    if not tail:
+        return base_lines[:head_count] + _lines(text[head:], sentinel)
+    # the shared tail starts a line on both sides: the middle ends with "\n"
+    tail_count = base.count("\n", len(base) - tail) + sentinel
+    middle = text[head : len(text) - tail].split("\n")
+    middle.pop()
+    return base_lines[:head_count] + middle + base_lines[len(base_lines) - tail_count :]
+
+
+_CHUNK = 1 << 12
+"""Characters compared at once when looking for a common start or end."""
+
+
+def _common_head(a: str, b: str) -> int:
+    """Length of the longest common start of ``a`` and ``b`` made of whole lines."""
+    n = min(len(a), len(b))
+    i = 0
+    step = _CHUNK
+    while step:  # chunks first (compared in C, small copies), then halve
+        while i + step <= n and a[i : i + step] == b[i : i + step]:
+            i += step
+        step //= 2
+    return a.rfind("\n", 0, i) + 1  # back to the start of a line
+
+
+def _common_tail(a: str, b: str, limit: int) -> int:
+    """Length of the longest common end of ``a`` and ``b`` (at most ``limit``)
+    that starts a line in both (0 when there is none)."""
+    la, lb = len(a), len(b)
+    i = 0
+    step = _CHUNK
+    while step:
+        while (
+            i + step <= limit and a[la - i - step : la - i] == b[lb - i - step : lb - i]
+        ):
+            i += step
+        step //= 2
+    newline = a.find("\n", la - i)  # the shared end starts after a shared "\n"
+    return 0 if newline < 0 else la - newline - 1
 
 
 def _plan(
@@ -263,78 +326,95 @@ def _line_op(at: int, old: str, new: str) -> Op:
     return (at, at + len(old) + 1, new + "\n")
 
 
-def _merge_ops(text: str, ours: list[Op], theirs: list[Op]) -> str:
-    """Apply both sides' edits to ``text`` as the CRDT merge of them would.
+def _merge_hunks(
+    eff: list[str],
+    lines: tuple[list[str], list[str]],
+    hunks: tuple[list[Hunk], list[Hunk]],
+) -> list[str]:
+    """The merged text as items that ``"\\n".join`` turns into it.
 
-    Edits of one side that no edit of the other side overlaps or touches are
-    independent of it in the CRDT (their neighbours are untouched base text),
-    so they are applied directly. Where edits of both sides meet, the stretch
-    they cover, with one untouched character of context on each side, is
-    merged by replaying both sides on a CRDT document holding just that stretch:
-    an edit's place depends only on its neighbours, so the stretch merges
-    exactly as it would inside the whole document, at a fraction of the cost.
+    Hunks of one side that no hunk of the other side overlaps or touches are
+    independent of it in the CRDT (an untouched line lies between them), so
+    that side's lines are taken as they are. Where hunks of both sides meet,
+    those lines, with the untouched line before and after them as context,
+    are merged by replaying both sides on a CRDT document holding just that
+    stretch: an edit's place depends only on its neighbours, so the stretch
+    merges exactly as it would inside the whole document (see
+    :func:`plan_ops`), at a fraction of the cost.
     """
-    if not ours or not theirs:
-        return _apply_ops(text, ours or theirs)
     events = sorted(
-        [(op[0], 0, i) for i, op in enumerate(ours)]
-        + [(op[0], 1, i) for i, op in enumerate(theirs)]
+        (h[0], h[1], side, i) for side in (0, 1) for i, h in enumerate(hunks[side])
     )
-    sides = (ours, theirs)
-    pieces: list[str] = []
-    pos = 0
-    cluster: list[tuple[int, int]] = []
-    end = -_GAP
-    for start, side, index in events:
-        if start > end + _GAP and cluster:
-            pos = _emit_cluster(text, sides, cluster, pos, pieces)
-            cluster = []
-        if not cluster:
-            end = start
-        cluster.append((side, index))
-        end = max(end, sides[side][index][1])
-    pos = _emit_cluster(text, sides, cluster, pos, pieces)
-    pieces.append(text[pos:])
-    return "".join(pieces)
-
-
-def _emit_cluster(
-    text: str,
-    sides: tuple[list[Op], list[Op]],
-    cluster: list[tuple[int, int]],
-    pos: int,
-    pieces: list[str],
-) -> int:
-    """Append the merged text of one cluster of touching edits; return its end."""
-    mine = (
-        [sides[0][i] for s, i in cluster if s == 0],
-        [sides[1][i] for s, i in cluster if s == 1],
-    )
-    if not mine[0] or not mine[1]:
-        for start, end, insert in mine[0] or mine[1]:
-            pieces.append(text[pos:start])
-            pieces.append(insert)
-            pos = end
-        return pos
-    edits = mine[0] + mine[1]
-    lo = max(min(op[0] for op in edits) - 1, pos)
-    hi = min(max(op[1] for op in edits) + 1, len(text))
-    pieces.append(text[pos:lo])
-    shifted = [[(s - lo, e - lo, ins) for s, e, ins in ops] for ops in mine]
-    pieces.append(_crdt_merge(text[lo:hi], shifted[0], shifted[1], None))
-    return hi
-
-
-def _apply_ops(text: str, ops: list[Op]) -> str:
-    """Apply one side's ascending, disjoint edits to ``text``."""
-    pieces: list[str] = []
-    pos = 0
-    for start, end, insert in ops:
-        pieces.append(text[pos:start])
-        pieces.append(insert)
+    out = _Lines()
+    delta = [0, 0]  # a side's line index minus the effective base's, outside hunks
+    pos = k = 0
+    while k < len(events):
+        start, end = events[k][0], events[k][1]
+        members: tuple[list[Hunk], list[Hunk]] = ([], [])
+        while k < len(events) and events[k][0] <= end:
+            _, stop, side, index = events[k]
+            members[side].append(hunks[side][index])
+            end = max(end, stop)
+            k += 1
+        out.add_lines(eff[pos:start])
         pos = end
-    pieces.append(text[pos:])
-    return "".join(pieces)
+        if not members[0] or not members[1]:
+            side = 0 if members[0] else 1
+            first = start + delta[side]
+            delta[side] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in members[side])
+            out.add_lines(lines[side][first : end + delta[side]])
+            continue
+        lo, hi = max(start - 1, 0), min(end + 1, len(eff))  # one line of context
+        region = eff[lo:hi]
+        ops = [
+            _char_ops(
+                region,
+                lines[s],
+                [(h[0] - lo, h[1] - lo, h[2], h[3]) for h in members[s]],
+            )
+            for s in (0, 1)
+        ]
+        merged = _crdt_merge("\n".join([*region, ""]), ops[0], ops[1], None)
+        left = len(eff[lo]) + 1 if lo < start else 0
+        right = len(eff[end]) + 1 if hi > end else 0
+        out.add_text(merged[left : len(merged) - right])
+        for s in (0, 1):
+            delta[s] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in members[s])
+    out.add_lines(eff[pos:])
+    return out.finish()
+
+
+class _Lines:
+    """Merged text collected as lines, for one ``"\\n".join`` at the end."""
+
+    __slots__ = ("carry", "items")
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.carry = ""
+        """Text after the last newline so far (the start of a line)."""
+
+    def add_lines(self, lines: list[str]) -> None:
+        """Append whole lines (without their newlines)."""
+        if not lines:
+            return
+        if self.carry:
+            self.items.append(self.carry + lines[0])
+            self.items.extend(lines[1:])
+            self.carry = ""
+        else:
+            self.items.extend(lines)
+
+    def add_text(self, text: str) -> None:
+        """Append text that may end anywhere in a line."""
+        parts = (self.carry + text).split("\n")
+        self.carry = parts.pop()
+        self.items.extend(parts)
+
+    def finish(self) -> list[str]:
+        """The items; the last one is what follows the last newline."""
+        self.items.append(self.carry)
+        return self.items
 
 
 def _crdt_merge(

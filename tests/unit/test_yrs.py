@@ -185,3 +185,19 @@ def test_nearby_edits_of_both_sides_merge_like_the_whole_document() -> None:
     assert result == pycrdt_merge(*merge_module.plan_ops(base, ours, theirs))
     assert result.count("agent\n") == 1
     assert "user typed\n" in result
+
+
+@given(TEXTS, TEXTS, TEXTS, st.booleans())
+@settings(max_examples=400, deadline=None)
+def test_lines_shared_with_the_base_are_the_lines_of_the_text(
+    head: str, middle: str, tail: str, sentinel: bool
+) -> None:
+    """Taking the lines a text shares with the base from the base's lines
+    gives exactly the text's own lines."""
+    base = head + "base\n" + tail
+    text = head + middle + tail
+    if not sentinel:
+        base, text = base + "\n", text + "\n"
+    base_lines = merge_module._lines(base, sentinel)
+    shared = merge_module._lines(text, sentinel, base, base_lines)
+    assert shared == merge_module._lines(text, sentinel)
