@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime
-from datetime import timezone
 from typing import TYPE_CHECKING
 
 from agent_doc.document._lazy_re import lazy_compile
@@ -42,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from collections.abc import Iterator
     from collections.abc import Mapping
+    from datetime import datetime
 
     from agent_doc.document.boundary import Boundary
     from agent_doc.document.components import Component
@@ -498,6 +497,9 @@ def apply_component_patch(
     elif mode not in ("replace", "append", "prepend"):
         raise PatchError(f"invalid patch mode '{mode}' (replace, append or prepend)")
     if config.timestamp:
+        from datetime import datetime
+        from datetime import timezone
+
         stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
         content = f"[{stamp.strftime('%Y-%m-%dT%H:%M:%SZ')}] {content}"
     boundary = _boundary_in(doc, component)

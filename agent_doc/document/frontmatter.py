@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-import uuid
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -251,6 +250,8 @@ def ensure_session(text: str) -> tuple[str, str]:
     current = parse_frontmatter(text)
     if current.session:
         return text, current.session
+    import uuid
+
     new = str(uuid.uuid4())
     raw = current.raw
     if "session" in raw and "agent_doc_session" not in raw:
