@@ -177,6 +177,10 @@ class StateStore:
         """Store the snapshot atomically."""
         atomic_write_text(self.snapshot_path(doc), text)
 
+    def save_snapshot_data(self, doc: Path, data: bytes) -> None:
+        """Store the snapshot, already encoded as UTF-8, atomically."""
+        atomic_write_bytes(self.snapshot_path(doc), data)
+
     def delete_snapshot(self, doc: Path) -> None:
         """Remove the snapshot if present."""
         _delete(self.snapshot_path(doc))

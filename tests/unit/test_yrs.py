@@ -21,6 +21,7 @@ from pycrdt import Text
 
 from agent_doc.document import merge as merge_module
 from agent_doc.document._yrs import encode_text_state
+from agent_doc.document._yrs import utf8_in_state
 
 TEXTS = st.text(
     alphabet=st.sampled_from([*"ab \n", "é", "😀", "日", "\r", "x"]),
@@ -201,3 +202,10 @@ def test_lines_shared_with_the_base_are_the_lines_of_the_text(
     base_lines = merge_module._lines(base, sentinel)
     shared = merge_module._lines(text, sentinel, base, base_lines)
     assert shared == merge_module._lines(text, sentinel)
+
+
+@given(TEXTS)
+@settings(max_examples=200, deadline=None)
+def test_the_text_inside_a_state_is_its_utf8(text: str) -> None:
+    state = encode_text_state(text)
+    assert bytes(utf8_in_state(state)) == text.encode("utf-8")
