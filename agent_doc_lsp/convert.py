@@ -144,6 +144,18 @@ def edit(index: LineIndex, start: int, end: int, new_text: str) -> types.TextEdi
     return types.TextEdit(range=index.range(start, end), new_text=new_text)
 
 
+def text_edit_json(text_edit: types.TextEdit) -> dict[str, Any]:
+    """A ``TextEdit`` as the JSON object the protocol sends."""
+    start, end = text_edit.range.start, text_edit.range.end
+    return {
+        "range": {
+            "start": {"line": start.line, "character": start.character},
+            "end": {"line": end.line, "character": end.character},
+        },
+        "newText": text_edit.new_text,
+    }
+
+
 def versioned_edit(
     uri: str, version: int | None, edits: Sequence[types.TextEdit]
 ) -> types.WorkspaceEdit:
