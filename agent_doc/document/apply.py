@@ -33,6 +33,7 @@ from agent_doc.document.inline import append_inline_response
 from agent_doc.document.patch_blocks import PatchBlock
 from agent_doc.document.patch_blocks import parse_patch_blocks
 from agent_doc.document.splice import splice
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
 
@@ -222,10 +223,48 @@ def apply_patches(
     if leftover:
         text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
         doc = _route_unmatched(doc, text, bid)
+    if _already_final(doc, configs, bid, user_lines):
+        return doc
     doc = remove_all_boundaries(doc)
     doc = dedup_exchange_adjacent_lines(doc, protected_lines=user_lines)
     doc = _limit_lines(doc, configs)
     return reposition_boundary_to_end(doc, bid)
+
+
+def _already_final(
+    doc: str, configs: Mapping[str, ComponentConfig], bid: str, user_lines: int
+) -> bool:
+    """True when removing the boundaries, de-duplicating, trimming and putting
+    the boundary back at the end of ``exchange`` would give ``doc`` itself.
+
+    That is the usual case: the only boundary is ``bid``'s marker line, which
+    ends ``exchange`` after exactly one newline, no component has a line limit,
+    and no line would be dropped (the marker line, last in ``exchange``, does
+    not change what is dropped before it). Skipping the steps saves copying
+    and scanning a large document three times. Any doubt (or error) answers
+    ``False``, and the steps run.
+    """
+    try:
+        found = find_boundaries(doc)
+        if len(found) != 1:
+            return False
+        start, end = found[0].start, found[0].end
+        if doc[start:end] != boundary_marker(bid) + "\n":
+            return False
+        components = parse_components(doc)
+        exchange = find_component(components, "exchange")
+        if exchange is None or end != exchange.close_start:
+            return False
+        newline = start - 1  # the only newline before the marker
+        if newline < exchange.open_end or doc[newline] != "\n":
+            return False
+        if newline > exchange.open_end and doc[newline - 1] == "\n":
+            return False
+        if any(resolve_max_lines(c, configs)[0] > 0 for c in components):
+            return False
+        return dedup_exchange_adjacent_lines(doc, protected_lines=user_lines) is doc
+    except AgentDocError:
+        return False
 
 
 def _route_unmatched(doc: str, text: str, bid: str) -> str:

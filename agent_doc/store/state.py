@@ -246,8 +246,12 @@ class StateStore:
         return _load_bytes(self.crdt_path(doc))
 
     def save_crdt(self, doc: Path, state: bytes) -> None:
-        """Store the CRDT state atomically."""
-        atomic_write_bytes(self.crdt_path(doc), state)
+        """Store the CRDT state atomically.
+
+        Not fsynced: the state is the encoding of a text the snapshot and the
+        document already hold durably, and no merge depends on it.
+        """
+        atomic_write_bytes(self.crdt_path(doc), state, durable=False)
 
     def delete_crdt(self, doc: Path) -> None:
         """Remove the CRDT state if present."""
