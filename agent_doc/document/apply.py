@@ -29,6 +29,7 @@ from agent_doc.document.component_config import resolve_mode
 from agent_doc.document.components import find_component
 from agent_doc.document.components import parse_components
 from agent_doc.document.components import replace_content
+from agent_doc.document.components import scan_components
 from agent_doc.document.inline import append_inline_response
 from agent_doc.document.patch_blocks import PatchBlock
 from agent_doc.document.patch_blocks import parse_patch_blocks
@@ -201,28 +202,12 @@ def apply_patches(
     """
     bid = boundary_id or new_boundary_id()
     overrides = mode_overrides or {}
-    doc = insert_boundary_at_end_of_exchange(remove_all_boundaries(doc), bid)
-    exchange = _find(doc, "exchange")
-    user_lines = (
-        0
-        if exchange is None
-        else doc.count("\n", exchange.open_end, exchange.close_start) - 1
-    )
-    overflow: list[str] = []
-    for block in blocks:
-        component = _find(doc, block.name)
-        if component is None:
-            overflow.append(block.content)
-            continue
-        mode = overrides.get(block.name) or resolve_mode(component, configs)[0]
-        content = block.content
-        if block.name == "exchange":
-            content = strip_trailing_caret_lines(content)
-        doc = _apply_mode(doc, component, mode, content, bid)
-    leftover = "\n".join(p.strip("\n") for p in [*overflow, unmatched] if p.strip())
-    if leftover:
-        text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
-        doc = _route_unmatched(doc, text, bid)
+    doc = remove_all_boundaries(doc)
+    direct = None if blocks else _answer_at_end(doc, unmatched, bid)
+    if direct is not None:
+        doc, user_lines = direct
+    else:
+        doc, user_lines = _apply_blocks(doc, blocks, unmatched, configs, bid, overrides)
     if _already_final(doc, configs, bid, user_lines):
         return doc
     doc = remove_all_boundaries(doc)
@@ -265,6 +250,69 @@ def _already_final(
         return dedup_exchange_adjacent_lines(doc, protected_lines=user_lines) is doc
     except AgentDocError:
         return False
+
+
+def _apply_blocks(
+    doc: str,
+    blocks: list[PatchBlock],
+    unmatched: str,
+    configs: Mapping[str, ComponentConfig],
+    bid: str,
+    overrides: Mapping[str, str],
+) -> tuple[str, int]:
+    """Put the boundary at the end of ``exchange``, apply the blocks, route the
+    unmatched text; return the document and the number of user lines."""
+    doc = insert_boundary_at_end_of_exchange(doc, bid)
+    exchange = _find(doc, "exchange")
+    user_lines = (
+        0
+        if exchange is None
+        else doc.count("\n", exchange.open_end, exchange.close_start) - 1
+    )
+    overflow: list[str] = []
+    for block in blocks:
+        component = _find(doc, block.name)
+        if component is None:
+            overflow.append(block.content)
+            continue
+        mode = overrides.get(block.name) or resolve_mode(component, configs)[0]
+        content = block.content
+        if block.name == "exchange":
+            content = strip_trailing_caret_lines(content)
+        doc = _apply_mode(doc, component, mode, content, bid)
+    leftover = "\n".join(p.strip("\n") for p in [*overflow, unmatched] if p.strip())
+    if leftover:
+        text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
+        doc = _route_unmatched(doc, text, bid)
+    return doc, user_lines
+
+
+def _answer_at_end(doc: str, unmatched: str, bid: str) -> tuple[str, int] | None:
+    """What :func:`_apply_blocks` gives for a response without blocks whose
+    text goes to the end of ``exchange``, with one copy of the document
+    instead of two and one scan instead of two; ``None`` in any other case.
+
+    ``doc`` holds no boundary. The text lands where the boundary put at the
+    end of ``exchange`` would be, followed by that boundary.
+    """
+    leftover = unmatched.strip("\n") if unmatched.strip() else ""
+    if not leftover:
+        return None
+    scan = scan_components(doc)
+    if scan.issues:
+        return None  # the full steps raise the error, with its line
+    target = next((c for c in scan.components if c.name in UNMATCHED_TARGETS), None)
+    if target is None or target.name != "exchange":
+        return None
+    text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
+    cut = target.close_start
+    while cut > target.open_end and doc[cut - 1] == "\n":
+        cut -= 1
+    line_start = doc.rfind("\n", 0, cut) + 1
+    content = separate_heading(doc[line_start:cut] + "\n", text).rstrip("\n")
+    block = (content + "\n" if content else "") + boundary_marker(bid) + "\n"
+    user_lines = doc.count("\n", target.open_end, cut) + 1
+    return splice(doc, cut, target.close_start, "\n" + block), user_lines
 
 
 def _route_unmatched(doc: str, text: str, bid: str) -> str:

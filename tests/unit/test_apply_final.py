@@ -1,8 +1,12 @@
-"""``apply_patches`` returns early when its last steps would change nothing.
+"""``apply_patches`` takes two short cuts; both give what the full steps give.
 
-The oracle is the same call with the early return disabled, which removes the
-boundaries, de-duplicates, trims and puts the boundary back at the end of
-``exchange`` every time (as before issue 17).
+* a response without blocks lands at the end of ``exchange`` with one copy of
+  the document (``_answer_at_end``) instead of a boundary put there first;
+* it returns early when its last steps would change nothing (``_already_final``).
+
+The oracle is the same call with both disabled: it puts the boundary at the
+end of ``exchange``, routes the text there, removes the boundaries,
+de-duplicates, trims and puts the boundary back every time (as before issue 17).
 """
 
 from __future__ import annotations
@@ -49,19 +53,38 @@ def cases(
 ) -> tuple[str, list[PatchBlock], str, dict[str, ComponentConfig]]:
     head = draw(
         st.sampled_from(
-            ["", "# T\n", "<!-- agent:status -->\nidle\n<!-- /agent:status -->\n"]
+            [
+                "",
+                "# T\n",
+                "<!-- agent:status -->\nidle\n<!-- /agent:status -->\n",
+                "<!-- agent:output -->\nout\n<!-- /agent:output -->\n",
+                "---\nagent_doc_format: template\n---\n```\nopen fence\n",
+            ]
         )
     )
     opener = draw(
         st.sampled_from(
-            ["<!-- agent:exchange -->", "<!-- agent:exchange max_lines=3 -->"]
+            [
+                "<!-- agent:exchange -->",
+                "<!-- agent:exchange max_lines=3 -->",
+                "<!-- agent:exch -->",
+            ]
         )
     )
     body = draw(LINES) + draw(st.sampled_from(["", "\n", "\n\n"]))
     tail = draw(
-        st.sampled_from(["", "after\n", "<!-- agent:log -->\nx\n<!-- /agent:log -->\n"])
+        st.sampled_from(
+            [
+                "",
+                "after\n",
+                "<!-- agent:log -->\nx\n<!-- /agent:log -->\n",
+                "<!-- agent:output -->\n<!-- /agent:output -->\n",
+                "<!-- /agent:stray -->\n",
+            ]
+        )
     )
-    doc = f"{head}{opener}\n{body}<!-- /agent:exchange -->\n{tail}"
+    closer = "<!-- /agent:exch -->" if "exch " in opener else "<!-- /agent:exchange -->"
+    doc = f"{head}{opener}\n{body}{closer}\n{tail}"
     blocks = [
         PatchBlock(name, draw(LINES))
         for name in draw(
@@ -93,6 +116,7 @@ def test_early_return_gives_what_the_full_steps_give(
     fast = _outcome(*case)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(apply_module, "_already_final", lambda *args: False)
+        patch.setattr(apply_module, "_answer_at_end", lambda *args: None)
         full = _outcome(*case)
     assert fast == full
 
@@ -122,3 +146,24 @@ def test_a_boundary_off_its_place_is_not_final(body: str) -> None:
     doc = f"<!-- agent:exchange -->\n{body}<!-- /agent:exchange -->\n"
     assert not apply_module._already_final(doc, {}, "b0b0b0b0", 0)
     assert reposition_boundary_to_end(doc, "b0b0b0b0") != doc
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("Q?\n", id="after-text"),
+        pytest.param("Q?\n\n\n", id="after-blank-lines"),
+        pytest.param("", id="empty-exchange"),
+        pytest.param("<!-- note -->\n", id="after-comment"),
+    ],
+)
+def test_a_heading_answer_is_separated_as_by_the_full_steps(body: str) -> None:
+    doc = f"# T\n<!-- agent:exchange -->\n{body}<!-- /agent:exchange -->\n"
+    case = (doc, [], "### Re: Q\n\nA.", {})
+    fast = _outcome(*case)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(apply_module, "_already_final", lambda *args: False)
+        patch.setattr(apply_module, "_answer_at_end", lambda *args: None)
+        full = _outcome(*case)
+    assert fast == full
+    assert "### Re: Q" in fast
