@@ -9,7 +9,7 @@ lowercase hex characters; ids of any shape are recognised (and cleaned up).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.components import find_component
@@ -31,8 +31,7 @@ BOUNDARY_PREFIX = "<!-- agent:boundary:"
 _SUFFIX = "-->"
 
 
-@dataclass(frozen=True, slots=True)
-class Boundary:
+class Boundary(NamedTuple):
     """One boundary marker line: ``[start, end)`` (end after its ``\\n``)."""
 
     start: int

@@ -10,7 +10,6 @@ markers (``<!-- agent:boundary:… -->``) are never components.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
@@ -61,8 +60,7 @@ def default_mode(name: str) -> str:
     return STANDARD_MODES.get(name, "replace")
 
 
-@dataclass(frozen=True, slots=True)
-class Component:
+class Component(NamedTuple):
     """One component: its name, inline attributes and marker offsets."""
 
     name: str
@@ -93,8 +91,7 @@ class Component:
         return self.attr("patch") or self.attr("mode")
 
 
-@dataclass(frozen=True, slots=True)
-class ComponentIssue:
+class ComponentIssue(NamedTuple):
     """A problem found by :func:`scan_components` (for editor diagnostics).
 
     ``kind`` is one of ``unclosed``, ``unmatched``, ``mismatched``,
@@ -109,8 +106,7 @@ class ComponentIssue:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class ComponentScan:
+class ComponentScan(NamedTuple):
     """The components found and the issues met, both in document order."""
 
     components: list[Component]

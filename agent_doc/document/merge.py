@@ -22,7 +22,7 @@ they become UTF-8 byte offsets (pycrdt ``Text`` indexes bytes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.document import _yrs
 from agent_doc.document._linediff import Hunk
@@ -46,8 +46,7 @@ Op = tuple[int, int, str]
 """``(start, end, text)``: replace ``base[start:end]`` with ``text``."""
 
 
-@dataclass(frozen=True, slots=True)
-class MergeResult:
+class MergeResult(NamedTuple):
     """The merged text and the encoded pycrdt state of a document holding it."""
 
     text: str

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from typing import NamedTuple
 
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
@@ -24,8 +24,7 @@ BOM = b"\xef\xbb\xbf"
 Newline = Literal["\n", "\r\n"]
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentFile:
+class DocumentFile(NamedTuple):
     """A document read from disk: its ``\\n``-ended text and how it was stored."""
 
     text: str
