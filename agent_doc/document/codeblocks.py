@@ -20,8 +20,6 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
-from dataclasses import field
 
 from agent_doc.document._lazy_re import lazy_compile
 
@@ -218,15 +216,23 @@ def _inline_ranges(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
 class CodeRanges:
     """Sorted, disjoint ``[start, end)`` ranges with a fast membership test."""
 
-    ranges: list[tuple[int, int]]
-    _starts: list[int] = field(init=False, repr=False, compare=False)
+    __slots__ = ("_starts", "ranges")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_starts", [s for s, _ in self.ranges])
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        self.ranges = ranges
+        """The ranges."""
+        self._starts = [s for s, _ in ranges]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CodeRanges) and other.ranges == self.ranges
+
+    __hash__ = None  # type: ignore[assignment]  # mutable list inside
+
+    def __repr__(self) -> str:
+        return f"CodeRanges(ranges={self.ranges!r})"
 
     def contains(self, offset: int) -> bool:
         """True when ``offset`` lies inside one of the ranges."""

@@ -19,11 +19,10 @@ import json
 import logging
 import os
 import time
-from dataclasses import asdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 from typing import Protocol
 
 from agent_doc.document._lazy_re import lazy_compile
@@ -40,8 +39,7 @@ EVENT_TTL_S = 3600
 EVENT_NAME_RE = lazy_compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-@dataclass(frozen=True, slots=True)
-class HookEvent:
+class HookEvent(NamedTuple):
     """One fired event."""
 
     event: str
@@ -53,7 +51,7 @@ class HookEvent:
 
     def to_json(self) -> dict[str, Any]:
         """The stored JSON object."""
-        return asdict(self)
+        return dict(self._asdict())
 
     @classmethod
     def from_json(cls, data: Any) -> HookEvent:

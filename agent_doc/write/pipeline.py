@@ -21,10 +21,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Literal
+from typing import NamedTuple
 
 from agent_doc.errors import PatchError
 
@@ -39,8 +39,7 @@ logger = logging.getLogger(__name__)
 Target = Literal["disk", "server"]
 
 
-@dataclass(frozen=True, slots=True)
-class WriteRequest:
+class WriteRequest(NamedTuple):
     """An agent response to write into one document."""
 
     path: Path
@@ -55,8 +54,7 @@ class WriteRequest:
     """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
 
 
-@dataclass(frozen=True, slots=True)
-class WriteOutcome:
+class WriteOutcome(NamedTuple):
     """What :func:`write_response` did."""
 
     path: Path
@@ -374,8 +372,7 @@ def run_write(
     return write_response(request, ServerLink())
 
 
-@dataclass(frozen=True, slots=True)
-class PatchOutcome:
+class PatchOutcome(NamedTuple):
     """What :func:`patch_component` did."""
 
     path: Path
