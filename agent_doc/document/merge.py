@@ -140,16 +140,114 @@ def _lines(
         return lines
     head = _common_head(base, text)
     tail = _common_tail(base, text, min(len(base), len(text)) - head)
-    if 2 * (head + tail) < len(text):  # mostly new: no copy of the middle first
-        return _lines(text, sentinel)
     head_count = base.count("\n", 0, head)
-    if not tail:
-        return base_lines[:head_count] + _lines(text[head:], sentinel)
+    if not tail:  # the rest may end without a newline (sentinel)
+        rest = _walk(
+            text, head, len(text), base, head, len(base), base_lines, head_count
+        )
+        return base_lines[:head_count] + rest + _split(text[rest.end :], sentinel)
     # the shared tail starts a line on both sides: the middle ends with "\n"
     tail_count = base.count("\n", len(base) - tail) + sentinel
-    middle = text[head : len(text) - tail].split("\n")
-    middle.pop()
+    end = len(text) - tail
+    middle = _walk(
+        text, head, end, base, head, len(base) - tail, base_lines, head_count
+    )
+    middle.extend(_split(text[middle.end : end], False))
     return base_lines[:head_count] + middle + base_lines[len(base_lines) - tail_count :]
+
+
+def _split(text: str, keep_last: bool) -> list[str]:
+    """``text.split("\\n")``, without the last item unless ``keep_last``."""
+    parts = text.split("\n")
+    if not keep_last:
+        parts.pop()
+    return parts
+
+
+class _Walked(list[str]):
+    """Lines found by :func:`_walk`, and where in the text they end."""
+
+    end = 0
+
+
+_ANCHOR = 64
+"""Characters of a base line (and what follows) looked for in the text."""
+_WINDOW = 1 << 16
+"""How far ahead in the text an anchor is looked for."""
+_TRIES = 6
+"""Base lines tried as anchors after a difference."""
+
+
+def _walk(
+    text: str,
+    t: int,
+    t_end: int,
+    base: str,
+    b: int,
+    b_end: int,
+    base_lines: list[str],
+    line: int,
+) -> _Walked:
+    """The whole lines of ``text[t:t_end]``, up to where it stops finding its
+    way back into ``base[b:b_end]``: runs of lines equal in both come from
+    ``base_lines`` (``line`` is the index of the line at ``b``), the lines
+    between runs are split from ``text``. ``t`` and ``b`` start lines.
+
+    Every run taken from ``base_lines`` is compared with ``text`` first, so the
+    lines are exactly ``text``'s whatever the anchors found.
+    """
+    out = _Walked()
+    while True:
+        run = _common_run(base, b, b_end, text, t, t_end)
+        last = base.rfind("\n", b, b + run)
+        if last >= 0:  # whole lines in common
+            count = base.count("\n", b, last + 1)
+            out.extend(base_lines[line : line + count])
+            line += count
+            t += last + 1 - b
+            b = last + 1
+        found = _resync(text, t, t_end, base, b, b_end) if t < t_end else None
+        if found is None:
+            out.end = t
+            return out
+        t_at, b_at = found
+        out.extend(text[t:t_at].split("\n")[:-1])
+        line += base.count("\n", b, b_at)
+        t, b = t_at, b_at
+
+
+def _common_run(a: str, i: int, a_end: int, b: str, j: int, b_end: int) -> int:
+    """How many characters ``a[i:a_end]`` and ``b[j:b_end]`` share from the start."""
+    limit = min(a_end - i, b_end - j)
+    n = 0
+    step = _CHUNK
+    while step:  # chunks first (compared in C, small copies), then halve
+        while n + step <= limit and a[i + n : i + n + step] == b[j + n : j + n + step]:
+            n += step
+        step //= 2
+    return n
+
+
+def _resync(
+    text: str, t: int, t_end: int, base: str, b: int, b_end: int
+) -> tuple[int, int] | None:
+    """Line starts ``(t_at, b_at)`` after the difference at ``(t, b)`` where
+    ``text`` seems to continue like ``base``; ``None`` when none is found."""
+    at = b
+    for _ in range(_TRIES):
+        anchor = base[at : min(at + _ANCHOR, b_end)]
+        if not anchor:
+            return None
+        pos = text.find(anchor, t, min(t + _WINDOW, t_end))
+        while pos >= 0 and pos > 0 and text[pos - 1] != "\n":  # a line start only
+            pos = text.find(anchor, pos + 1, min(t + _WINDOW, t_end))
+        if pos >= 0 and (pos, at) != (t, b):
+            return pos, at
+        newline = base.find("\n", at, b_end)
+        if newline < 0:
+            return None
+        at = newline + 1
+    return None
 
 
 _CHUNK = 1 << 12

@@ -209,3 +209,52 @@ def test_lines_shared_with_the_base_are_the_lines_of_the_text(
 def test_the_text_inside_a_state_is_its_utf8(text: str) -> None:
     state = encode_text_state(text)
     assert bytes(utf8_in_state(state)) == text.encode("utf-8")
+
+
+@st.composite
+def edited_lines(draw: st.DrawFn) -> tuple[list[str], list[str]]:
+    """Base lines (many alike, so anchors can mislead) and an edited copy."""
+    line = st.sampled_from(["", "a", "a", "b", "x y", "é😀", "a" * 70, "a" * 70 + "b"])
+    base = draw(st.lists(line, max_size=40))
+    text = list(base)
+    for _ in range(draw(st.integers(0, 6))):
+        kind = draw(st.sampled_from(["insert", "delete", "replace"]))
+        if kind == "insert" or not text:
+            text.insert(draw(st.integers(0, len(text))), draw(line))
+        elif kind == "delete":
+            del text[draw(st.integers(0, len(text) - 1))]
+        else:
+            text[draw(st.integers(0, len(text) - 1))] = draw(line)
+    return base, text
+
+
+@given(edited_lines(), st.booleans(), st.booleans())
+@settings(max_examples=500, deadline=None)
+def test_lines_walked_against_the_base_are_the_lines_of_the_text(
+    case: tuple[list[str], list[str]], sentinel: bool, cut_last: bool
+) -> None:
+    """Scattered edits: runs of lines equal to the base's come from the base's
+    lines, the rest is split; together exactly the text's own lines."""
+    base_list, text_list = case
+    base, text = "\n".join(base_list) + "\n", "\n".join(text_list) + "\n"
+    if sentinel and cut_last:  # an unterminated last line
+        base, text = base[:-1], text[:-1]
+    elif sentinel:
+        text = text[:-1]
+    base_lines = merge_module._lines(base, sentinel)
+    walked = merge_module._lines(text, sentinel, base, base_lines)
+    assert walked == merge_module._lines(text, sentinel)
+
+
+def test_a_long_document_with_scattered_edits_shares_most_lines() -> None:
+    base_list = [f"line {i} é😀" for i in range(3000)]
+    text_list = list(base_list)
+    for k in range(20):
+        text_list[100 + k * 140] = f"edited {k}"
+        text_list.insert(150 + k * 140, f"typed {k}")
+    base, text = "\n".join(base_list) + "\n", "\n".join(text_list) + "\n"
+    base_lines = merge_module._lines(base, False)
+    walked = merge_module._lines(text, False, base, base_lines)
+    assert walked == text.split("\n")[:-1]
+    shared = {id(x) for x in base_lines}
+    assert sum(id(x) in shared for x in walked) >= len(walked) - 40
