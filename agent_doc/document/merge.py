@@ -8,7 +8,7 @@ gives. The agent's document has the lower client id, so where both insert at
 the same spot the response comes first and the user's newer text follows it.
 Only the stretches where the two sides' edits meet go through pycrdt (each on
 a document holding just that stretch); edits far from the other side's are
-applied directly (:func:`_merge_ops`), so a large document costs one pass.
+applied directly (:func:`_merge_hunks`), so a large document costs one pass.
 
 Edits are line-based (no character interleaving across lines) and refined to
 characters inside a changed line only when the line stays recognisable, so a
@@ -172,8 +172,10 @@ class _Walked(list[str]):
 
 _ANCHOR = 64
 """Characters of a base line (and what follows) looked for in the text."""
-_WINDOW = 1 << 16
-"""How far ahead in the text an anchor is looked for."""
+_NEAR = 1 << 9
+"""How far ahead in the text an anchor is looked for first."""
+_WINDOW = 1 << 14
+"""How far ahead in the text an anchor is looked for at most."""
 _TRIES = 6
 """Base lines tried as anchors after a difference."""
 
@@ -197,6 +199,7 @@ def _walk(
     lines are exactly ``text``'s whatever the anchors found.
     """
     out = _Walked()
+    budget = [2 * (t_end - t) + _TRIES * _WINDOW]  # characters searched, at most
     while True:
         run = _common_run(base, b, b_end, text, t, t_end)
         last = base.rfind("\n", b, b + run)
@@ -206,7 +209,7 @@ def _walk(
             line += count
             t += last + 1 - b
             b = last + 1
-        found = _resync(text, t, t_end, base, b, b_end) if t < t_end else None
+        found = _resync(text, t, t_end, base, b, b_end, budget) if t < t_end else None
         if found is None:
             out.end = t
             return out
@@ -229,24 +232,35 @@ def _common_run(a: str, i: int, a_end: int, b: str, j: int, b_end: int) -> int:
 
 
 def _resync(
-    text: str, t: int, t_end: int, base: str, b: int, b_end: int
+    text: str,
+    t: int,
+    t_end: int,
+    base: str,
+    b: int,
+    b_end: int,
+    budget: list[int],
 ) -> tuple[int, int] | None:
     """Line starts ``(t_at, b_at)`` after the difference at ``(t, b)`` where
-    ``text`` seems to continue like ``base``; ``None`` when none is found."""
-    at = b
-    for _ in range(_TRIES):
-        anchor = base[at : min(at + _ANCHOR, b_end)]
-        if not anchor:
-            return None
-        pos = text.find(anchor, t, min(t + _WINDOW, t_end))
-        while pos >= 0 and pos > 0 and text[pos - 1] != "\n":  # a line start only
-            pos = text.find(anchor, pos + 1, min(t + _WINDOW, t_end))
-        if pos >= 0 and (pos, at) != (t, b):
-            return pos, at
-        newline = base.find("\n", at, b_end)
-        if newline < 0:
-            return None
-        at = newline + 1
+    ``text`` seems to continue like ``base``; ``None`` when none is found or
+    the walk has searched ``budget[0]`` characters (a text edited on most lines
+    is then split as it is, in linear time)."""
+    for window in (_NEAR, _WINDOW):  # most edits are a line or two: look near first
+        stop = min(t + window, t_end)
+        at = b
+        for _ in range(_TRIES):
+            anchor = base[at : min(at + _ANCHOR, b_end)]
+            if not anchor or budget[0] < 0:
+                return None
+            pos = text.find(anchor, t, stop)
+            while pos > 0 and text[pos - 1] != "\n":  # a line start only
+                pos = text.find(anchor, pos + 1, stop)
+            budget[0] -= (stop if pos < 0 else pos + len(anchor)) - t  # searched
+            if pos >= 0 and (pos, at) != (t, b):
+                return pos, at
+            newline = base.find("\n", at, b_end)
+            if newline < 0:
+                break
+            at = newline + 1
     return None
 
 

@@ -258,3 +258,14 @@ def test_a_long_document_with_scattered_edits_shares_most_lines() -> None:
     assert walked == text.split("\n")[:-1]
     shared = {id(x) for x in base_lines}
     assert sum(id(x) in shared for x in walked) >= len(walked) - 40
+
+
+def test_a_text_edited_on_most_lines_is_split_whole_and_right() -> None:
+    """Past the search budget the walk stops and the rest is split as it is."""
+    base_list = [f"line {i} é😀 a word here" for i in range(6000)]
+    text_list = [
+        x.replace("word", "WORD") if i % 3 else x for i, x in enumerate(base_list)
+    ]
+    base, text = "\n".join(base_list) + "\n", "\n".join(text_list) + "\n"
+    base_lines = merge_module._lines(base, False)
+    assert merge_module._lines(text, False, base, base_lines) == text_list
