@@ -15,6 +15,7 @@ from typing import NamedTuple
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.splice import splice
 from agent_doc.errors import ComponentError
 
 __all__ = [
@@ -268,4 +269,4 @@ def find_component(components: list[Component], name: str) -> Component | None:
 
 def replace_content(text: str, component: Component, new_content: str) -> str:
     """Return ``text`` with the component's content replaced (markers kept)."""
-    return text[: component.open_end] + new_content + text[component.close_start :]
+    return splice(text, component.open_end, component.close_start, new_content)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 from typing import NamedTuple
 
@@ -55,9 +53,6 @@ _REPLACEMENTS: dict[str, str | None] = {
 }
 
 
-_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
-
-
 class Frontmatter(NamedTuple):
     """The resolved frontmatter fields (all optional; see spec §2.1)."""
 
@@ -75,7 +70,7 @@ class Frontmatter(NamedTuple):
     typing_indicator_ms: int | None = None
     status_timeout_ms: int | None = None
     deprecated: tuple[str, ...] = ()
-    raw: Mapping[str, Any] = _NO_FIELDS
+    raw: dict[str, Any] = {}  # noqa: RUF012 - never mutated; parse gives its own
 
 
 class DeprecatedField(NamedTuple):
@@ -252,7 +247,7 @@ def ensure_session(text: str) -> tuple[str, str]:
     current = parse_frontmatter(text)
     if current.session:
         return text, current.session
-    import uuid  # on first use: it imports platform (~1.5 ms per start)
+    import uuid
 
     new = str(uuid.uuid4())
     raw = current.raw

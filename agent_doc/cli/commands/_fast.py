@@ -29,12 +29,12 @@ def read_stdin() -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    if hasattr(value, "_asdict"):  # a NamedTuple record
-        data = value._asdict()
-    else:
-        from dataclasses import asdict
+    """A NamedTuple (the write outcome) or a dataclass as a JSON-ready dict."""
+    if not hasattr(value, "_asdict"):
+        from dataclasses import asdict  # only the dataclass results need it
 
-        data = asdict(value)
+        value = asdict(value)
+    data = value if isinstance(value, dict) else value._asdict()
     return {k: str(v) if isinstance(v, Path) else v for k, v in data.items()}
 
 
