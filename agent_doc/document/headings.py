@@ -72,12 +72,15 @@ def mark_new_headings(snapshot: str, head: str | None) -> str:
     """Append ``(HEAD)`` to the headings of ``snapshot`` that are new since ``head``."""
     text = strip_head_markers(snapshot)
     previous = strip_head_markers(head or "")
-    pattern = _ATX if _candidates(text, _ATX) else _BOLD
+    found = _candidates(text, _ATX)
+    pattern = _ATX if found else _BOLD
+    if not found:
+        found = _candidates(text, _BOLD)
     before = previous.split("\n")
     seen_before = Counter(before[i].rstrip() for i in _candidates(previous, pattern))
     lines = text.split("\n")
     seen_now: Counter[str] = Counter()
-    for index in _candidates(text, pattern):
+    for index in found:
         key = lines[index].rstrip()
         seen_now[key] += 1
         if seen_now[key] > seen_before[key]:
