@@ -66,7 +66,17 @@ async def open_doc(editor: Editor, project: Path, name: str = "doc.md") -> Path:
     doc.write_text(DOC)
     editor.open(doc.as_uri(), DOC)
     await registered(editor, project)
+    await opened(project, doc)
     return doc
+
+
+async def opened(project: Path, doc: Path) -> None:
+    """Wait (bounded) until the server has ``doc`` open: didOpen travels over
+    stdio, a CLI's request over the project socket, and either may come first."""
+    from tests.reliability._server import wait_open
+
+    entry = next((project / ".agent-doc" / "servers").glob("*.json"))
+    await wait_open(json.loads(entry.read_text())["socket"], doc)
 
 
 def type_prompt(editor: Editor, uri: str, text: str) -> None:

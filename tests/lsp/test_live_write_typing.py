@@ -20,6 +20,7 @@ from tests.lsp.editor_client import offset_of
 from tests.lsp.editor_client import position_of
 from tests.lsp.editor_client import start_editor
 from tests.lsp.test_live_write import SERVER
+from tests.lsp.test_live_write import opened
 from tests.lsp.test_live_write import registered
 from tests.lsp.test_live_write import run_cli
 
@@ -55,6 +56,7 @@ async def open_doc(editor: Editor, project: Path) -> Path:
     doc.write_text(DOC)
     editor.open(doc.as_uri(), DOC)
     await registered(editor, project)
+    await opened(project, doc)
     return doc
 
 
