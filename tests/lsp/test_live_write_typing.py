@@ -152,6 +152,7 @@ async def test_two_editors_the_write_goes_to_the_one_typed_in_last(client, proje
         ed1.open(doc.as_uri(), DOC)
         ed2.open(doc.as_uri(), DOC)
         await registered(ed1, project, count=2)
+        await opened(project, doc, count=2)
         uri = doc.as_uri()
         type_at_prompt_end(ed1, uri, " one")
         await asyncio.sleep(0.05)
