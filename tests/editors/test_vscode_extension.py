@@ -37,9 +37,13 @@ def test_manifest_commands_keys_and_settings() -> None:
         "agentDoc.claimPane": "ctrl+shift+alt+c",
         "agentDoc.syncLayout": "ctrl+shift+alt+l",
         "agentDoc.commitDocument": "ctrl+shift+alt+m",
+        "agentDoc.askAgent": "ctrl+shift+alt+enter",
+        "agentDoc.stopAgent": "ctrl+shift+alt+x",
     }
     commands = {c["command"] for c in contributes["commands"]}
     assert set(keys) <= commands
+    # the server registers agentDoc.runAgent / stopAgent itself (vscode-languageclient)
+    assert not commands & {"agentDoc.runAgent", "agentDoc.route", "agentDoc.commit"}
     props = contributes["configuration"]["properties"]
     assert props["agentDoc.server.command"]["default"] == "agent-doc-lsp"
     assert props["agentDoc.server.args"]["type"] == "array"

@@ -10,7 +10,10 @@
  *     so one Undo removes exactly the agent's write;
  *   - every visible editor's selections are restored, mapped through the
  *     edits so that text inserted exactly at a cursor goes after it (VS Code
- *     would move the cursor to the end of the inserted answer).
+ *     would move the cursor to the end of the inserted answer);
+ *   - a streamed edit (label `agent-doc stream <id>`) records the text before
+ *     its stream's first edit (`StreamStarts`, see `answerUndo.ts`), and edits
+ *     wait (rejected, the server retries) while a landed answer is regrouped.
  */
 import * as vscode from "vscode";
 import {
@@ -22,6 +25,8 @@ import {
   TextEdit,
 } from "vscode-languageclient/node";
 
+import { streamOf } from "./answerText";
+import { StreamStarts } from "./answerUndo";
 import { OffsetEdit, mapOffset } from "./logic";
 
 interface DocumentEdits {
@@ -94,6 +99,7 @@ async function applyToDocument(client: LanguageClient, item: DocumentEdits): Pro
 export async function applyAgentEdit(
   client: LanguageClient,
   params: ApplyWorkspaceEditParams,
+  starts: StreamStarts,
 ): Promise<ApplyWorkspaceEditResult> {
   const items = documentEdits(client, params);
   if (typeof items === "string") {
@@ -107,16 +113,24 @@ export async function applyAgentEdit(
     if (item.version !== undefined && item.version !== null && document.version !== item.version) {
       return { applied: false, failureReason: `document is at version ${document.version}, the edit is for ${item.version}` };
     }
+    if (starts.busy.has(document.uri.toString())) {
+      return { applied: false, failureReason: "agent-doc is regrouping the undo steps of the last answer" };
+    }
   }
+  const stream = streamOf(params.label);
   for (const item of items) {
+    const before = openDocument(item.uri)?.getText() ?? "";
     if (!(await applyToDocument(client, item))) {
       return { applied: false, failureReason: "the document changed while the edit was applied" };
+    }
+    if (stream !== undefined) {
+      starts.applied(stream, item.uri, before);
     }
   }
   return { applied: true };
 }
 
 /** Install the handler now (the client must be running). */
-export function installAgentEditHandler(client: LanguageClient): vscode.Disposable {
-  return client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
+export function installAgentEditHandler(client: LanguageClient, starts: StreamStarts): vscode.Disposable {
+  return client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params, starts));
 }

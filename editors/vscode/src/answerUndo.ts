@@ -1,0 +1,293 @@
+/**
+ * One undo step for an ACP answer streamed into the buffer.
+ *
+ * Every streamed edit of one answer arrives as `workspace/applyEdit` labelled
+ * `agent-doc stream <id>` (`agentEdits.ts` applies it and calls
+ * `StreamStarts.applied`, which remembers the text S0 right before the first
+ * one). When the answer is final the server sends `agentDoc/answerLanded
+ * {uri, version, stream, withoutAnswer}`. If the document is still at
+ * `version` (T) and in the active editor, `regroup`:
+ *   1. runs `undo` until the text is S0 (bounded; when S0 is never reached it
+ *      runs `redo` back to T and gives up, leaving the text as it was);
+ *   2. applies S0 → T without the answer (the person's typing during the
+ *      stream) as one edit with undo stops, then the answer as one more;
+ *   3. restores every visible editor's selections and scroll position.
+ * Ctrl+Z then removes exactly the answer (and its `resume` line); a second
+ * Ctrl+Z removes what the person typed during the stream.
+ * If the person types in the middle, their keystrokes are carried over onto
+ * the final text (`carryOver`), so nothing typed is ever lost.
+ */
+import * as vscode from "vscode";
+import { LanguageClient, TextEdit } from "vscode-languageclient/node";
+
+import { SeenChange, applyOffsetEdits, carryOver, inverseEdits, minimalEdit } from "./answerText";
+import { OffsetEdit } from "./logic";
+
+/** `agentDoc/answerLanded` parameters. */
+export interface AnswerLanded {
+  uri: string;
+  version: number;
+  stream: string;
+  withoutAnswer: TextEdit[];
+}
+
+/** What `regroup` did: `grouped` true when the answer is now one undo step. */
+export interface LandedOutcome {
+  uri: string;
+  stream: string;
+  grouped: boolean;
+  reason: string;
+}
+
+interface StreamStart {
+  uri: string;
+  text: string;
+  edits: number;
+}
+
+const MAX_STREAMS = 32;
+
+/** The text before each stream's first edit, and documents being regrouped. */
+export class StreamStarts {
+  private readonly starts = new Map<string, StreamStart>();
+  /** URIs whose undo history is being rewritten: agent edits wait. */
+  readonly busy = new Set<string>();
+
+  /** A streamed edit of `stream` landed on `uri`, whose text was `before`. */
+  applied(stream: string, uri: vscode.Uri, before: string): void {
+    const start = this.starts.get(stream);
+    if (start) {
+      start.edits += 1;
+      return;
+    }
+    this.starts.set(stream, { uri: uri.toString(), text: before, edits: 1 });
+    if (this.starts.size > MAX_STREAMS) {
+      this.starts.delete(this.starts.keys().next().value as string);
+    }
+  }
+
+  /** Forget `stream` and return where it started. */
+  take(stream: string): StreamStart | undefined {
+    const start = this.starts.get(stream);
+    this.starts.delete(stream);
+    return start;
+  }
+
+  /** Forget every stream of a closed document. */
+  forget(uri: vscode.Uri): void {
+    for (const [stream, start] of this.starts) {
+      if (start.uri === uri.toString()) {
+        this.starts.delete(stream);
+      }
+    }
+  }
+}
+
+/** Records the document's changes while regrouping; `ours` tells ours from the person's. */
+class ChangeLog {
+  readonly foreign: SeenChange[] = [];
+  private text: string;
+  private readonly listener: vscode.Disposable;
+  /** Texts our own plain edits produce (anything else without an undo/redo reason is typing). */
+  expected = new Set<string>();
+
+  constructor(private readonly document: vscode.TextDocument) {
+    this.text = document.getText();
+    this.listener = vscode.workspace.onDidChangeTextDocument((event) => {
+      if (event.document !== document || event.contentChanges.length === 0) {
+        return;
+      }
+      const after = document.getText();
+      const undoRedo =
+        event.reason === vscode.TextDocumentChangeReason.Undo ||
+        event.reason === vscode.TextDocumentChangeReason.Redo;
+      if (!undoRedo && !this.expected.has(after)) {
+        this.foreign.push({ before: this.text, after });
+      }
+      this.text = after;
+    });
+  }
+
+  dispose(): void {
+    this.listener.dispose();
+  }
+}
+
+async function changed(document: vscode.TextDocument, version: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (document.version === version && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return document.version !== version;
+}
+
+/** Run `undo`/`redo` until the text is `goal`; false when it stops changing or after `limit` steps. */
+async function stepTo(
+  command: "undo" | "redo",
+  document: vscode.TextDocument,
+  goal: string,
+  limit: number,
+  log: ChangeLog,
+): Promise<boolean> {
+  for (let step = 0; step < limit && log.foreign.length === 0; step += 1) {
+    if (document.getText() === goal) {
+      return true;
+    }
+    const version = document.version;
+    await vscode.commands.executeCommand(command);
+    if (!(await changed(document, version, 300))) {
+      return false;
+    }
+  }
+  return document.getText() === goal && log.foreign.length === 0;
+}
+
+/** Apply `edits` to the text `base` (one undo step), giving `result`; false when the text moved. */
+async function replaceWith(
+  editor: vscode.TextEditor,
+  edits: OffsetEdit[],
+  base: string,
+  result: string,
+  log: ChangeLog,
+): Promise<boolean> {
+  const document = editor.document;
+  if (log.foreign.length > 0 || document.getText() !== base) {
+    return false;
+  }
+  if (edits.length === 0) {
+    return true;
+  }
+  const ranges = edits.map((e) => new vscode.Range(document.positionAt(e.start), document.positionAt(e.end)));
+  log.expected.add(result);
+  return editor.edit(
+    (builder) => edits.forEach((e, i) => builder.replace(ranges[i], e.text)),
+    { undoStopBefore: true, undoStopAfter: true },
+  );
+}
+
+interface View {
+  editor: vscode.TextEditor;
+  selections: (readonly [number, number])[];
+  visible: vscode.Range | undefined;
+}
+
+function saveViews(document: vscode.TextDocument): View[] {
+  return vscode.window.visibleTextEditors
+    .filter((e) => e.document === document)
+    .map((editor) => ({
+      editor,
+      selections: editor.selections.map((s) => [document.offsetAt(s.anchor), document.offsetAt(s.active)] as const),
+      visible: editor.visibleRanges[0],
+    }));
+}
+
+function restoreViews(views: View[], through: OffsetEdit | undefined): void {
+  const map = (offset: number): number => {
+    if (!through || offset < through.start) {
+      return offset;
+    }
+    const after = through.start + through.text.length;
+    return offset >= through.end ? offset + after - through.end : after;
+  };
+  for (const { editor, selections, visible } of views) {
+    const document = editor.document;
+    editor.selections = selections.map(
+      ([anchor, active]) => new vscode.Selection(document.positionAt(map(anchor)), document.positionAt(map(active))),
+    );
+    if (visible) {
+      editor.revealRange(visible, vscode.TextEditorRevealType.AtTop);
+    }
+  }
+}
+
+/** Make a landed answer one undo step (see the module docstring). */
+export async function regroup(
+  client: LanguageClient,
+  starts: StreamStarts,
+  params: AnswerLanded,
+): Promise<LandedOutcome> {
+  const uri = client.protocol2CodeConverter.asUri(params.uri);
+  const outcome = (grouped: boolean, reason: string): LandedOutcome => ({ uri: params.uri, stream: params.stream, grouped, reason });
+  const start = starts.take(params.stream);
+  const editor = vscode.window.activeTextEditor;
+  const document = editor?.document;
+  if (!start || !editor || !document || document.uri.toString() !== uri.toString()) {
+    return outcome(false, start ? "not in the active editor" : "no streamed edit of this answer was seen");
+  }
+  if (document.version !== params.version || starts.busy.has(start.uri)) {
+    return outcome(false, `the document moved on (version ${document.version}, the answer landed at ${params.version})`);
+  }
+  const final = document.getText();
+  const removal = params.withoutAnswer.map((e) => ({
+    start: document.offsetAt(client.protocol2CodeConverter.asPosition(e.range.start)),
+    end: document.offsetAt(client.protocol2CodeConverter.asPosition(e.range.end)),
+    text: e.newText,
+  }));
+  const withoutAnswer = applyOffsetEdits(final, removal);
+  if (withoutAnswer === final) {
+    return outcome(false, "the answer is empty");
+  }
+  starts.busy.add(start.uri);
+  const views = saveViews(document);
+  const log = new ChangeLog(document);
+  try {
+    return await rewrite(editor, start, final, withoutAnswer, removal, log, views, outcome);
+  } finally {
+    log.dispose();
+    starts.busy.delete(start.uri);
+  }
+}
+
+async function rewrite(
+  editor: vscode.TextEditor,
+  start: StreamStart,
+  final: string,
+  withoutAnswer: string,
+  removal: OffsetEdit[],
+  log: ChangeLog,
+  views: View[],
+  outcome: (grouped: boolean, reason: string) => LandedOutcome,
+): Promise<LandedOutcome> {
+  const limit = 4 * start.edits + 50;
+  if (!(await stepTo("undo", editor.document, start.text, limit, log))) {
+    return giveUp(editor, final, log, views, outcome, "the text before the stream is not in the undo history");
+  }
+  const typing = minimalEdit(start.text, withoutAnswer);
+  const answer = inverseEdits(final, removal);
+  if (applyOffsetEdits(withoutAnswer, answer) !== final) {
+    return giveUp(editor, final, log, views, outcome, "the edits without the answer do not invert");
+  }
+  const done =
+    (await replaceWith(editor, typing ? [typing] : [], start.text, withoutAnswer, log)) &&
+    (await replaceWith(editor, answer, withoutAnswer, final, log));
+  if (!done) {
+    return giveUp(editor, final, log, views, outcome, "the person typed while the undo steps were regrouped");
+  }
+  restoreViews(views, undefined);
+  return outcome(true, typing ? "answer and typing: one undo step each" : "answer: one undo step");
+}
+
+/** Leave the text as it was (plus anything typed meanwhile): redo, else one edit. */
+async function giveUp(
+  editor: vscode.TextEditor,
+  final: string,
+  log: ChangeLog,
+  views: View[],
+  outcome: (grouped: boolean, reason: string) => LandedOutcome,
+  reason: string,
+): Promise<LandedOutcome> {
+  const document = editor.document;
+  if (log.foreign.length === 0) {
+    await stepTo("redo", document, final, 1000, log);
+  }
+  const target = carryOver(final, log.foreign);
+  const now = document.getText();
+  const rest = minimalEdit(now, target);
+  if (rest) {
+    const edit = new vscode.WorkspaceEdit();
+    edit.replace(document.uri, new vscode.Range(document.positionAt(rest.start), document.positionAt(rest.end)), rest.text);
+    await vscode.workspace.applyEdit(edit);
+  }
+  restoreViews(views, minimalEdit(final, document.getText()));
+  return outcome(false, reason);
+}
