@@ -5,7 +5,7 @@
  * keystrokes over onto the final text when they typed in the middle of the
  * regrouping (see `answerUndo.ts`).
  */
-import { OffsetEdit, mapOffset } from "./logic";
+import { OffsetEdit } from "./logic";
 
 /** `text` with `edits` (disjoint, any order; offsets into `text`) applied. */
 export function applyOffsetEdits(text: string, edits: OffsetEdit[]): string {
@@ -53,6 +53,20 @@ export function minimalEdit(from: string, to: string): OffsetEdit | undefined {
   return { start: prefix, end: from.length - suffix, text: to.slice(prefix, to.length - suffix) };
 }
 
+/**
+ * Where `offset` goes when `edit` is applied: unchanged before it, shifted
+ * after it; text inserted exactly at `offset` ends up before it (a cursor or a
+ * keystroke there stays after what was put back); inside a replaced range: the
+ * end of the replacement.
+ */
+export function mapThrough(offset: number, edit: OffsetEdit | undefined): number {
+  if (!edit || offset < edit.start) {
+    return offset;
+  }
+  const after = edit.start + edit.text.length;
+  return offset >= edit.end ? offset + after - edit.end : after;
+}
+
 /** One change of the document seen while regrouping: the text before and after it. */
 export interface SeenChange {
   before: string;
@@ -72,9 +86,8 @@ export function carryOver(target: string, changes: SeenChange[]): string {
       continue;
     }
     const moved = minimalEdit(change.before, result);
-    const through = moved ? [moved] : [];
-    const start = mapOffset(typed.start, through);
-    const end = Math.max(start, mapOffset(typed.end, through));
+    const start = mapThrough(typed.start, moved);
+    const end = Math.max(start, mapThrough(typed.end, moved));
     result = result.slice(0, start) + typed.text + result.slice(end);
   }
   return result;

@@ -20,7 +20,7 @@
 import * as vscode from "vscode";
 import { LanguageClient, TextEdit } from "vscode-languageclient/node";
 
-import { SeenChange, applyOffsetEdits, carryOver, inverseEdits, minimalEdit } from "./answerText";
+import { SeenChange, applyOffsetEdits, carryOver, inverseEdits, mapThrough, minimalEdit } from "./answerText";
 import { OffsetEdit } from "./logic";
 
 /** `agentDoc/answerLanded` parameters. */
@@ -37,6 +37,10 @@ export interface LandedOutcome {
   stream: string;
   grouped: boolean;
   reason: string;
+  /** `undo`/`redo` commands run. */
+  steps: number;
+  /** Time the regrouping took, in ms. */
+  ms: number;
 }
 
 interface StreamStart {
@@ -90,6 +94,8 @@ class ChangeLog {
   private readonly listener: vscode.Disposable;
   /** Texts our own plain edits produce (anything else without an undo/redo reason is typing). */
   expected = new Set<string>();
+  /** `undo`/`redo` commands run so far. */
+  steps = 0;
 
   constructor(private readonly document: vscode.TextDocument) {
     this.text = document.getText();
@@ -113,12 +119,21 @@ class ChangeLog {
   }
 }
 
-async function changed(document: vscode.TextDocument, version: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (document.version === version && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return document.version !== version;
+/** Resolves true at the document's next change, false after `ms`. */
+function nextChange(document: vscode.TextDocument, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(false), ms);
+    const listener = vscode.workspace.onDidChangeTextDocument((event) => {
+      if (event.document === document) {
+        done(true);
+      }
+    });
+    function done(result: boolean): void {
+      clearTimeout(timer);
+      listener.dispose();
+      resolve(result);
+    }
+  });
 }
 
 /** Run `undo`/`redo` until the text is `goal`; false when it stops changing or after `limit` steps. */
@@ -134,9 +149,11 @@ async function stepTo(
       return true;
     }
     const version = document.version;
+    const change = nextChange(document, 300);
+    log.steps += 1;
     await vscode.commands.executeCommand(command);
-    if (!(await changed(document, version, 300))) {
-      return false;
+    if (document.version === version && !(await change)) {
+      return false; // the command did nothing here (the focus is in another input)
     }
   }
   return document.getText() === goal && log.foreign.length === 0;
@@ -182,13 +199,7 @@ function saveViews(document: vscode.TextDocument): View[] {
 }
 
 function restoreViews(views: View[], through: OffsetEdit | undefined): void {
-  const map = (offset: number): number => {
-    if (!through || offset < through.start) {
-      return offset;
-    }
-    const after = through.start + through.text.length;
-    return offset >= through.end ? offset + after - through.end : after;
-  };
+  const map = (offset: number): number => mapThrough(offset, through);
   for (const { editor, selections, visible } of views) {
     const document = editor.document;
     editor.selections = selections.map(
@@ -207,7 +218,16 @@ export async function regroup(
   params: AnswerLanded,
 ): Promise<LandedOutcome> {
   const uri = client.protocol2CodeConverter.asUri(params.uri);
-  const outcome = (grouped: boolean, reason: string): LandedOutcome => ({ uri: params.uri, stream: params.stream, grouped, reason });
+  const began = Date.now();
+  let log: ChangeLog | undefined;
+  const outcome = (grouped: boolean, reason: string): LandedOutcome => ({
+    uri: params.uri,
+    stream: params.stream,
+    grouped,
+    reason,
+    steps: log?.steps ?? 0,
+    ms: Date.now() - began,
+  });
   const start = starts.take(params.stream);
   const editor = vscode.window.activeTextEditor;
   const document = editor?.document;
@@ -229,7 +249,7 @@ export async function regroup(
   }
   starts.busy.add(start.uri);
   const views = saveViews(document);
-  const log = new ChangeLog(document);
+  log = new ChangeLog(document);
   try {
     return await rewrite(editor, start, final, withoutAnswer, removal, log, views, outcome);
   } finally {
@@ -280,14 +300,27 @@ async function giveUp(
   if (log.foreign.length === 0) {
     await stepTo("redo", document, final, 1000, log);
   }
-  const target = carryOver(final, log.foreign);
-  const now = document.getText();
-  const rest = minimalEdit(now, target);
-  if (rest) {
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(document.uri, new vscode.Range(document.positionAt(rest.start), document.positionAt(rest.end)), rest.text);
-    await vscode.workspace.applyEdit(edit);
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const target = carryOver(final, log.foreign);
+    const rest = minimalEdit(document.getText(), target);
+    if (!rest || (await putBack(editor, rest, target, log))) {
+      break;
+    }
   }
   restoreViews(views, minimalEdit(final, document.getText()));
   return outcome(false, reason);
+}
+
+/** One edit `rest` (version-checked: false when the person typed first). */
+async function putBack(editor: vscode.TextEditor, rest: OffsetEdit, target: string, log: ChangeLog): Promise<boolean> {
+  const document = editor.document;
+  const range = new vscode.Range(document.positionAt(rest.start), document.positionAt(rest.end));
+  log.expected.add(target);
+  try {
+    return await editor.edit((builder) => builder.replace(range, rest.text), { undoStopBefore: true, undoStopAfter: true });
+  } catch {
+    const edit = new vscode.WorkspaceEdit(); // the editor was closed meanwhile
+    edit.replace(document.uri, range, rest.text);
+    return vscode.workspace.applyEdit(edit);
+  }
 }

@@ -11,8 +11,9 @@
  * minutes) and the open documents are re-sent. Permission prompts arrive as
  * `window/showMessageRequest`.
  *
- * ACP agents: Ask / Stop map to the server's `agentDoc.runAgent` /
- * `agentDoc.stopAgent`; a streamed answer becomes one undo step on
+ * ACP agents: Ask / Stop (`agentDoc.askAgent` / `agentDoc.stopAsking`: the
+ * server's ids are taken by vscode-languageclient) map to the server's
+ * `agentDoc.runAgent` / `agentDoc.stopAgent`; a streamed answer becomes one undo step on
  * `agentDoc/answerLanded` (`answerUndo.ts`). `activate` returns
  * `{ onAnswerLanded }`, an event telling what became of each landed answer.
  */
@@ -213,7 +214,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
     vscode.commands.registerCommand("agentDoc.syncLayout", () => manualSync.fire()),
     vscode.commands.registerCommand("agentDoc.commitDocument", documentCommand("agentDoc.commit")),
     vscode.commands.registerCommand("agentDoc.askAgent", askAgent),
-    vscode.commands.registerCommand("agentDoc.stopAgent", documentCommand("agentDoc.stopAgent")),
+    vscode.commands.registerCommand("agentDoc.stopAsking", documentCommand("agentDoc.stopAgent")),
     vscode.workspace.onDidCloseTextDocument((document) => starts.forget(document.uri)),
     landed,
     vscode.commands.registerCommand("agentDoc.restartServer", async () => {

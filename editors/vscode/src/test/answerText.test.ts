@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { applyOffsetEdits, carryOver, inverseEdits, minimalEdit, streamOf } from "../answerText";
+import { applyOffsetEdits, carryOver, inverseEdits, mapThrough, minimalEdit, streamOf } from "../answerText";
 
 const FINAL = "---\nresume: s1\n---\nQ?\nANSWER\nNotes:\nmy note";
 // withoutAnswer: the resume line and the answer go, the person's note stays
@@ -46,6 +46,22 @@ test("carryOver keeps keystrokes typed on an intermediate text", () => {
   const after = middle.slice(0, typedAt) + ">" + middle.slice(typedAt);
   assert.equal(carryOver(FINAL, [{ before: middle, after }]), FINAL.replace("my note", ">my note"));
   assert.equal(carryOver(FINAL, []), FINAL);
+  // an undo took the space back, the next key went where the undo left the cursor
+  assert.equal(
+    carryOver(FINAL, [
+      { before: FINAL, after: FINAL + " " },
+      { before: FINAL, after: FINAL + "n" },
+    ]),
+    FINAL + " n",
+  );
+});
+
+test("mapThrough keeps a cursor after text put back exactly at it", () => {
+  assert.equal(mapThrough(5, undefined), 5);
+  assert.equal(mapThrough(3, { start: 5, end: 5, text: "abc" }), 3);
+  assert.equal(mapThrough(5, { start: 5, end: 5, text: "abc" }), 8);
+  assert.equal(mapThrough(9, { start: 5, end: 7, text: "x" }), 8);
+  assert.equal(mapThrough(6, { start: 5, end: 7, text: "xyz" }), 8);
 });
 
 test("streamOf reads the stream id of a streamed edit's label", () => {
