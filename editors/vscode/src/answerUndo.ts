@@ -47,6 +47,8 @@ interface StreamStart {
   uri: string;
   text: string;
   edits: number;
+  /** The document's version right after the stream's latest edit. */
+  version: number | undefined;
 }
 
 const MAX_STREAMS = 32;
@@ -57,14 +59,21 @@ export class StreamStarts {
   /** URIs whose undo history is being rewritten: agent edits wait. */
   readonly busy = new Set<string>();
 
-  /** A streamed edit of `stream` landed on `uri`, whose text was `before`. */
-  applied(stream: string, uri: vscode.Uri, before: string): void {
+  /** True when the document is still at the version `stream`'s latest edit left. */
+  continues(stream: string, uri: vscode.Uri, version: number | undefined): boolean {
+    const start = this.starts.get(stream);
+    return start !== undefined && start.uri === uri.toString() && version !== undefined && start.version === version;
+  }
+
+  /** A streamed edit of `stream` landed on `uri`, whose text was `before`; it is now at `version`. */
+  applied(stream: string, uri: vscode.Uri, before: string, version: number | undefined): void {
     const start = this.starts.get(stream);
     if (start) {
       start.edits += 1;
+      start.version = version;
       return;
     }
-    this.starts.set(stream, { uri: uri.toString(), text: before, edits: 1 });
+    this.starts.set(stream, { uri: uri.toString(), text: before, edits: 1, version });
     if (this.starts.size > MAX_STREAMS) {
       this.starts.delete(this.starts.keys().next().value as string);
     }
