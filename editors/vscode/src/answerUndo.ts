@@ -16,6 +16,9 @@
  * Ctrl+Z removes what the person typed during the stream.
  * If the person types in the middle, their keystrokes are carried over onto
  * the final text (`carryOver`), so nothing typed is ever lost.
+ * `undo`/`redo` act on the focused text input: with the focus in another
+ * input (find widget, terminal) they change nothing here and `regroup` gives
+ * up after 300 ms (that input may have undone one step of its own).
  */
 import * as vscode from "vscode";
 import { LanguageClient, TextEdit } from "vscode-languageclient/node";
@@ -277,15 +280,15 @@ async function rewrite(
   views: View[],
   outcome: (grouped: boolean, reason: string) => LandedOutcome,
 ): Promise<LandedOutcome> {
+  const answer = inverseEdits(final, removal);
+  if (applyOffsetEdits(withoutAnswer, answer) !== final) {
+    return outcome(false, "the edits without the answer do not invert");
+  }
   const limit = 4 * start.edits + 50;
   if (!(await stepTo("undo", editor.document, start.text, limit, log))) {
     return giveUp(editor, final, log, views, outcome, "the text before the stream is not in the undo history");
   }
   const typing = minimalEdit(start.text, withoutAnswer);
-  const answer = inverseEdits(final, removal);
-  if (applyOffsetEdits(withoutAnswer, answer) !== final) {
-    return giveUp(editor, final, log, views, outcome, "the edits without the answer do not invert");
-  }
   const done =
     (await replaceWith(editor, typing ? [typing] : [], start.text, withoutAnswer, log)) &&
     (await replaceWith(editor, answer, withoutAnswer, final, log));
