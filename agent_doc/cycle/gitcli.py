@@ -5,9 +5,11 @@ git plumbing instead of importing gitpython (≈35 ms per process): one
 ``rev-parse`` finds the work tree, the git directory and HEAD; the blob is
 written with ``hash-object`` and committed through a temporary index
 (``read-tree``, ``update-index``, ``write-tree``, ``commit-tree``,
-``update-ref``), so the user's uncommitted edits stay uncommitted and other
-staged files are left alone. History, squash and branches stay on gitpython
-(:mod:`agent_doc.cycle.vcs`); they do not run every turn.
+``update-ref``) for a repository's first commit, and through one
+``fast-import`` otherwise; either way the user's uncommitted edits stay
+uncommitted and other staged files are left alone. History, squash and
+branches stay on gitpython (:mod:`agent_doc.cycle.vcs`); they do not run
+every turn.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from typing import NamedTuple
 
 from agent_doc.errors import VcsError
@@ -37,6 +40,8 @@ class WorkTree(NamedTuple):
     """HEAD's tree id; ``None`` before the first commit."""
     detached: bool
     """True when HEAD is not a branch."""
+    ref: str | None = None
+    """The branch HEAD names (``refs/heads/…``); ``None`` when unborn or detached."""
 
 
 class CommitResult(NamedTuple):
@@ -93,7 +98,10 @@ def open_work_tree(path: Path) -> WorkTree:
     if proc.returncode != 0 or len(lines) < 5:  # no commit yet: HEAD is unborn
         return WorkTree(Path(lines[0]), Path(lines[1]), None, None, detached=False)
     top, git_dir, head, tree, ref = lines[:5]
-    return WorkTree(Path(top), Path(git_dir), head, tree, detached=ref == "HEAD")
+    detached = ref == "HEAD"
+    return WorkTree(
+        Path(top), Path(git_dir), head, tree, detached, None if detached else ref
+    )
 
 
 def relative_path(tree: WorkTree, path: Path) -> str:
@@ -146,26 +154,112 @@ def _scratch(git_dir: Path) -> Iterator[Path]:
 
 
 def commit_blob(tree: WorkTree, rel: str, data: bytes, message: str) -> CommitResult:
-    """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree."""
+    """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree.
+
+    On a branch with commits this takes three git processes: ``var`` (who
+    commits), one ``fast-import`` (is the blob new? then the blob, tree and
+    commit and the branch update, refused unless it fast-forwards) and
+    ``update-index`` (the user's index follows, so ``git status`` shows
+    nothing staged for the file).
+    """
     check_committable(tree.git_dir, detached=tree.detached)
-    top, parent = tree.top, tree.head
+    if tree.head is None or tree.ref is None:  # unborn: no branch to import onto
+        return _commit_through_index(tree, rel, data, message)
+    blob = _blob_id(data)
+    author, committer = _identities(tree.top)
+    importer = subprocess.Popen(
+        ["git", "fast-import", "--quiet", "--done"],
+        cwd=tree.top, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={**os.environ, **_ENV},
+    )  # fmt: skip
+    stdin, stdout = importer.stdin, importer.stdout
+    assert stdin is not None
+    assert stdout is not None
+    path = _quote(rel)
+    stdin.write(f"feature done\nfeature get-mark\nls {tree.head} {path}\n".encode())
+    stdin.flush()
+    listed = stdout.readline().decode("utf-8", "surrogateescape").split()
+    if len(listed) >= 3 and listed[2] == blob:
+        stdin.write(b"done\n")
+        _finish(importer, rel)
+        return CommitResult(committed=False, sha=None, message="nothing to commit")
+    text = message.encode()
+    stdin.write(
+        b"".join([
+            f"commit {tree.ref}\nmark :1\n".encode(),
+            f"author {author}\ncommitter {committer}\n".encode(),
+            f"data {len(text)}\n".encode(), text, b"\n",
+            f"from {tree.head}\nM 100644 inline {path}\n".encode(),
+            f"data {len(data)}\n".encode(), data, b"\n\n",
+            b"get-mark :1\n",
+        ])
+    )  # fmt: skip
+    stdin.flush()
+    sha = stdout.readline().decode().strip()
+    stdin.write(b"done\n")
+    _finish(importer, rel)
+    _checked(tree.top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
+    return CommitResult(committed=True, sha=sha, message=message)
+
+
+def _commit_through_index(
+    tree: WorkTree, rel: str, data: bytes, message: str
+) -> CommitResult:
+    """The first commit of a repository, through a temporary index."""
+    top = tree.top
     with _scratch(tree.git_dir) as scratch:
         blob_path = scratch / "blob"
         blob_path.write_bytes(data)
         env = {"GIT_INDEX_FILE": str(scratch / "index")}
         try:
             blob = _checked(top, "hash-object", "-w", str(blob_path))
-            if parent:
-                _checked(top, "read-tree", parent, env=env)
             cache = f"100644,{blob},{rel}"
             _checked(top, "update-index", "--add", "--cacheinfo", cache, env=env)
             new_tree = _checked(top, "write-tree", env=env)
         except _GitFailed as exc:
             raise VcsError(f"git could not stage {rel}: {exc.stderr}") from exc
-    if parent and new_tree == tree.head_tree:
-        return CommitResult(committed=False, sha=None, message="nothing to commit")
-    args = [new_tree, "-m", message] + (["-p", parent] if parent else [])
-    sha = _checked(top, "commit-tree", *args)
-    _checked(top, "update-ref", "HEAD", sha, *([parent] if parent else []))
+    sha = _checked(top, "commit-tree", new_tree, "-m", message)
+    _checked(top, "update-ref", "HEAD", sha)
     _checked(top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
     return CommitResult(committed=True, sha=sha, message=message)
+
+
+def _blob_id(data: bytes) -> str:
+    """The id git gives ``data`` as a blob (SHA-1 of ``blob <size>\\0<data>``)."""
+    import importlib
+
+    try:  # CPython's own SHA-1: no OpenSSL load (see document/_sha256.py)
+        sha1: Any = importlib.import_module("_sha1").sha1
+    except (ImportError, AttributeError):  # pragma: no cover - other builds
+        from hashlib import sha1
+    digest: str = sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return digest
+
+
+def _identities(top: Path) -> tuple[str, str]:
+    """``(author, committer)`` as git would record them now (``git var -l``)."""
+    proc = _git(top, "var", "-l")
+    found: dict[str, str] = {}
+    for line in _out(proc).splitlines():
+        key, _, value = line.partition("=")
+        if key in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+            found[key] = value
+    if proc.returncode != 0 or len(found) < 2:
+        stderr = proc.stderr.decode("utf-8", "surrogateescape").strip()
+        raise VcsError(f"git cannot tell who commits: {stderr or 'no identity'}")
+    return found["GIT_AUTHOR_IDENT"], found["GIT_COMMITTER_IDENT"]
+
+
+def _quote(rel: str) -> str:
+    """``rel`` as a fast-import path (C-style quoted)."""
+    escaped = rel.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def _finish(importer: subprocess.Popen[bytes], rel: str) -> None:
+    """Wait for ``fast-import``; a refusal becomes a :class:`VcsError`."""
+    _, err = importer.communicate()  # closes stdin: the stream ends
+    if importer.returncode != 0:
+        stderr = err.decode("utf-8", "surrogateescape").strip().splitlines()
+        reason = stderr[-1] if stderr else f"exit {importer.returncode}"
+        raise VcsError(f"git could not commit {rel}: {reason}")

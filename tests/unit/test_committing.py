@@ -141,3 +141,44 @@ def test_squash_and_history(project: Path) -> None:
     assert len(git(project, "log", "--format=%H").split()) == 1
     with pytest.raises(VcsError, match="no commit"):
         restored_exchange(doc, "deadbeef", current)
+
+
+def test_commit_on_a_branch_with_history_odd_paths(project: Path) -> None:
+    """After the first commit, commits go through one ``fast-import``: the
+    user's index follows, identity is git's, objects stay loose, fsck is clean."""
+    folder = project / 'notes "draft" é'
+    folder.mkdir()
+    doc = folder / "plan v2.md"
+    doc.write_text(DOC)
+    assert commit_document(doc)[0]  # the repository's first commit
+    doc.write_text(DOC + "Second question?\n")
+    committed, message = commit_document(doc)
+    assert committed
+    rel = 'notes "draft" é/plan v2.md'
+    assert git(project, "show", f"HEAD:{rel}").endswith("Second question?\n")
+    assert git(project, "log", "-1", "--format=%an <%ae>|%cn|%s") == (
+        f"Test <t@example.invalid>|Test|{message}\n"
+    )
+    assert git(project, "rev-list", "--count", "HEAD") == "2\n"
+    assert git(project, "status", "--porcelain", "--", rel) == ""  # index follows
+    assert not list((project / ".git" / "objects" / "pack").glob("*.pack"))
+    git(project, "fsck", "--strict")
+    assert commit_document(doc) == (False, "nothing to commit")
+    assert git(project, "rev-list", "--count", "HEAD") == "2\n"
+
+
+def test_a_branch_moved_meanwhile_is_not_overwritten(project: Path) -> None:
+    """fast-import refuses a commit that would not fast-forward the branch."""
+    from agent_doc.cycle import gitcli
+
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    assert commit_document(doc)[0]
+    tree = gitcli.open_work_tree(doc)
+    (project / "other.txt").write_text("someone else\n")
+    git(project, "add", "other.txt")
+    git(project, "commit", "-qm", "someone else's commit")
+    moved = git(project, "rev-parse", "HEAD")
+    with pytest.raises(VcsError, match="could not commit plan.md"):
+        gitcli.commit_blob(tree, "plan.md", b"stale view\n", "agent-doc(plan): x")
+    assert git(project, "rev-parse", "HEAD") == moved
