@@ -179,6 +179,6 @@ def test_a_branch_moved_meanwhile_is_not_overwritten(project: Path) -> None:
     git(project, "add", "other.txt")
     git(project, "commit", "-qm", "someone else's commit")
     moved = git(project, "rev-parse", "HEAD")
-    with pytest.raises(VcsError, match="could not commit plan.md"):
+    with pytest.raises(VcsError, match=r"could not commit plan\.md"):
         gitcli.commit_blob(tree, "plan.md", b"stale view\n", "agent-doc(plan): x")
     assert git(project, "rev-parse", "HEAD") == moved
