@@ -15,7 +15,6 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Sequence
-from typing import Any
 
 from lsprotocol import types
 
@@ -181,12 +180,13 @@ _SEVERITY = {
     "info": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
-_SYMBOL_KIND = {
+SYMBOL_KIND: dict[str, types.SymbolKind] = {
     "component": types.SymbolKind.Module,
     "frontmatter": types.SymbolKind.Namespace,
     "field": types.SymbolKind.Property,
     "heading": types.SymbolKind.String,
 }
+"""Core :attr:`Symbol.kind` → LSP symbol kind (anything else: ``Object``)."""
 _COMPLETION_KIND = {
     "field": types.CompletionItemKind.Property,
     "value": types.CompletionItemKind.EnumMember,
@@ -214,67 +214,11 @@ def document_symbol(index: LineIndex, symbol: Symbol) -> types.DocumentSymbol:
     return types.DocumentSymbol(
         name=symbol.name,
         detail=symbol.detail or None,
-        kind=_SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
+        kind=SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
         range=full,
         selection_range=full if same else index.range(symbol.sel_start, symbol.sel_end),
         children=[document_symbol(index, c) for c in symbol.children] or None,
     )
-
-
-JsonObject = dict[str, Any]
-"""A JSON-ready LSP object: what lsprotocol's converter would produce."""
-
-
-class JsonResult(list[JsonObject]):
-    """A request result already in its JSON form, written out as it is.
-
-    The server's converter (:func:`agent_doc_lsp.server.converter`) passes it
-    through unchanged; a plain list of dicts would be copied element by element
-    through cattrs' union handling, slower than building attrs objects.
-    """
-
-
-def _position_json(index: LineIndex, offset: int) -> JsonObject:
-    line, character = index.point(offset)
-    return {"line": line, "character": character}
-
-
-def document_symbols_json(index: LineIndex, symbols: Sequence[Symbol]) -> JsonResult:
-    """``document_symbol`` for a whole result, as plain JSON-ready dicts.
-
-    The same JSON lsprotocol produces for :func:`document_symbol` (omitted
-    ``None`` fields included), without building and then unstructuring one
-    validated attrs object per symbol, range and position: on a document with
-    ~1,200 symbols that was about half of the request's time. pygls writes a
-    :class:`JsonResult` as it is.
-    """
-    position = _position_json
-
-    def convert(symbol: Symbol) -> JsonObject:
-        full = {
-            "start": position(index, symbol.start),
-            "end": position(index, symbol.end),
-        }
-        if (symbol.sel_start, symbol.sel_end) == (symbol.start, symbol.end):
-            selection = full
-        else:
-            selection = {
-                "start": position(index, symbol.sel_start),
-                "end": position(index, symbol.sel_end),
-            }
-        data: JsonObject = {
-            "name": symbol.name,
-            "kind": _SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object).value,
-            "range": full,
-            "selectionRange": selection,
-        }
-        if symbol.detail:
-            data["detail"] = symbol.detail
-        if symbol.children:
-            data["children"] = [convert(child) for child in symbol.children]
-        return data
-
-    return JsonResult(convert(symbol) for symbol in symbols)
 
 
 def folding_range(fold: Fold) -> types.FoldingRange:
@@ -320,7 +264,7 @@ def workspace_symbol(symbol: SessionSymbol) -> types.WorkspaceSymbol:
     """Convert a :class:`SessionSymbol` (whole lines) to a ``WorkspaceSymbol``."""
     return types.WorkspaceSymbol(
         name=symbol.name,
-        kind=_SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
+        kind=SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
         container_name=symbol.container,
         location=types.Location(
             uri=symbol.path.as_uri(),
