@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from lsprotocol import types
@@ -69,31 +72,60 @@ def symbol_json(index: LineIndex, symbol: Symbol) -> JsonObject:
     return convert(symbol)
 
 
-def _shape(top: Symbol) -> tuple[list[Any], int, int]:
-    """The tree of ``top`` with offsets relative to its start, and its extent.
+_LABELS = attrgetter("name", "detail", "kind")
+_OFFSETS = attrgetter("start", "end", "sel_start", "sel_end")
 
-    Returns ``(shape, low, high)``: every field of every symbol in one flat
-    list, and the lowest and highest offset any of them uses.
-    """
-    base = top.start
-    flat: list[Any] = []
-    pending = [top]
-    while pending:
-        symbol = pending.pop()
-        flat += (
-            symbol.name,
-            symbol.detail,
-            symbol.kind,
-            symbol.start - base,
-            symbol.end - base,
-            symbol.sel_start - base,
-            symbol.sel_end - base,
-            len(symbol.children),
+
+@dataclass(slots=True)
+class _Tree:
+    """Everything the JSON of one top-level symbol depends on, and that JSON."""
+
+    encoding: str
+    low: int
+    """The lowest offset used by a symbol of the tree."""
+    position: tuple[int, int]
+    """Line and column of :attr:`low`."""
+    span: str
+    """The text from :attr:`low` to the highest offset used."""
+    labels: list[tuple[str, str, str]]
+    """Name, detail and kind of each symbol, breadth first."""
+    counts: list[int]
+    """Number of children of each symbol, breadth first."""
+    offsets: list[int]
+    """Start, end, selection start and end of each symbol, breadth first."""
+    json: str = ""
+
+    def same_json(self, other: _Tree, text: str) -> bool:
+        """True when ``other`` (whose span starts at ``other.low`` of ``text``
+        and whose ``span`` is not filled in) encodes to :attr:`json`."""
+        delta = other.low - self.low
+        return (
+            self.encoding == other.encoding
+            and self.position == other.position
+            and self.counts == other.counts
+            and self.labels == other.labels
+            and other.offsets
+            == (list(map(delta.__add__, self.offsets)) if delta else self.offsets)
+            and text.startswith(self.span, other.low)
         )
-        pending += symbol.children
-    low = min(min(flat[3::8]), min(flat[5::8]))
-    high = max(max(flat[4::8]), max(flat[6::8]))
-    return flat, base + low, base + high
+
+
+def _tree(index: LineIndex, top: Symbol) -> _Tree:
+    """The :class:`_Tree` of ``top`` without its span and JSON."""
+    symbols = [top]
+    for symbol in symbols:  # breadth first: the list grows as it is walked
+        symbols += symbol.children
+    offsets = list(chain.from_iterable(map(_OFFSETS, symbols)))
+    low = min(offsets)
+    return _Tree(
+        encoding=index.encoding,
+        low=low,
+        position=index.point(low),
+        span="",
+        labels=list(map(_LABELS, symbols)),
+        counts=[len(symbol.children) for symbol in symbols],
+        offsets=offsets,
+    )
 
 
 class SymbolEncoder:
@@ -103,24 +135,24 @@ class SymbolEncoder:
     __slots__ = ("_previous",)
 
     def __init__(self) -> None:
-        self._previous: dict[tuple[str, int], tuple[tuple[Any, ...], str]] = {}
+        self._previous: dict[tuple[str, int], _Tree] = {}
 
     def encode(self, index: LineIndex, symbols: Sequence[Symbol]) -> RawJson:
         """The JSON array of ``symbols`` (positions from ``index``)."""
         text, previous = index.text, self._previous
-        current: dict[tuple[str, int], tuple[tuple[Any, ...], str]] = {}
+        current: dict[tuple[str, int], _Tree] = {}
         parts = []
         for symbol in symbols:
-            shape, low, high = _shape(symbol)
-            # Everything the JSON depends on; compared (never hashed) with the
-            # entry found under a cheap name + length slot.
-            key = (index.encoding, index.point(low), symbol.start - low,
-                   text[low:high], shape)  # fmt: skip
-            slot = (symbol.name, high - low)
-            entry = previous.get(slot)
-            if entry is None or entry[0] != key:
-                entry = (key, _encode(symbol_json(index, symbol)))
-            current[slot] = entry
-            parts.append(entry[1])
+            tree = _tree(index, symbol)
+            length = max(tree.offsets) - tree.low
+            slot = (symbol.name, length)  # a cheap look-up; the tree decides
+            known = previous.get(slot)
+            if known is not None and known.same_json(tree, text):
+                tree.span, tree.json = known.span, known.json
+            else:
+                tree.span = text[tree.low : tree.low + length]
+                tree.json = _encode(symbol_json(index, symbol))
+            current[slot] = tree
+            parts.append(tree.json)
         self._previous = current
         return RawJson("[" + ",".join(parts) + "]")

@@ -73,15 +73,22 @@ def _headings(text: str, fences: CodeRanges) -> list[tuple[int, int, str]]:
     """``(start, end, title)`` of ATX headings outside fenced code."""
     if "#" not in text:
         return []
-    found = [(m.start() + 1, m.end()) for m in _HEADING.finditer(text)]
+    found = [m.span() for m in _HEADING.finditer(text)]  # spans include the "\n"
     first = _HEADING.match("\n" + text[: text.find("\n") if "\n" in text else None])
     if first:
-        found.insert(0, (0, first.end() - 1))
+        found.insert(0, (-1, first.end() - 1))
     out = []
-    for start, end in found:
-        if not fences.contains(start):
-            title = _CLOSING.sub("", text[start:end].strip().lstrip("#").strip())
-            out.append((start, end, title))
+    code, count, at = fences.ranges, len(fences.ranges), 0
+    for newline, end in found:
+        start = newline + 1
+        while at < count and code[at][1] <= start:  # both sorted: one merge pass
+            at += 1
+        if at < count and code[at][0] <= start:
+            continue  # inside fenced code
+        title = text[start:end].strip().lstrip("#").strip()
+        if title.endswith("#"):
+            title = _CLOSING.sub("", title)
+        out.append((start, end, title))
     return out
 
 
