@@ -27,7 +27,7 @@ from typing import Any
 from lsprotocol import types
 
 from agent_doc.document.components import _scan_memo
-from agent_doc.editor import outline
+from agent_doc.editor import outline_parts
 from agent_doc.editor import problems
 from agent_doc_lsp import convert
 from agent_doc_lsp.fast_document import FastWorkspace
@@ -97,7 +97,7 @@ def bench_structure(text: str, repeat: int = 15) -> tuple[float, float, float]:
         _scan_memo.cache_clear()  # the core memoises scans by text equality
         start = clock()
         index = convert.LineIndex(fresh, "utf-16")
-        SymbolEncoder().encode(index, outline(fresh, {}))  # cold: nothing reused
+        SymbolEncoder().encode(index, outline_parts(fresh, {}, reuse=False))
         middle = clock()
         [convert.diagnostic(index, p) for p in problems(fresh)]
         end = clock()

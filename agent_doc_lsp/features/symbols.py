@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from agent_doc.editor import outline
+from agent_doc.editor import outline_parts
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import AgentDocLanguageServer
 
@@ -26,4 +26,5 @@ def register(server: AgentDocLanguageServer) -> None:
         uri = params.text_document.uri
         doc, index = ls.document(uri)
         configs, _error = ls.configs_for(doc.uri)
-        return ls.symbol_encoder(uri).encode(index, outline(index.text, configs))
+        parts = outline_parts(index.text, configs)
+        return ls.symbol_encoder(uri).encode(index, parts)

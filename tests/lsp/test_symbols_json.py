@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor import outline
+from agent_doc.editor import outline_parts
 from agent_doc_lsp import convert
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import converter
@@ -31,19 +32,14 @@ CONFIGS = {"status": ComponentConfig(mode="append")}
 def expected(text: str, encoding: str = convert.UTF16, configs: Any = None) -> Any:
     """What lsprotocol's converter makes of freshly built ``DocumentSymbol``s."""
     index = convert.LineIndex(text, encoding)
-    symbols = [convert.document_symbol(index, s) for s in outline(text, configs)]
+    fresh = outline(text, configs, reuse=False)
+    symbols = [convert.document_symbol(index, s) for s in fresh]
     return converter().unstructure(symbols)
 
 
 def encoded(encoder: SymbolEncoder, text: str, encoding: str = convert.UTF16) -> Any:
     index = convert.LineIndex(text, encoding)
-    return encoder.encode(index, outline(text, CONFIGS)).value()
-
-
-def replace_line(text: str, line: int, new: str) -> str:
-    lines = text.split("\n")
-    lines[line] = new
-    return "\n".join(lines)
+    return encoder.encode(index, outline_parts(text, CONFIGS)).value()
 
 
 @pytest.mark.parametrize(
@@ -148,3 +144,11 @@ def test_the_client_receives_the_lsprotocol_json_after_each_keystroke(
         assert json.dumps(answer) != json.dumps(first)
     finally:
         client.close()
+
+
+def test_two_identical_components_are_both_encoded_at_their_own_place() -> None:
+    block = "<!-- agent:twin -->\n## Same\n<!-- /agent:twin -->\n"
+    text = block + "between\n" + block
+    encoder = SymbolEncoder()
+    assert encoded(encoder, text) == expected(text, configs=CONFIGS)
+    assert encoded(encoder, "x" + text) == expected("x" + text, configs=CONFIGS)
