@@ -38,7 +38,7 @@ def units(text: str, encoding: str) -> int:
         return len(text)
     if encoding == UTF8:
         return len(text.encode("utf-8", "surrogatepass"))
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def codepoints(line: str, count: int, encoding: str) -> int:

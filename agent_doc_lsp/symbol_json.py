@@ -15,10 +15,9 @@ without spaces; :class:`agent_doc_lsp.raw_json.RawJson` carries it to the wire.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from json.encoder import encode_basestring_ascii
 
 from lsprotocol import types
 
@@ -28,46 +27,38 @@ from agent_doc_lsp.convert import SYMBOL_KIND
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.raw_json import RawJson
 
-JsonObject = dict[str, Any]
-"""A JSON-ready LSP object: what lsprotocol's converter would produce."""
-
 _KIND_VALUE = {name: kind.value for name, kind in SYMBOL_KIND.items()}
 _OTHER_KIND = types.SymbolKind.Object.value
-_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
-def symbol_json(index: LineIndex, symbol: Symbol, base: int = 0) -> JsonObject:
-    """``document_symbol(index, shifted(symbol, base))`` as lsprotocol would
-    unstructure it (``base`` is added to every offset of ``symbol``)."""
-    point = index.point
+def symbol_json(index: LineIndex, symbol: Symbol, base: int = 0) -> str:
+    """The JSON text lsprotocol's converter makes of
+    ``document_symbol(index, shifted(symbol, base))`` (``base`` is added to
+    every offset of ``symbol``), written directly: no intermediate objects."""
+    point, quote = index.point, encode_basestring_ascii
 
-    def convert(symbol: Symbol) -> JsonObject:
-        line, character = point(base + symbol.start)
-        end_line, end_character = point(base + symbol.end)
-        full = {
-            "start": {"line": line, "character": character},
-            "end": {"line": end_line, "character": end_character},
-        }
+    def position(offset: int) -> str:
+        line, character = point(base + offset)
+        return f'{{"line":{line},"character":{character}}}'
+
+    def convert(symbol: Symbol) -> str:
+        start, end = position(symbol.start), position(symbol.end)
+        full = f'{{"start":{start},"end":{end}}}'
         if symbol.sel_start == symbol.start and symbol.sel_end == symbol.end:
             selection = full
         else:
-            line, character = point(base + symbol.sel_start)
-            end_line, end_character = point(base + symbol.sel_end)
-            selection = {
-                "start": {"line": line, "character": character},
-                "end": {"line": end_line, "character": end_character},
-            }
-        data: JsonObject = {
-            "name": symbol.name,
-            "kind": _KIND_VALUE.get(symbol.kind, _OTHER_KIND),
-            "range": full,
-            "selectionRange": selection,
-        }
+            start, end = position(symbol.sel_start), position(symbol.sel_end)
+            selection = f'{{"start":{start},"end":{end}}}'
+        name = quote(symbol.name)
+        kind = _KIND_VALUE.get(symbol.kind, _OTHER_KIND)
+        text = (
+            f'{{"name":{name},"kind":{kind},"range":{full},"selectionRange":{selection}'
+        )
         if symbol.detail:
-            data["detail"] = symbol.detail
+            text += ',"detail":' + quote(symbol.detail)
         if symbol.children:
-            data["children"] = [convert(child) for child in symbol.children]
-        return data
+            text += ',"children":[' + ",".join(map(convert, symbol.children)) + "]"
+        return text + "}"
 
     return convert(symbol)
 
@@ -111,7 +102,7 @@ class SymbolEncoder:
                 or known.position != position
                 or known.encoding != encoding
             ):
-                json_text = _encode(symbol_json(index, part.symbol, part.base))
+                json_text = symbol_json(index, part.symbol, part.base)
                 known = _Encoded(part.symbol, encoding, position, json_text)
             current[id(part.symbol)] = known
             out.append(known.json)

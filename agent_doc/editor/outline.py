@@ -158,13 +158,25 @@ def _build(
 ) -> Symbol:
     """The symbol tree of one top-level component (``comps[0]``) and its nested
     components, with offsets relative to ``base``."""
-    top = comps[0]
-    heads = _headings_in(text, top, code)
+    heads = [
+        Symbol(
+            title or "#",
+            "",
+            "heading",
+            start - base,
+            end - base,
+            start - base,
+            end - base,
+        )
+        for start, end, title in _headings_in(text, comps[0], code)
+    ]
+    if len(comps) == 1:  # no nesting: every heading is a child of the component
+        return _component_symbol(text, comps[0], configs, base, tuple(heads))
     children: dict[int, list[Symbol]] = {i: [] for i in range(len(comps))}
     # innermost component containing each heading: walk a stack of open ones
     events = sorted(
         [(c.open_end, 0, i) for i, c in enumerate(comps)]
-        + [(h[0], 1, j) for j, h in enumerate(heads)]
+        + [(h.start + base, 1, j) for j, h in enumerate(heads)]
     )
     stack: list[int] = []
     parent_of: dict[int, int] = {}
@@ -176,32 +188,33 @@ def _build(
                 parent_of[idx] = stack[-1]
             stack.append(idx)
         elif stack:
-            start, end, title = heads[idx]
-            start, end = start - base, end - base
-            children[stack[-1]].append(
-                Symbol(title or "#", "", "heading", start, end, start, end)
-            )
+            children[stack[-1]].append(heads[idx])
     depth = _cap_depth(parent_of, len(comps))
     built: dict[int, Symbol] = {}
     nested: dict[int, list[Symbol]] = {i: [] for i in range(len(comps))}
     for i in sorted(range(len(comps)), key=lambda i: -depth[i]):
-        c = comps[i]
         kids = sorted([*children[i], *nested[i]], key=lambda s: s.start)
-        sel_start, sel_end = _name_span(text, c)
-        end = _marker_end(text, c.close_start, c.close_end)
-        built[i] = Symbol(
-            c.name,
-            _mode(c, configs),
-            "component",
-            c.open_start - base,
-            end - base,
-            sel_start - base,
-            sel_end - base,
-            tuple(kids),
-        )
+        built[i] = _component_symbol(text, comps[i], configs, base, tuple(kids))
         if i in parent_of:
             nested[parent_of[i]].append(built[i])
     return built[0]
+
+
+def _component_symbol(
+    text: str, c: Component, configs: _Configs, base: int, kids: tuple[Symbol, ...]
+) -> Symbol:
+    sel_start, sel_end = _name_span(text, c)
+    end = _marker_end(text, c.close_start, c.close_end)
+    return Symbol(
+        c.name,
+        _mode(c, configs),
+        "component",
+        c.open_start - base,
+        end - base,
+        sel_start - base,
+        sel_end - base,
+        kids,
+    )
 
 
 def _span_end(text: str, top: Component) -> int:
@@ -274,6 +287,8 @@ class _PartMemo:
         built afresh, and not remembered, when ``reuse`` is false."""
         base = comps[0].open_start
         length = _span_end(text, comps[0]) - base
+        if not reuse:
+            return OutlinePart(base, length, _build(text, comps, code, configs, base))
         rel_comps: list[_CompKey] = [
             (c.name, c.attrs, c.open_start - base, c.open_end - base,
              c.close_start - base, c.close_end - base)
@@ -284,8 +299,7 @@ class _PartMemo:
         with self._lock:
             entry = self._entries.get(slot)
         if (
-            reuse
-            and entry is not None
+            entry is not None
             and entry.comps == rel_comps
             and entry.code == rel_code
             and (entry.configs is configs or entry.configs == configs)
@@ -293,8 +307,6 @@ class _PartMemo:
         ):
             return OutlinePart(base, length, entry.part.symbol)
         part = OutlinePart(base, length, _build(text, comps, code, configs, base))
-        if not reuse:
-            return part
         span = text[base : base + length]
         with self._lock:
             old = self._entries.pop(slot, None)
