@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
 from lsprotocol import types
 
@@ -141,6 +142,18 @@ class LineIndex:
 def edit(index: LineIndex, start: int, end: int, new_text: str) -> types.TextEdit:
     """Build a ``TextEdit`` replacing ``[start, end)`` with ``new_text``."""
     return types.TextEdit(range=index.range(start, end), new_text=new_text)
+
+
+def text_edit_json(text_edit: types.TextEdit) -> dict[str, Any]:
+    """A ``TextEdit`` as the JSON object the protocol sends."""
+    start, end = text_edit.range.start, text_edit.range.end
+    return {
+        "range": {
+            "start": {"line": start.line, "character": start.character},
+            "end": {"line": end.line, "character": end.character},
+        },
+        "newText": text_edit.new_text,
+    }
 
 
 def versioned_edit(

@@ -84,6 +84,13 @@ class StreamedAnswer:
 
         return plan_merge(self.shown, target, live_text)
 
+    def plan_removal(self, live_text: str, content_ours: str) -> LivePlan:
+        """The edits taking the final answer (``content_ours``) out of
+        ``live_text`` again: the baseline plus whatever the person typed."""
+        from agent_doc.write.live import plan_merge
+
+        return plan_merge(content_ours, self.baseline, live_text)
+
     def landed(self, target: str) -> None:
         """Record that the buffer now holds ``target`` (merged with typing)."""
         self.shown = target

@@ -136,7 +136,9 @@ def test_focus_selects_window_and_pane(tmux: Tmux, project: Path) -> None:
 
 def test_bad_input_messages(tmux: Tmux, project: Path) -> None:
     doc = make_doc(project, "x.md")
-    with pytest.raises(TmuxError, match=r"not inside tmux: give --pane %N or --window W"):
+    with pytest.raises(
+        TmuxError, match=r"not inside tmux: give --pane %N or --window W"
+    ):
         claim(doc, tmux=tmux)
     with pytest.raises(TmuxError, match="pane %999 is dead"):
         claim(doc, pane="%999", tmux=tmux)
