@@ -63,7 +63,7 @@ def symbol_json(index: LineIndex, symbol: Symbol, base: int = 0) -> str:
     return convert(symbol)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Encoded:
     """The JSON of one outline part's symbol, and what its positions came from."""
 

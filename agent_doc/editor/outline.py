@@ -229,7 +229,8 @@ def _headings_in(
 ) -> list[tuple[int, int, str]]:
     """``(start, end, title)`` of ATX headings inside ``top``, outside code."""
     found = []
-    span_end = _span_end(text, top)
+    line_end = text.find("\n", top.close_start)  # a heading line may end there
+    span_end = len(text) if line_end < 0 else line_end
     for match in _HEADING.finditer(text, top.open_end - 1, span_end):
         start = match.start() + 1
         if start >= top.close_start:
