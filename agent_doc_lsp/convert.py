@@ -76,17 +76,21 @@ class LineIndex:
 
     __slots__ = ("encoding", "starts", "text")
 
-    def __init__(self, text: str, encoding: str = UTF16) -> None:
+    def __init__(
+        self, text: str, encoding: str = UTF16, starts: list[int] | None = None
+    ) -> None:
         self.text = text
         """The text the index was built for."""
         self.encoding = str(encoding)
         """The negotiated position encoding."""
-        # Line starts at C speed: running sums of (line length + 1).
-        lengths = map(len, text.split("\n"))
-        starts = [0, *itertools.accumulate(map((1).__add__, lengths))]
-        starts.pop()
+        if starts is None:
+            # Line starts at C speed: running sums of (line length + 1).
+            lengths = map(len, text.split("\n"))
+            starts = [0, *itertools.accumulate(map((1).__add__, lengths))]
+            starts.pop()
         self.starts = starts
-        """Offset of the first character of each line."""
+        """Offset of the first character of each line (after each ``\\n``);
+        passed in when the caller already keeps them for ``text``."""
 
     def line_of(self, offset: int) -> int:
         """Return the 0-based line holding ``offset``."""

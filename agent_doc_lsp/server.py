@@ -37,6 +37,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.store.docfile import require_document
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
 from agent_doc_lsp.raw_json import AgentDocProtocol
@@ -202,6 +203,7 @@ class AgentDocLanguageServer(LanguageServer):
     def document(self, uri: str) -> tuple[TextDocument, LineIndex]:
         """Return the document of ``uri`` and a line index of its current text."""
         doc = self.workspace.get_text_document(uri)
+        starts = None
         try:
             if uri not in self.buffers:  # pygls reads it from disk: never a FIFO
                 require_document(Path(to_fs_path(uri) or uri))
@@ -212,7 +214,9 @@ class AgentDocLanguageServer(LanguageServer):
         cached = self._indexes.get(uri)
         if cached and cached[0] == doc.version and cached[1] is text:
             return doc, cached[2]
-        index = LineIndex(text, self.encoding)
+        if isinstance(doc, FastTextDocument) and text and uri in self.buffers:
+            starts = doc.current_line_starts()  # kept across edits: no re-split
+        index = LineIndex(text, self.encoding, starts)
         if doc.version is not None:
             self._indexes[uri] = (doc.version, text, index)
         return doc, index
