@@ -78,6 +78,21 @@ async def one_turn(tmp: Path) -> dict[str, Any]:
     version = [1]
     stamps: list[float] = []
 
+    def replace(new_text: str) -> None:
+        """The buffer now holds ``new_text``: tell the server (whole text)."""
+        text[0] = new_text
+        version[0] += 1
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=uri, version=version[0]
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangeWholeDocument(text=new_text)
+                ],
+            )
+        )
+
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         from agent_doc_lsp.convert import LineIndex
@@ -89,18 +104,7 @@ async def one_turn(tmp: Path) -> dict[str, Any]:
                 index = LineIndex(text[0], "utf-16")
                 start = index.offset(edit.range.start)
                 end = index.offset(edit.range.end)
-                text[0] = text[0][:start] + edit.new_text + text[0][end:]
-                version[0] += 1
-                client.text_document_did_change(
-                    types.DidChangeTextDocumentParams(
-                        text_document=types.VersionedTextDocumentIdentifier(
-                            uri=uri, version=version[0]
-                        ),
-                        content_changes=[
-                            types.TextDocumentContentChangeWholeDocument(text=text[0])
-                        ],
-                    )
-                )
+                replace(text[0][:start] + edit.new_text + text[0][end:])
         stamps.append(time.perf_counter())
         return types.ApplyWorkspaceEditResult(applied=True)
 
@@ -128,18 +132,7 @@ async def one_turn(tmp: Path) -> dict[str, Any]:
     assert REPLY in text[0], "the answer did not land"
     # The person asks again: the server's agent (and session) answers, no start.
     marker = "<!-- /agent:exchange -->"
-    text[0] = text[0].replace(marker, "And again?\n" + marker)
-    version[0] += 1
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(
-                uri=uri, version=version[0]
-            ),
-            content_changes=[
-                types.TextDocumentContentChangeWholeDocument(text=text[0])
-            ],
-        )
-    )
+    replace(text[0].replace(marker, "And again?\n" + marker))
     stamps.clear()
     second = await _timed_turn(client, uri, stamps)
     await client.shutdown_async(None)

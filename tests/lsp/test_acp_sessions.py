@@ -43,9 +43,10 @@ async def ask_again(session: Session, uri: str, question: str) -> Any:
     return await asyncio.wait_for(session.run(uri), 60)
 
 
-async def test_second_turn_reuses_the_agent_and_its_session(
+async def first_turn(
     client: LanguageClient, tmp_path: Path
-) -> None:
+) -> tuple[Session, str, Path, Any]:
+    """An open session document answered once: session, URI, agent log, result."""
     session = await start(client, tmp_path)
     log = tmp_path / "agent.log"
     session.configure(ACP_AGENT_LOG=str(log), ACP_AGENT_REPLY="First answer.")
@@ -53,8 +54,14 @@ async def test_second_turn_reuses_the_agent_and_its_session(
     doc.write_text(DOC)
     uri = doc.as_uri()
     session.editor.open(uri, DOC)
-
     first = await asyncio.wait_for(session.run(uri), 60)
+    return session, uri, log, first
+
+
+async def test_second_turn_reuses_the_agent_and_its_session(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    session, uri, log, first = await first_turn(client, tmp_path)
     session.configure(ACP_AGENT_LOG=str(log), ACP_AGENT_REPLY="Second answer.")
     second = await ask_again(session, uri, "And 3 + 3?")
 
@@ -80,14 +87,7 @@ async def test_second_turn_reuses_the_agent_and_its_session(
 async def test_a_dead_agent_is_started_again_and_loads_the_session(
     client: LanguageClient, tmp_path: Path
 ) -> None:
-    session = await start(client, tmp_path)
-    log = tmp_path / "agent.log"
-    session.configure(ACP_AGENT_LOG=str(log), ACP_AGENT_REPLY="First answer.")
-    doc = session.root / "plan.md"
-    doc.write_text(DOC)
-    uri = doc.as_uri()
-    session.editor.open(uri, DOC)
-    first = await asyncio.wait_for(session.run(uri), 60)
+    session, uri, log, first = await first_turn(client, tmp_path)
     (pid,) = {c["pid"] for c in calls(log)}
     os.kill(pid, 9)  # the agent dies between turns
     await session.editor.wait_for(lambda: not running(pid), timeout=10, what="exit")
