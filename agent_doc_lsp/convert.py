@@ -39,7 +39,7 @@ def units(text: str, encoding: str) -> int:
         return len(text)
     if encoding == UTF8:
         return len(text.encode("utf-8", "surrogatepass"))
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def codepoints(line: str, count: int, encoding: str) -> int:
@@ -76,17 +76,21 @@ class LineIndex:
 
     __slots__ = ("encoding", "starts", "text")
 
-    def __init__(self, text: str, encoding: str = UTF16) -> None:
+    def __init__(
+        self, text: str, encoding: str = UTF16, starts: list[int] | None = None
+    ) -> None:
         self.text = text
         """The text the index was built for."""
         self.encoding = str(encoding)
         """The negotiated position encoding."""
-        # Line starts at C speed: running sums of (line length + 1).
-        lengths = map(len, text.split("\n"))
-        starts = [0, *itertools.accumulate(map((1).__add__, lengths))]
-        starts.pop()
+        if starts is None:
+            # Line starts at C speed: running sums of (line length + 1).
+            lengths = map(len, text.split("\n"))
+            starts = [0, *itertools.accumulate(map((1).__add__, lengths))]
+            starts.pop()
         self.starts = starts
-        """Offset of the first character of each line."""
+        """Offset of the first character of each line (after each ``\\n``);
+        passed in when the caller already keeps them for ``text``."""
 
     def line_of(self, offset: int) -> int:
         """Return the 0-based line holding ``offset``."""
@@ -193,12 +197,13 @@ _SEVERITY = {
     "info": types.DiagnosticSeverity.Information,
     "hint": types.DiagnosticSeverity.Hint,
 }
-_SYMBOL_KIND = {
+SYMBOL_KIND: dict[str, types.SymbolKind] = {
     "component": types.SymbolKind.Module,
     "frontmatter": types.SymbolKind.Namespace,
     "field": types.SymbolKind.Property,
     "heading": types.SymbolKind.String,
 }
+"""Core :attr:`Symbol.kind` → LSP symbol kind (anything else: ``Object``)."""
 _COMPLETION_KIND = {
     "field": types.CompletionItemKind.Property,
     "value": types.CompletionItemKind.EnumMember,
@@ -226,67 +231,11 @@ def document_symbol(index: LineIndex, symbol: Symbol) -> types.DocumentSymbol:
     return types.DocumentSymbol(
         name=symbol.name,
         detail=symbol.detail or None,
-        kind=_SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
+        kind=SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
         range=full,
         selection_range=full if same else index.range(symbol.sel_start, symbol.sel_end),
         children=[document_symbol(index, c) for c in symbol.children] or None,
     )
-
-
-JsonObject = dict[str, Any]
-"""A JSON-ready LSP object: what lsprotocol's converter would produce."""
-
-
-class JsonResult(list[JsonObject]):
-    """A request result already in its JSON form, written out as it is.
-
-    The server's converter (:func:`agent_doc_lsp.server.converter`) passes it
-    through unchanged; a plain list of dicts would be copied element by element
-    through cattrs' union handling, slower than building attrs objects.
-    """
-
-
-def _position_json(index: LineIndex, offset: int) -> JsonObject:
-    line, character = index.point(offset)
-    return {"line": line, "character": character}
-
-
-def document_symbols_json(index: LineIndex, symbols: Sequence[Symbol]) -> JsonResult:
-    """``document_symbol`` for a whole result, as plain JSON-ready dicts.
-
-    The same JSON lsprotocol produces for :func:`document_symbol` (omitted
-    ``None`` fields included), without building and then unstructuring one
-    validated attrs object per symbol, range and position: on a document with
-    ~1,200 symbols that was about half of the request's time. pygls writes a
-    :class:`JsonResult` as it is.
-    """
-    position = _position_json
-
-    def convert(symbol: Symbol) -> JsonObject:
-        full = {
-            "start": position(index, symbol.start),
-            "end": position(index, symbol.end),
-        }
-        if (symbol.sel_start, symbol.sel_end) == (symbol.start, symbol.end):
-            selection = full
-        else:
-            selection = {
-                "start": position(index, symbol.sel_start),
-                "end": position(index, symbol.sel_end),
-            }
-        data: JsonObject = {
-            "name": symbol.name,
-            "kind": _SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object).value,
-            "range": full,
-            "selectionRange": selection,
-        }
-        if symbol.detail:
-            data["detail"] = symbol.detail
-        if symbol.children:
-            data["children"] = [convert(child) for child in symbol.children]
-        return data
-
-    return JsonResult(convert(symbol) for symbol in symbols)
 
 
 def folding_range(fold: Fold) -> types.FoldingRange:
@@ -332,7 +281,7 @@ def workspace_symbol(symbol: SessionSymbol) -> types.WorkspaceSymbol:
     """Convert a :class:`SessionSymbol` (whole lines) to a ``WorkspaceSymbol``."""
     return types.WorkspaceSymbol(
         name=symbol.name,
-        kind=_SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
+        kind=SYMBOL_KIND.get(symbol.kind, types.SymbolKind.Object),
         container_name=symbol.container,
         location=types.Location(
             uri=symbol.path.as_uri(),

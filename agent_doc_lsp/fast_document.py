@@ -58,6 +58,10 @@ class FastTextDocument(TextDocument):
         self._pending = (0, 0)
         return self._starts
 
+    def current_line_starts(self) -> list[int]:
+        """A copy of the line starts of :attr:`source` (as ``line_starts`` gives)."""
+        return list(self._line_starts())
+
     def _offset(self, pos: types.Position) -> int:
         """Code-point offset of ``pos`` (needs exact starts up to its line + 1)."""
         source, starts = self.source, self._starts

@@ -36,10 +36,13 @@ from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
 from agent_doc.store.docfile import require_document
 from agent_doc_lsp.convert import UTF16
-from agent_doc_lsp.convert import JsonResult
 from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
+from agent_doc_lsp.raw_json import AgentDocProtocol
+from agent_doc_lsp.raw_json import RawJson
+from agent_doc_lsp.symbol_json import SymbolEncoder
 
 if TYPE_CHECKING:
     from cattrs import Converter  # lsprotocol's dependency, for the type only
@@ -145,11 +148,12 @@ class Buffers:
 
 
 def converter() -> Converter:
-    """pygls' converter, passing :class:`JsonResult` results through as they are."""
+    """pygls' converter; it decodes a :class:`RawJson` result if one reaches it
+    (:class:`AgentDocProtocol` normally writes those as they are)."""
     from pygls.protocol import default_converter
 
     made: Converter = default_converter()  # type: ignore[no-untyped-call]
-    made.register_unstructure_hook(JsonResult, lambda value: value)
+    made.register_unstructure_hook(RawJson, RawJson.value)
     return made
 
 
@@ -162,6 +166,7 @@ class AgentDocLanguageServer(LanguageServer):
             version=__version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             converter_factory=converter,
+            protocol_cls=AgentDocProtocol,
         )
         self.options = Options()
         """Current settings (``initializationOptions`` + ``agentDoc`` section)."""
@@ -183,6 +188,8 @@ class AgentDocLanguageServer(LanguageServer):
         """Component configs per project, reloaded when the TOML files change."""
         self.sessions = SessionIndex()
         """Session documents under the workspace folders (``workspace/symbol``)."""
+        self.symbol_encoders: dict[str, SymbolEncoder] = {}
+        """URI → the encoder of its ``documentSymbol`` answers (reuses JSON)."""
         self._indexes: dict[str, tuple[int | None, str, LineIndex]] = {}
 
     @property
@@ -196,6 +203,7 @@ class AgentDocLanguageServer(LanguageServer):
     def document(self, uri: str) -> tuple[TextDocument, LineIndex]:
         """Return the document of ``uri`` and a line index of its current text."""
         doc = self.workspace.get_text_document(uri)
+        starts = None
         try:
             if uri not in self.buffers:  # pygls reads it from disk: never a FIFO
                 require_document(Path(to_fs_path(uri) or uri))
@@ -206,10 +214,21 @@ class AgentDocLanguageServer(LanguageServer):
         cached = self._indexes.get(uri)
         if cached and cached[0] == doc.version and cached[1] is text:
             return doc, cached[2]
-        index = LineIndex(text, self.encoding)
+        if isinstance(doc, FastTextDocument) and text and uri in self.buffers:
+            starts = doc.current_line_starts()  # kept across edits: no re-split
+        index = LineIndex(text, self.encoding, starts)
         if doc.version is not None:
             self._indexes[uri] = (doc.version, text, index)
         return doc, index
+
+    def symbol_encoder(self, uri: str) -> SymbolEncoder:
+        """The ``documentSymbol`` encoder of ``uri`` (kept while it is open)."""
+        encoder = self.symbol_encoders.get(uri)
+        if encoder is None:
+            encoder = SymbolEncoder()
+            if uri in self.buffers:
+                self.symbol_encoders[uri] = encoder
+        return encoder
 
     def configs_for(self, uri: str) -> tuple[dict[str, ComponentConfig], str | None]:
         """Component configs of the project of ``uri`` (and a config error)."""
@@ -230,6 +249,7 @@ class AgentDocLanguageServer(LanguageServer):
     def forget(self, uri: str) -> None:
         """Drop per-document state of a closed document."""
         self._indexes.pop(uri, None)
+        self.symbol_encoders.pop(uri, None)
         self.last_edit.pop(uri, None)
         timer = self.diagnostic_timers.pop(uri, None)
         if timer:

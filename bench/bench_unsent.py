@@ -8,6 +8,7 @@ per change of its file. Target: ≤ 20 ms per run on 1 MB (the diagnostics budge
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -61,6 +62,7 @@ def main() -> None:
     }
     size = len(snapshot.encode()) / 1e6
     lines = snapshot.count("\n")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"document: {size:.2f} MB, {lines} lines; median CPU time")
     print(f"{'case':<40}{'ms':>10}{'target':>10}  ok  marks")
     prepare = median_ms(lambda: UnsentBaseline(snapshot))

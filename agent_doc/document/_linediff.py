@@ -12,6 +12,7 @@ and each gap is diffed on its own, with a whole-gap replacement as last resort.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 
 Hunk = tuple[int, int, int, int]
 """``(a_start, a_end, b_start, b_end)``: ``a[a_start:a_end]`` → ``b[b_start:b_end]``."""
@@ -20,6 +21,7 @@ MAX_EDIT_DISTANCE = 256
 """Myers gives up past this many inserted plus deleted lines in one region."""
 
 _CHUNK = 64
+_FIRST_TRY = 64  # edit distance tried before checking whether the cap can do
 
 
 def split_lines(text: str) -> list[str]:
@@ -85,10 +87,33 @@ def _diff_region(
         return []
     if a1 == a2 or b1 == b2:
         return [(a1, a2, b1, b2)]
-    hunks = _myers(a, b, a1, a2, b1, b2, MAX_EDIT_DISTANCE)
+    # Most regions need far fewer edits than the cap: try those first. Past
+    # them, skip the full search when the line counts prove it would give up.
+    hunks = _myers(a, b, a1, a2, b1, b2, _FIRST_TRY)
     if hunks is not None:
         return hunks
-    return _patience(a, b, a1, a2, b1, b2)
+    counts = Counter(a[a1:a2]), Counter(b[b1:b2])
+    if not _beyond_cap(*counts):
+        hunks = _myers(a, b, a1, a2, b1, b2, MAX_EDIT_DISTANCE)
+        if hunks is not None:
+            return hunks
+    return _patience(a, b, a1, a2, b1, b2, counts)
+
+
+def _beyond_cap(count_a: Counter[str], count_b: Counter[str]) -> bool:
+    """True when lines counted on the two sides prove an edit distance over
+    :data:`MAX_EDIT_DISTANCE` (each surplus line is one insertion or deletion)."""
+    surplus = 0
+    for line, count in count_a.items():
+        surplus += abs(count - count_b.get(line, 0))
+        if surplus > MAX_EDIT_DISTANCE:
+            return True
+    for line, count in count_b.items():
+        if line not in count_a:
+            surplus += count
+            if surplus > MAX_EDIT_DISTANCE:
+                return True
+    return False
 
 
 def _myers(
@@ -147,22 +172,22 @@ def _backtrack(
 
 
 def _patience(
-    a: list[str], b: list[str], a1: int, a2: int, b1: int, b2: int
+    a: list[str],
+    b: list[str],
+    a1: int,
+    a2: int,
+    b1: int,
+    b2: int,
+    counts: tuple[Counter[str], Counter[str]],
 ) -> list[Hunk]:
-    """Cut the region at lines unique on both sides, then diff each gap."""
-    count_a: dict[str, int] = {}
-    for i in range(a1, a2):
-        count_a[a[i]] = count_a.get(a[i], 0) + 1
-    pos_b: dict[str, int] = {}
-    count_b: dict[str, int] = {}
-    for j in range(b1, b2):
-        line = b[j]
-        count_b[line] = count_b.get(line, 0) + 1
-        pos_b[line] = j
+    """Cut the region at lines unique on both sides, then diff each gap
+    (``counts``: how often each line occurs in ``a[a1:a2]`` and ``b[b1:b2]``)."""
+    count_a, count_b = counts
+    pos_b = dict(zip(b[b1:b2], range(b1, b2), strict=True))  # the last of each
     pairs = [
-        (i, pos_b[a[i]])
-        for i in range(a1, a2)
-        if count_a[a[i]] == 1 and count_b.get(a[i]) == 1
+        (i, pos_b[line])
+        for i, line in enumerate(a[a1:a2], a1)
+        if count_a[line] == 1 and count_b.get(line) == 1
     ]
     anchors = _longest_increasing(pairs)
     if not anchors:
@@ -170,7 +195,8 @@ def _patience(
     hunks: list[Hunk] = []
     prev_a, prev_b = a1, b1
     for i, j in [*anchors, (a2, b2)]:
-        hunks.extend(_gap(a, b, prev_a, i, prev_b, j))
+        if i != prev_a or j != prev_b:  # adjacent anchors leave no gap
+            hunks.extend(_gap(a, b, prev_a, i, prev_b, j))
         prev_a, prev_b = i + 1, j + 1
     return hunks
 
@@ -181,12 +207,17 @@ def _gap(a: list[str], b: list[str], a1: int, a2: int, b1: int, b2: int) -> list
         return []
     if a1 == a2 or b1 == b2:
         return [(a1, a2, b1, b2)]
+    if a2 - a1 == b2 - b1 and a[a1:a2] == b[b1:b2]:
+        return []  # what Myers finds for equal sides, without its set-up
     hunks = _myers(a, b, a1, a2, b1, b2, MAX_EDIT_DISTANCE)
     return hunks if hunks is not None else [(a1, a2, b1, b2)]
 
 
 def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Longest run of ``pairs`` (sorted by first item) rising in the second item."""
+    seconds = [j for _, j in pairs]
+    if seconds == sorted(seconds):  # nothing moved: all of them (the usual case)
+        return pairs
     tails: list[int] = []
     tail_idx: list[int] = []
     parent: list[int] = [-1] * len(pairs)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_left
 from bisect import bisect_right
 
 from agent_doc.document._lazy_re import lazy_compile
@@ -238,6 +239,12 @@ class CodeRanges:
         """True when ``offset`` lies inside one of the ranges."""
         i = bisect_right(self._starts, offset) - 1
         return i >= 0 and offset < self.ranges[i][1]
+
+    def within(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The ranges overlapping ``[start, end)``, relative to ``start``."""
+        first = max(bisect_right(self._starts, start) - 1, 0)
+        last = bisect_left(self._starts, end)
+        return [(s - start, e - start) for s, e in self.ranges[first:last] if e > start]
 
 
 class CodeIndex:

@@ -26,15 +26,18 @@ from agent_doc.editor.model import HoverInfo
 from agent_doc.editor.model import Problem
 from agent_doc.editor.model import Symbol
 from agent_doc.editor.model import TextChange
+from agent_doc.editor.outline import OutlinePart
 from agent_doc.editor.outline import folds
 from agent_doc.editor.outline import is_session_document
 from agent_doc.editor.outline import outline
+from agent_doc.editor.outline import outline_parts
 
 __all__ = [
     "Completion",
     "Fix",
     "Fold",
     "HoverInfo",
+    "OutlinePart",
     "Problem",
     "Symbol",
     "TextChange",
@@ -43,6 +46,7 @@ __all__ = [
     "hover",
     "is_session_document",
     "outline",
+    "outline_parts",
     "problems",
     "quick_fixes",
     "rename_edits",

@@ -8,7 +8,9 @@ component's children. Markers and headings inside code never count.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
@@ -38,8 +40,9 @@ def _marker_end(text: str, start: int, end: int) -> int:
     return end - 1 if end > start and text[end - 1] == "\n" else end
 
 
-def _name_span(text: str, comp_start: int, name: str) -> tuple[int, int]:
-    at = text.find("agent:" + name, comp_start)
+def _name_span(text: str, comp: Component) -> tuple[int, int]:
+    comp_start, name = comp.open_start, comp.name
+    at = text.find("agent:" + name, comp_start, comp.open_end)
     return (at + 6, at + 6 + len(name)) if at >= 0 else (comp_start, comp_start)
 
 
@@ -69,36 +72,111 @@ def _frontmatter_symbol(text: str) -> Symbol | None:
     return Symbol("frontmatter", "", "frontmatter", 0, end, 0, 3, tuple(children))
 
 
-def _headings(text: str, fences: CodeRanges) -> list[tuple[int, int, str]]:
-    """``(start, end, title)`` of ATX headings outside fenced code."""
-    if "#" not in text:
-        return []
-    found = [(m.start() + 1, m.end()) for m in _HEADING.finditer(text)]
-    first = _HEADING.match("\n" + text[: text.find("\n") if "\n" in text else None])
-    if first:
-        found.insert(0, (0, first.end() - 1))
-    out = []
-    for start, end in found:
-        if not fences.contains(start):
-            title = _CLOSING.sub("", text[start:end].strip().lstrip("#").strip())
-            out.append((start, end, title))
-    return out
+@dataclass(frozen=True, slots=True)
+class OutlinePart:
+    """One top-level outline entry with offsets relative to :attr:`base`.
+
+    Every offset of :attr:`symbol` (children included) lies in
+    ``[0, length]``. A part's ``symbol`` object is handed out again only while
+    ``text[base:base + length]`` and everything else it was built from are
+    unchanged, so callers may cache work derived from it by identity.
+    """
+
+    base: int
+    length: int
+    symbol: Symbol
 
 
 def outline(
-    text: str, configs: Mapping[str, ComponentConfig] | None = None
+    text: str,
+    configs: Mapping[str, ComponentConfig] | None = None,
+    *,
+    reuse: bool = True,
 ) -> list[Symbol]:
-    """The document's outline: frontmatter first, then top-level components."""
+    """The document's outline: frontmatter first, then top-level components.
+
+    ``reuse=False`` builds every entry afresh instead of reusing the entries of
+    unchanged components outlined before (the result is the same).
+    """
+    parts = outline_parts(text, configs, reuse=reuse)
+    return [shifted(part.symbol, part.base) for part in parts]
+
+
+def shifted(symbol: Symbol, delta: int) -> Symbol:
+    """``symbol`` (children included) with every offset moved by ``delta``."""
+    return Symbol(
+        symbol.name,
+        symbol.detail,
+        symbol.kind,
+        symbol.start + delta,
+        symbol.end + delta,
+        symbol.sel_start + delta,
+        symbol.sel_end + delta,
+        tuple(shifted(child, delta) for child in symbol.children),
+    )
+
+
+def outline_parts(
+    text: str,
+    configs: Mapping[str, ComponentConfig] | None = None,
+    *,
+    reuse: bool = True,
+) -> list[OutlinePart]:
+    """:func:`outline` as relative parts, reusing the parts of unchanged components."""
     configs = configs or {}
-    found_scan = scan(text)
-    comps = found_scan.components  # sorted by open_start
-    code = fences(text) if comps else CodeRanges([])
-    heads = _headings(text, code) if comps else []
+    comps = scan(text).components  # sorted by open_start
+    parts = []
+    front = _frontmatter_symbol(text)
+    if front is not None:
+        ends = [front.end, *(field.end for field in front.children)]
+        parts.append(OutlinePart(0, max(ends), front))
+    if comps:
+        code = fences(text)
+        parts += [
+            _PARTS.get(text, group, code, configs, reuse=reuse)
+            for group in _top_level(comps)
+        ]
+    return parts
+
+
+def _top_level(comps: list[Component]) -> list[list[Component]]:
+    """Each top-level component followed by the components nested in it."""
+    groups: list[list[Component]] = []
+    stack: list[Component] = []
+    for c in comps:
+        while stack and stack[-1].close_start <= c.open_end:
+            stack.pop()
+        if not stack:
+            groups.append([])
+        groups[-1].append(c)
+        stack.append(c)
+    return groups
+
+
+def _build(
+    text: str, comps: list[Component], code: CodeRanges, configs: _Configs, base: int
+) -> Symbol:
+    """The symbol tree of one top-level component (``comps[0]``) and its nested
+    components, with offsets relative to ``base``."""
+    heads = [
+        Symbol(
+            title or "#",
+            "",
+            "heading",
+            start - base,
+            end - base,
+            start - base,
+            end - base,
+        )
+        for start, end, title in _headings_in(text, comps[0], code)
+    ]
+    if len(comps) == 1:  # no nesting: every heading is a child of the component
+        return _component_symbol(text, comps[0], configs, base, tuple(heads))
     children: dict[int, list[Symbol]] = {i: [] for i in range(len(comps))}
     # innermost component containing each heading: walk a stack of open ones
     events = sorted(
         [(c.open_end, 0, i) for i, c in enumerate(comps)]
-        + [(h[0], 1, j) for j, h in enumerate(heads)]
+        + [(h.start + base, 1, j) for j, h in enumerate(heads)]
     )
     stack: list[int] = []
     parent_of: dict[int, int] = {}
@@ -110,26 +188,138 @@ def outline(
                 parent_of[idx] = stack[-1]
             stack.append(idx)
         elif stack:
-            start, end, title = heads[idx]
-            children[stack[-1]].append(
-                Symbol(title or "#", "", "heading", start, end, start, end)
-            )
+            children[stack[-1]].append(heads[idx])
     depth = _cap_depth(parent_of, len(comps))
     built: dict[int, Symbol] = {}
     nested: dict[int, list[Symbol]] = {i: [] for i in range(len(comps))}
     for i in sorted(range(len(comps)), key=lambda i: -depth[i]):
-        c = comps[i]
         kids = sorted([*children[i], *nested[i]], key=lambda s: s.start)
-        sel = _name_span(text, c.open_start, c.name)
-        end = _marker_end(text, c.close_start, c.close_end)
-        built[i] = Symbol(
-            c.name, _mode(c, configs), "component", c.open_start, end, *sel, tuple(kids)
-        )
+        built[i] = _component_symbol(text, comps[i], configs, base, tuple(kids))
         if i in parent_of:
             nested[parent_of[i]].append(built[i])
-    top = [built[i] for i in range(len(comps)) if i not in parent_of]
-    front = _frontmatter_symbol(text)
-    return [front, *top] if front else top
+    return built[0]
+
+
+def _component_symbol(
+    text: str, c: Component, configs: _Configs, base: int, kids: tuple[Symbol, ...]
+) -> Symbol:
+    sel_start, sel_end = _name_span(text, c)
+    end = _marker_end(text, c.close_start, c.close_end)
+    return Symbol(
+        c.name,
+        _mode(c, configs),
+        "component",
+        c.open_start - base,
+        end - base,
+        sel_start - base,
+        sel_end - base,
+        kids,
+    )
+
+
+def _span_end(text: str, top: Component) -> int:
+    """Where the text a top-level component's symbols are built from ends: the
+    end of the line of its closing marker (a heading line may run past it)."""
+    line_end = text.find("\n", top.close_start)
+    return max(top.close_end, len(text) if line_end < 0 else line_end)
+
+
+def _headings_in(
+    text: str, top: Component, code: CodeRanges
+) -> list[tuple[int, int, str]]:
+    """``(start, end, title)`` of ATX headings inside ``top``, outside code."""
+    found = []
+    line_end = text.find("\n", top.close_start)  # a heading line may end there
+    span_end = len(text) if line_end < 0 else line_end
+    for match in _HEADING.finditer(text, top.open_end - 1, span_end):
+        start = match.start() + 1
+        if start >= top.close_start:
+            break
+        if not code.contains(start):
+            found.append((start, match.end()))
+    return [(start, end, _title(text[start:end])) for start, end in found]
+
+
+def _title(line: str) -> str:
+    title = line.strip().lstrip("#").strip()
+    return _CLOSING.sub("", title) if title.endswith("#") else title
+
+
+_Configs = Mapping[str, ComponentConfig]
+_CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
+"""A component's name, attributes and marker offsets relative to a base."""
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A built part and everything it was built from, relative to its base."""
+
+    configs: _Configs
+    comps: list[_CompKey]
+    code: list[tuple[int, int]]
+    span: str
+    part: OutlinePart
+
+
+class _PartMemo:
+    """The parts of recently outlined components, reused while their text,
+    their components, the code ranges in them and the configs are unchanged.
+
+    Holds at most :attr:`LIMIT` characters of component text (oldest dropped).
+    """
+
+    LIMIT = 4_000_000
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, int], _Entry] = {}
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(
+        self,
+        text: str,
+        comps: list[Component],
+        code: CodeRanges,
+        configs: _Configs,
+        *,
+        reuse: bool = True,
+    ) -> OutlinePart:
+        """The part of the top-level component ``comps[0]`` (nested ones follow);
+        built afresh, and not remembered, when ``reuse`` is false."""
+        base = comps[0].open_start
+        length = _span_end(text, comps[0]) - base
+        if not reuse:
+            return OutlinePart(base, length, _build(text, comps, code, configs, base))
+        rel_comps: list[_CompKey] = [
+            (c.name, c.attrs, c.open_start - base, c.open_end - base,
+             c.close_start - base, c.close_end - base)
+            for c in comps
+        ]  # fmt: skip
+        rel_code = code.within(base, base + length)
+        slot = (comps[0].name, length)
+        with self._lock:
+            entry = self._entries.get(slot)
+        if (
+            entry is not None
+            and entry.comps == rel_comps
+            and entry.code == rel_code
+            and (entry.configs is configs or entry.configs == configs)
+            and text.startswith(entry.span, base)
+        ):
+            return OutlinePart(base, length, entry.part.symbol)
+        part = OutlinePart(base, length, _build(text, comps, code, configs, base))
+        span = text[base : base + length]
+        with self._lock:
+            old = self._entries.pop(slot, None)
+            self._chars += len(span) - (len(old.span) if old else 0)
+            self._entries[slot] = _Entry(configs, rel_comps, rel_code, span, part)
+            while self._chars > self.LIMIT and len(self._entries) > 1:
+                dropped = self._entries.pop(next(iter(self._entries)))
+                self._chars -= len(dropped.span)
+        return part
+
+
+_PARTS = _PartMemo()
 
 
 def _cap_depth(parent_of: dict[int, int], count: int) -> list[int]:

@@ -1,20 +1,45 @@
-"""documentSymbol sent as pre-built JSON is exactly what lsprotocol would send (issue 17)."""
+"""documentSymbol sent as pre-encoded JSON is exactly what lsprotocol would send.
+
+The server encodes each top-level symbol once and reuses its JSON while it is
+unchanged (issue 17); these tests compare every answer, before and after edits
+of every kind, with lsprotocol's serialization of freshly built objects.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
 
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor import outline
+from agent_doc.editor import outline_parts
 from agent_doc_lsp import convert
+from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import converter
+from agent_doc_lsp.symbol_json import SymbolEncoder
 from bench._fixtures import structured_document
+from bench._lspclient import StdioClient
 from tests.lsp.test_symbols import DOC
 
 CONFIGS = {"status": ComponentConfig(mode="append")}
+
+
+def expected(text: str, encoding: str = convert.UTF16, configs: Any = None) -> Any:
+    """What lsprotocol's converter makes of freshly built ``DocumentSymbol``s."""
+    index = convert.LineIndex(text, encoding)
+    fresh = outline(text, configs, reuse=False)
+    symbols = [convert.document_symbol(index, s) for s in fresh]
+    return converter().unstructure(symbols)
+
+
+def encoded(encoder: SymbolEncoder, text: str, encoding: str = convert.UTF16) -> Any:
+    index = convert.LineIndex(text, encoding)
+    return encoder.encode(index, outline_parts(text, CONFIGS)).value()
 
 
 @pytest.mark.parametrize(
@@ -27,23 +52,103 @@ CONFIGS = {"status": ComponentConfig(mode="append")}
         pytest.param(structured_document(5, 8_000), convert.UTF32, id="utf32"),
     ],
 )
-def test_json_symbols_equal_the_lsprotocol_objects(text: str, encoding: str) -> None:
-    index = convert.LineIndex(text, encoding)
-    symbols = outline(text, CONFIGS)
-    before = [convert.document_symbol(index, s) for s in symbols]
-    conv = converter()
-    assert convert.document_symbols_json(index, symbols) == conv.unstructure(before)
+def test_encoded_symbols_equal_the_lsprotocol_objects(text: str, encoding: str) -> None:
+    assert encoded(SymbolEncoder(), text, encoding) == expected(text, encoding, CONFIGS)
 
 
-def test_the_server_converter_sends_a_json_result_unchanged() -> None:
-    index = convert.LineIndex(DOC)
-    symbols = outline(DOC, CONFIGS)
-    data = convert.document_symbols_json(index, symbols)
-    conv = converter()
-    response = types.DocumentSymbolResponse(id=7, result=data)
-    wire = conv.unstructure(response)
-    assert wire["result"] is data
-    old = types.DocumentSymbolResponse(
-        id=7, result=[convert.document_symbol(index, s) for s in symbols]
-    )
-    assert json.loads(json.dumps(wire)) == json.loads(json.dumps(conv.unstructure(old)))
+EDITS = {
+    # each: text -> edited text, applied to structured_document(6, 6_000)
+    "keystroke-mid-line": lambda t: t.replace("Heading 3.2", "Heading 3.2x"),
+    "keystroke-in-first-line-of-a-component": lambda t: t.replace(
+        "<!-- agent:part2 -->", "é<!-- agent:part2 -->"
+    ),
+    "new-line": lambda t: t.replace("### Heading 2.3\n", "### Heading 2.3\n\n"),
+    "wide-char-before-a-component": lambda t: t.replace(
+        "<!-- /agent:part1 -->\n", "<!-- /agent:part1 -->😀\n"
+    ),
+    "heading-removed": lambda t: t.replace("### Heading 4.1\n", "no heading\n"),
+    "component-renamed": lambda t: t.replace("agent:part5 ", "agent:last ").replace(
+        "/agent:part5 ", "/agent:last "
+    ),
+    "component-nested": lambda t: t.replace(
+        "### Heading 1.4\n",
+        "<!-- agent:inner -->\n### Heading 1.4\n<!-- /agent:inner -->\n",
+    ),
+    "frontmatter-key": lambda t: t.replace("model: x", "model: x\nextra: y"),
+    "mode-changed": lambda t: t.replace(
+        "<!-- agent:part0 -->", "<!-- agent:part0 patch=append -->"
+    ),
+    "component-closed-early": lambda t: t.replace("<!-- /agent:part3 -->\n", ""),
+    "same-text-again": lambda t: t,
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+@pytest.mark.parametrize("encoding", [convert.UTF16, convert.UTF8])
+def test_reused_json_after_an_edit_equals_a_fresh_encoding(
+    edit: str, encoding: str
+) -> None:
+    before = structured_document(6, 6_000)
+    after = EDITS[edit](before)
+    assert edit == "same-text-again" or after != before
+    encoder = SymbolEncoder()
+    assert encoded(encoder, before, encoding) == expected(before, encoding, CONFIGS)
+    assert encoded(encoder, after, encoding) == expected(after, encoding, CONFIGS)
+    assert encoded(encoder, before, encoding) == expected(before, encoding, CONFIGS)
+
+
+def test_a_raw_result_reaching_the_converter_is_decoded() -> None:
+    response = types.DocumentSymbolResponse(id=7, result=RawJson('[{"a":1}]'))  # type: ignore[arg-type]
+    assert converter().unstructure(response)["result"] == [{"a": 1}]
+
+
+def _change(line: int, text: str) -> dict[str, Any]:
+    pos = {"line": line, "character": 0}
+    return {"range": {"start": pos, "end": pos}, "text": text}
+
+
+def test_the_client_receives_the_lsprotocol_json_after_each_keystroke(
+    tmp_path: Path,
+) -> None:
+    """The real server over stdio, raw JSON as the client reads it."""
+    (tmp_path / ".agent-doc").mkdir()
+    text = structured_document(12, 30_000)
+    uri = (tmp_path / "doc.md").as_uri()
+    (tmp_path / "doc.md").write_text(text, "utf-8")
+    handlers = {"workspace/configuration": lambda p: [None] * len(p["items"])}
+    client = StdioClient([sys.executable, "-m", "agent_doc_lsp"], handlers)
+    try:
+        client.initialize(tmp_path.as_uri())
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "markdown", "version": 1, "text": text}})  # fmt: skip
+        params = {"textDocument": {"uri": uri}}
+        _, first = client.request("textDocument/documentSymbol", params)
+        assert first == expected(text)
+        lines = text.split("\n")
+        middle = next(i for i, s in enumerate(lines) if s.startswith("### Heading 6."))
+        typed = [
+            "x",
+            "# ",
+            "\n",
+            "<!-- agent:typed -->\n## new\n<!-- /agent:typed -->\n",
+        ]
+        for version, insert in enumerate(typed, start=2):
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [_change(middle, insert)]})  # fmt: skip
+            lines = text.split("\n")
+            lines[middle] = insert + lines[middle]
+            text = "\n".join(lines)
+            _, answer = client.request("textDocument/documentSymbol", params)
+            assert answer == expected(text), f"after typing {insert!r}"
+        assert json.dumps(answer) != json.dumps(first)
+    finally:
+        client.close()
+
+
+def test_two_identical_components_are_both_encoded_at_their_own_place() -> None:
+    block = "<!-- agent:twin -->\n## Same\n<!-- /agent:twin -->\n"
+    text = block + "between\n" + block
+    encoder = SymbolEncoder()
+    assert encoded(encoder, text) == expected(text, configs=CONFIGS)
+    assert encoded(encoder, "x" + text) == expected("x" + text, configs=CONFIGS)

@@ -6,6 +6,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from agent_doc_lsp.convert import LineIndex
 from tests.lsp.editor_client import Buffer
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import position_of
@@ -122,6 +123,7 @@ def test_fast_document_matches_pygls_on_random_edits(encoding):
         assert fast.source == slow.source == src[:a] + new + src[b:]
         if step % 7 == 0:
             assert fast._line_starts() == line_starts(fast.source)
+            assert fast.current_line_starts() == LineIndex(fast.source).starts
 
 
 def test_fast_document_typing_run_then_other_lines():

@@ -163,3 +163,12 @@ def test_large_document_ranges() -> None:
     text = block * 3000
     ranges = code_ranges(text)
     assert len(ranges) == 6000
+
+
+def test_code_ranges_within_is_relative_to_the_start() -> None:
+    ranges = CodeRanges([(0, 5), (10, 20), (30, 40)])
+    assert ranges.within(0, 100) == [(0, 5), (10, 20), (30, 40)]
+    assert ranges.within(12, 31) == [(-2, 8), (18, 28)]
+    assert ranges.within(20, 30) == []
+    assert ranges.within(4, 10) == [(-4, 1)]
+    assert CodeRanges([]).within(0, 10) == []

@@ -1,0 +1,110 @@
+"""``documentSymbol`` results encoded as JSON once per unchanged component.
+
+A keystroke changes one component of a large document. The core hands out the
+same relative symbol tree (:class:`agent_doc.editor.outline.OutlinePart`) for
+every component whose text is unchanged; :class:`SymbolEncoder` keeps the JSON
+of each tree of the previous answer and reuses it while the tree starts at the
+same line and column, so an answer after a keystroke encodes one component
+instead of building, validating and serializing ~1,200 ``DocumentSymbol``
+objects through cattrs.
+
+The JSON is what lsprotocol's converter produces for
+:func:`agent_doc_lsp.convert.document_symbol` (``None`` fields omitted), written
+without spaces; :class:`agent_doc_lsp.raw_json.RawJson` carries it to the wire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
+
+from lsprotocol import types
+
+from agent_doc.editor import OutlinePart
+from agent_doc.editor.model import Symbol
+from agent_doc_lsp.convert import SYMBOL_KIND
+from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.raw_json import RawJson
+
+_KIND_VALUE = {name: kind.value for name, kind in SYMBOL_KIND.items()}
+_OTHER_KIND = types.SymbolKind.Object.value
+
+
+def symbol_json(index: LineIndex, symbol: Symbol, base: int = 0) -> str:
+    """The JSON text lsprotocol's converter makes of
+    ``document_symbol(index, shifted(symbol, base))`` (``base`` is added to
+    every offset of ``symbol``), written directly: no intermediate objects."""
+    point, quote = index.point, encode_basestring_ascii
+
+    def position(offset: int) -> str:
+        line, character = point(base + offset)
+        return f'{{"line":{line},"character":{character}}}'
+
+    def convert(symbol: Symbol) -> str:
+        start, end = position(symbol.start), position(symbol.end)
+        full = f'{{"start":{start},"end":{end}}}'
+        if symbol.sel_start == symbol.start and symbol.sel_end == symbol.end:
+            selection = full
+        else:
+            start, end = position(symbol.sel_start), position(symbol.sel_end)
+            selection = f'{{"start":{start},"end":{end}}}'
+        name = quote(symbol.name)
+        kind = _KIND_VALUE.get(symbol.kind, _OTHER_KIND)
+        text = (
+            f'{{"name":{name},"kind":{kind},"range":{full},"selectionRange":{selection}'
+        )
+        if symbol.detail:
+            text += ',"detail":' + quote(symbol.detail)
+        if symbol.children:
+            text += ',"children":[' + ",".join(map(convert, symbol.children)) + "]"
+        return text + "}"
+
+    return convert(symbol)
+
+
+@dataclass(slots=True)
+class _Encoded:
+    """The JSON of one outline part's symbol, and what its positions came from."""
+
+    symbol: Symbol
+    encoding: str
+    position: tuple[int, int]
+    """Line and column of the part's base offset."""
+    json: str
+
+
+class SymbolEncoder:
+    """Encodes the ``documentSymbol`` answers of one document, reusing the JSON
+    of the outline parts handed out again since the previous answer."""
+
+    __slots__ = ("_previous",)
+
+    def __init__(self) -> None:
+        self._previous: dict[int, _Encoded] = {}
+
+    def encode(self, index: LineIndex, parts: Sequence[OutlinePart]) -> RawJson:
+        """The JSON array of the symbols of ``parts`` (positions from ``index``).
+
+        A part's JSON is reused when it carries the same symbol object as before
+        (so the same text, see :class:`OutlinePart`) starting at the same line
+        and column.
+        """
+        previous, encoding = self._previous, index.encoding
+        current: dict[int, _Encoded] = {}
+        out = []
+        for part in parts:
+            position = index.point(part.base)
+            known = previous.get(id(part.symbol))
+            if (
+                known is None
+                or known.symbol is not part.symbol
+                or known.position != position
+                or known.encoding != encoding
+            ):
+                json_text = symbol_json(index, part.symbol, part.base)
+                known = _Encoded(part.symbol, encoding, position, json_text)
+            current[id(part.symbol)] = known
+            out.append(known.json)
+        self._previous = current
+        return RawJson("[" + ",".join(out) + "]")

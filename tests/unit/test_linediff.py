@@ -1,0 +1,76 @@
+"""Line diff hunks: they rebuild the new side, and stay the same as before the
+shortcuts for regions past the edit-distance cap (issue 17)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import pytest
+
+from agent_doc.document._linediff import MAX_EDIT_DISTANCE
+from agent_doc.document._linediff import diff_lines
+
+
+def apply(
+    a: list[str], b: list[str], hunks: list[tuple[int, int, int, int]]
+) -> list[str]:
+    out: list[str] = []
+    at = 0
+    for a1, a2, b1, b2 in hunks:
+        out += a[at:a1] + b[b1:b2]
+        at = a2
+    return out + a[at:]
+
+
+def edited(n: int, edits: int) -> tuple[list[str], list[str]]:
+    a = [f"line {i}\n" if i % 3 else "\n" for i in range(n)]
+    b = list(a)
+    for k in range(edits):
+        i = (k * 7919) % len(b)
+        b[i] = b[i].rstrip("\n") + " (edited)\n" if k % 3 else "\n"
+    b.insert(n // 2, "moved?\n")
+    b.append(b.pop(10))
+    return a, b
+
+
+@pytest.mark.parametrize(
+    ("n", "edits", "count", "digest"),
+    [
+        pytest.param(2000, 300, 302, "dcb18af641bb2f90", id="past-the-cap"),
+        pytest.param(600, 150, 92, "9b6783255d33e9ac", id="near-the-cap"),
+        pytest.param(5000, 40, 42, "feb08a0349ca95a5", id="within-the-first-try"),
+    ],
+)
+def test_hunks_are_the_ones_computed_before_the_shortcuts(
+    n: int, edits: int, count: int, digest: str
+) -> None:
+    """Digests recorded with the implementation before issue 17's shortcuts."""
+    a, b = edited(n, edits)
+    hunks = diff_lines(a, b)
+    assert apply(a, b, hunks) == b
+    assert len(hunks) == count
+    assert hashlib.sha256(json.dumps(hunks).encode()).hexdigest()[:16] == digest
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hunks_rebuild_the_new_side_with_moves_and_repeats(seed: int) -> None:
+    rnd = random.Random(seed)
+    a = [f"u{i}\n" if rnd.random() < 0.7 else "\n" for i in range(2000)]
+    b = list(a)
+    for _ in range(MAX_EDIT_DISTANCE):
+        pos = rnd.randrange(len(b))
+        roll = rnd.random()
+        if roll < 0.3:
+            b[pos] = f"changed {rnd.random()}\n"
+        elif roll < 0.5:
+            del b[pos]
+        elif roll < 0.7:
+            b.insert(pos, "\n")
+        else:
+            b.insert(rnd.randrange(len(b)), b.pop(pos))
+    hunks = diff_lines(a, b)
+    assert apply(a, b, hunks) == b
+    assert all(h[0] <= h[1] and h[2] <= h[3] for h in hunks)
+    assert hunks == sorted(hunks)
