@@ -1,0 +1,206 @@
+;;; agent-doc-acp.el --- ACP agents for agent-doc (eglot) -*- lexical-binding: t; -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "27.1") (eglot "1.9"))
+;; Keywords: tools, convenience
+
+;;; Commentary:
+
+;; Loaded by agent-doc.el.  Agents configured with transport = "acp"
+;; (docs/acp.md) answer in the buffer while you keep typing:
+;;
+;;   C-c a q  `agent-doc-ask'   ask the document's ACP agent (agentDoc.runAgent):
+;;                              the answer streams in below your prompt
+;;   C-c a k  `agent-doc-stop'  stop it (agentDoc.stopAgent): what streamed
+;;                              stays, marked *(interrupted)*
+;;
+;; A streamed answer is ONE undo step.  The server labels every streamed edit
+;; `agent-doc stream <id>'; before the first one lands we remember the undo
+;; list and the text.  When the whole answer is in (`agentDoc/answerLanded'
+;; with the edits that take it out again) and the buffer is still at the
+;; version the server saw, the history is rebuilt: the remembered text and
+;; undo list (without recording), then the text without the answer (what you
+;; typed meanwhile: one step), then the final text (one step), point and
+;; every window's point where they were.  One `C-_' removes exactly the
+;; answer (and its `resume' line), a second one your typing done meanwhile.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'eglot)
+(require 'jsonrpc)
+(require 'agent-doc)
+
+(defconst agent-doc-acp--label "agent-doc stream "
+  "Label prefix of the server's streamed edits: `agent-doc stream <id>'.")
+
+(defvar agent-doc-acp--stream nil
+  "Id of the streamed answer whose workspace edit is being applied (or nil).")
+
+(defvar-local agent-doc-acp--start nil
+  "(STREAM UNDO-LIST TEXT) just before the first streamed edit of STREAM.")
+
+(defvar-local agent-doc-acp-last-landed nil
+  "Plist of the last `agentDoc/answerLanded' handled in this buffer:
+:stream, :one-undo-step (t when the answer became one undo step), :reason.")
+
+(defvar agent-doc-answer-landed-functions nil
+  "Functions called with (STREAM ONE-UNDO-STEP) in the buffer whose streamed
+answer STREAM just landed whole.")
+
+;;;; Commands
+
+(defun agent-doc-ask ()
+  "Ask the document's ACP agent (`agentDoc.runAgent').
+The answer streams into the buffer below your prompt while you type."
+  (interactive)
+  (agent-doc-execute
+   "agentDoc.runAgent" (list :uri (agent-doc--uri))
+   (lambda (result)
+     (when (listp result)
+       (message "agent-doc: %s: %s" (or (plist-get result :agent) "agent")
+                (cond ((plist-get result :noChanges) "no changes since the last answer")
+                      ((eq (plist-get result :interrupted) t) "answer interrupted")
+                      (t "answered")))))
+   ;; the server's own limit for an agent's turn is 600 s
+   900))
+
+(defun agent-doc-stop ()
+  "Stop the ACP agent answering the document (`agentDoc.stopAgent').
+What it wrote so far stays, marked interrupted."
+  (interactive)
+  (agent-doc-execute "agentDoc.stopAgent" (list :uri (agent-doc--uri))
+                     (lambda (_) (message "agent-doc: stopping the agent"))))
+
+(define-key agent-doc-mode-map (kbd "C-c a q") #'agent-doc-ask)
+(define-key agent-doc-mode-map (kbd "C-c a k") #'agent-doc-stop)
+
+;;;; One undo step for a streamed answer
+
+(defun agent-doc-acp--stream-of (label)
+  "The stream id in an applyEdit LABEL, or nil."
+  (and (stringp label) (string-prefix-p agent-doc-acp--label label)
+       (substring label (length agent-doc-acp--label))))
+
+(cl-defmethod eglot-handle-request :around
+  (_server (_method (eql workspace/applyEdit)) &key label &allow-other-keys)
+  "Tell `agent-doc-acp-before-edit' which streamed answer (LABEL) is applied."
+  (let ((agent-doc-acp--stream (agent-doc-acp--stream-of label)))
+    (cl-call-next-method)))
+
+(defun agent-doc-acp-before-edit (version)
+  "Before an agent edit for VERSION is applied (undo boundary just made).
+For the first edit of a streamed answer, remember the undo list and text."
+  (let ((stream agent-doc-acp--stream))
+    (when (and stream (listp buffer-undo-list)
+               (or (not version) (equal version eglot--versioned-identifier))
+               (not (equal (car agent-doc-acp--start) stream)))
+      (setq agent-doc-acp--start
+            (list stream buffer-undo-list
+                  (save-restriction
+                    (widen)
+                    (buffer-substring-no-properties (point-min) (point-max))))))))
+
+(defun agent-doc-acp--tail-p (tail)
+  "Non-nil when TAIL is still the end part of `buffer-undo-list'."
+  (let ((list buffer-undo-list))
+    (while (and (consp list) (not (eq list tail)))
+      (setq list (cdr list)))
+    (eq list tail)))
+
+(defun agent-doc-acp--set-text (text)
+  "Make the widened buffer hold TEXT, replacing only the part that differs."
+  (save-restriction
+    (widen)
+    (let* ((old (buffer-substring-no-properties (point-min) (point-max)))
+           (same (compare-strings old nil nil text nil nil)))
+      (unless (eq same t)
+        (let* ((head (1- (abs same)))
+               (room (- (min (length old) (length text)) head))
+               (back (compare-strings (reverse old) 0 room (reverse text) 0 room))
+               (tail (if (eq back t) room (1- (abs back)))))
+          (goto-char (+ (point-min) head))
+          (delete-region (point) (- (point-max) tail))
+          (insert (substring text head (- (length text) tail))))))))
+
+(defun agent-doc-acp--without (edits)
+  "The widened buffer's text with the LSP EDITS applied (not changing it)."
+  (save-restriction
+    (widen)
+    (let ((text (buffer-substring-no-properties (point-min) (point-max)))
+          (region (if (fboundp 'eglot-range-region) #'eglot-range-region
+                    #'eglot--range-region))
+          (spans nil))
+      (dolist (edit (append edits nil))
+        (let ((bounds (funcall region (plist-get edit :range))))
+          (push (list (- (car bounds) (point-min)) (- (cdr bounds) (point-min))
+                      (plist-get edit :newText))
+                spans)))
+      (dolist (span (sort spans (lambda (a b) (> (car a) (car b)))) text)
+        (setq text (concat (substring text 0 (nth 0 span)) (nth 2 span)
+                           (substring text (nth 1 span))))))))
+
+(defun agent-doc-acp--rebuild (start without)
+  "Rebuild the history from START (see `agent-doc-acp--start') to one step
+for the typing (WITHOUT the answer) and one for the answer.
+On an error the buffer keeps its text and undo list; the error is signalled."
+  (let ((final (save-restriction
+                 (widen)
+                 (buffer-substring-no-properties (point-min) (point-max))))
+        (history buffer-undo-list)
+        (here (point))
+        (windows (mapcar (lambda (w) (cons w (window-point w)))
+                         (get-buffer-window-list nil nil t))))
+    (condition-case err
+        (progn
+          (let ((buffer-undo-list t))
+            (agent-doc-acp--set-text (nth 2 start)))
+          (setq buffer-undo-list (nth 1 start))
+          (undo-boundary)
+          (agent-doc-acp--set-text without)
+          (undo-boundary)
+          (agent-doc-acp--set-text final)
+          (undo-boundary))
+      (error (let ((buffer-undo-list t))
+               (agent-doc-acp--set-text final))
+             (setq buffer-undo-list history)
+             (signal (car err) (cdr err))))
+    ;; Your next keystroke must not amalgamate into the answer's step.
+    (setq undo-auto--last-boundary-cause 0)
+    (goto-char here)
+    (dolist (pin windows)
+      (when (window-live-p (car pin))
+        (set-window-point (car pin) (cdr pin))))))
+
+(defun agent-doc-acp--group (start version edits)
+  "Make the answer of START one undo step; nil when done, else why not.
+VERSION is the buffer version EDITS (withoutAnswer) were computed for."
+  (cond ((not (equal version eglot--versioned-identifier))
+         "the buffer changed since the answer landed")
+        ((not (agent-doc-acp--tail-p (nth 1 start)))
+         "the undo history before the answer is gone")
+        (t (agent-doc-acp--rebuild start (agent-doc-acp--without edits))
+           nil)))
+
+(cl-defmethod eglot-handle-notification
+  (_server (_method (eql agentDoc/answerLanded)) &rest params)
+  "The streamed answer of PARAMS is whole: make it one undo step."
+  (let* ((uri (plist-get params :uri))
+         (stream (plist-get params :stream))
+         (buffer (and (stringp uri) (find-buffer-visiting (eglot--uri-to-path uri)))))
+    (when buffer
+      (with-current-buffer buffer
+        (let ((start agent-doc-acp--start))
+          (when (equal (car start) stream)
+            (setq agent-doc-acp--start nil)
+            (let ((reason (condition-case err
+                              (agent-doc-acp--group start (plist-get params :version)
+                                                    (plist-get params :withoutAnswer))
+                            (error (error-message-string err)))))
+              (setq agent-doc-acp-last-landed
+                    (list :stream stream :one-undo-step (null reason) :reason reason))
+              (run-hook-with-args 'agent-doc-answer-landed-functions
+                                  stream (null reason)))))))))
+
+(provide 'agent-doc-acp)
+;;; agent-doc-acp.el ends here
