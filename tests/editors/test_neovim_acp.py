@@ -185,7 +185,8 @@ vim.api.nvim_create_autocmd("User", {{
   callback = function(ev) vim.g.landed = ev.data end,
 }})
 """
-WORDS = "my own note, typed while the answer streams in, word after word, until it is all there".split()
+WORDS = ["my", "own", "note,", "typed", "while", "the", "answer", "streams", "in,"]
+WORDS += ["word", "after", "word,", "until", "it", "is", "all", "there"]
 
 
 @pytest.fixture
@@ -253,7 +254,8 @@ def test_streamed_answer_is_one_undo_step_in_neovim(tui, project: Path) -> None:
     assert answered.count(REPLY) == 1
     assert "resume: " in answered
     assert mode == "i"  # history rebuilt without leaving Insert mode
-    assert line == typed and cursor[1] == len(typed)  # cursor in their text
+    assert line == typed  # the cursor is in their text, at its end
+    assert cursor[1] == len(typed)
 
     def undo(before: str) -> str:
         tmux.run("send-keys", "-t", pane, "u")
@@ -266,6 +268,7 @@ def test_streamed_answer_is_one_undo_step_in_neovim(tui, project: Path) -> None:
     assert once == DOC + typed  # the answer and the resume line, nothing else
     twice = undo(once)
     assert "### Re: sum" not in twice  # the answer does not come back
-    assert twice.startswith(DOC) and typed.startswith(twice[len(DOC) :])
+    assert twice.startswith(DOC)
+    assert typed.startswith(twice[len(DOC) :])
     assert len(twice) < len(once)  # the typing done while it streamed
     assert (project / "plan.md").read_text() == DOC
