@@ -96,10 +96,7 @@ For the first edit of a streamed answer, remember the undo list and text."
                (or (not version) (equal version eglot--versioned-identifier))
                (not (equal (car agent-doc-acp--start) stream)))
       (setq agent-doc-acp--start
-            (list stream buffer-undo-list
-                  (save-restriction
-                    (widen)
-                    (buffer-substring-no-properties (point-min) (point-max))))))))
+            (list stream buffer-undo-list (agent-doc-acp--text))))))
 
 (defun agent-doc-acp--tail-p (tail)
   "Non-nil when TAIL is still the end part of `buffer-undo-list'."
@@ -108,27 +105,42 @@ For the first edit of a streamed answer, remember the undo list and text."
       (setq list (cdr list)))
     (eq list tail)))
 
-(defun agent-doc-acp--set-text (text)
-  "Make the widened buffer hold TEXT, replacing only the part that differs."
-  (save-restriction
-    (widen)
-    (let* ((old (buffer-substring-no-properties (point-min) (point-max)))
-           (same (compare-strings old nil nil text nil nil)))
-      (unless (eq same t)
-        (let* ((head (1- (abs same)))
-               (room (- (min (length old) (length text)) head))
-               (back (compare-strings (reverse old) 0 room (reverse text) 0 room))
-               (tail (if (eq back t) room (1- (abs back)))))
+(defun agent-doc-acp--common-suffix (a b limit)
+  "Length of the common suffix of strings A and B, at most LIMIT.
+Compares 4 KB chunks from the end (no copies of A or B)."
+  (let ((la (length a)) (lb (length b)) (n 0) (done nil))
+    (while (not done)
+      (let ((k (min 4096 (- limit n))))
+        (if (and (> k 0)
+                 (eq t (compare-strings a (- la n k) (- la n) b (- lb n k) (- lb n))))
+            (setq n (+ n k))
+          (let ((i 0))  ; the mismatch is in this chunk: find it from the end
+            (while (and (< i k) (eq (aref a (- la n 1 i)) (aref b (- lb n 1 i))))
+              (setq i (1+ i)))
+            (setq n (+ n i) done t)))))
+    n))
+
+(defun agent-doc-acp--set-text (old text)
+  "Turn the widened buffer, which holds OLD, into TEXT, replacing only the
+part between their common prefix and suffix."
+  (let ((same (compare-strings old nil nil text nil nil)))
+    (unless (eq same t)
+      (let* ((head (1- (abs same)))
+             (tail (agent-doc-acp--common-suffix
+                    old text (- (min (length old) (length text)) head))))
+        (save-restriction
+          (widen)
           (goto-char (+ (point-min) head))
           (delete-region (point) (- (point-max) tail))
           (insert (substring text head (- (length text) tail))))))))
 
-(defun agent-doc-acp--without (edits)
-  "The widened buffer's text with the LSP EDITS applied (not changing it)."
+;; Offsets below are 0-based character offsets into the widened buffer.
+
+(defun agent-doc-acp--spans (edits)
+  "The LSP EDITS as (START END NEW-TEXT) offsets, by START (buffer unchanged)."
   (save-restriction
     (widen)
-    (let ((text (buffer-substring-no-properties (point-min) (point-max)))
-          (region (if (fboundp 'eglot-range-region) #'eglot-range-region
+    (let ((region (if (fboundp 'eglot-range-region) #'eglot-range-region
                     #'eglot--range-region))
           (spans nil))
       (dolist (edit (append edits nil))
@@ -136,33 +148,71 @@ For the first edit of a streamed answer, remember the undo list and text."
           (push (list (- (car bounds) (point-min)) (- (cdr bounds) (point-min))
                       (plist-get edit :newText))
                 spans)))
-      (dolist (span (sort spans (lambda (a b) (> (car a) (car b)))) text)
-        (setq text (concat (substring text 0 (nth 0 span)) (nth 2 span)
-                           (substring text (nth 1 span))))))))
+      (sort (nreverse spans) (lambda (a b) (< (car a) (car b)))))))
 
-(defun agent-doc-acp--rebuild (start without)
-  "Rebuild the history from START (see `agent-doc-acp--start') to one step
-for the typing (WITHOUT the answer) and one for the answer.
+(defun agent-doc-acp--inverse (spans)
+  "The spans turning the buffer with SPANS applied back into what it holds now."
+  (let ((delta 0) (out nil))
+    (save-restriction
+      (widen)
+      (dolist (span spans (nreverse out))
+        (let ((start (+ (nth 0 span) delta)) (new (nth 2 span)))
+          (push (list start (+ start (length new))
+                      (buffer-substring-no-properties (+ (point-min) (nth 0 span))
+                                                      (+ (point-min) (nth 1 span))))
+                out)
+          (setq delta (+ delta (length new) (- (nth 0 span) (nth 1 span)))))))))
+
+(defun agent-doc-acp--replace-spans (spans)
+  "Replace each (START END TEXT) of SPANS (by START, not overlapping), last first."
+  (save-restriction
+    (widen)
+    (dolist (span (reverse spans))
+      (goto-char (+ (point-min) (nth 0 span)))
+      (delete-region (point) (+ (point-min) (nth 1 span)))
+      (insert (nth 2 span)))))
+
+(defun agent-doc-acp--text ()
+  "The widened buffer's text, without properties."
+  (save-restriction
+    (widen)
+    (buffer-substring-no-properties (point-min) (point-max))))
+
+(defun agent-doc-acp--rebuild (start edits)
+  "Rebuild the history from START (see `agent-doc-acp--start'): one step for
+the typing (the text without the answer: EDITS, the LSP `withoutAnswer'
+applied) and one for the answer.  Every change is only the part that differs.
 On an error the buffer keeps its text and undo list; the error is signalled."
-  (let ((final (save-restriction
-                 (widen)
-                 (buffer-substring-no-properties (point-min) (point-max))))
-        (history buffer-undo-list)
-        (here (point))
-        (windows (mapcar (lambda (w) (cons w (window-point w)))
-                         (get-buffer-window-list nil nil t))))
+  (let* ((gc-cons-threshold (max gc-cons-threshold (* 64 1024 1024)))
+         (final (agent-doc-acp--text))
+         (digest (buffer-hash))
+         (spans (agent-doc-acp--spans edits))
+         (back (agent-doc-acp--inverse spans))
+         (before (nth 2 start))
+         (history buffer-undo-list)
+         (here (point))
+         (windows (mapcar (lambda (w) (cons w (window-point w)))
+                          (get-buffer-window-list nil nil t)))
+         (without nil))
     (condition-case err
         (progn
           (let ((buffer-undo-list t))
-            (agent-doc-acp--set-text (nth 2 start)))
+            (agent-doc-acp--replace-spans spans)
+            (setq without (agent-doc-acp--text))
+            (agent-doc-acp--set-text without before))
           (setq buffer-undo-list (nth 1 start))
           (undo-boundary)
-          (agent-doc-acp--set-text without)
+          (agent-doc-acp--set-text before without)
           (undo-boundary)
-          (agent-doc-acp--set-text final)
-          (undo-boundary))
+          (agent-doc-acp--replace-spans back)
+          (undo-boundary)
+          (unless (equal (buffer-hash) digest)
+            (error "agent-doc: the rebuilt text differs from the answer's")))
       (error (let ((buffer-undo-list t))
-               (agent-doc-acp--set-text final))
+               (save-restriction
+                 (widen)
+                 (delete-region (point-min) (point-max))
+                 (insert final)))
              (setq buffer-undo-list history)
              (signal (car err) (cdr err))))
     ;; Your next keystroke must not amalgamate into the answer's step.
@@ -179,7 +229,7 @@ VERSION is the buffer version EDITS (withoutAnswer) were computed for."
          "the buffer changed since the answer landed")
         ((not (agent-doc-acp--tail-p (nth 1 start)))
          "the undo history before the answer is gone")
-        (t (agent-doc-acp--rebuild start (agent-doc-acp--without edits))
+        (t (agent-doc-acp--rebuild start edits)
            nil)))
 
 (cl-defmethod eglot-handle-notification

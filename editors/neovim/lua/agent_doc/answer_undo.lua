@@ -67,24 +67,21 @@ local function edited(lines, edits, encoding)
   return result, err
 end
 
---- Replace the lines of `buf` by `lines`, changing only what differs
---- (common leading and trailing lines kept). Returns whether anything changed.
+local diff = (vim.text and vim.text.diff) or vim.diff
+
+--- Replace the lines of `buf` by `lines`, changing only the lines that differ
+--- (a line diff: each hunk its own small change). Returns whether anything changed.
 local function set_lines(buf, lines)
   local old = api.nvim_buf_get_lines(buf, 0, -1, false)
-  local n_old, n_new = #old, #lines
-  local head = 0
-  while head < n_old and head < n_new and old[head + 1] == lines[head + 1] do
-    head = head + 1
+  local hunks = diff(table.concat(old, "\n") .. "\n", table.concat(lines, "\n") .. "\n", { result_type = "indices" })
+  for i = #hunks, 1, -1 do -- last first: earlier line numbers stay valid
+    local h = hunks[i]
+    local old_start, old_count, new_start, new_count = h[1], h[2], h[3], h[4]
+    local first = old_count == 0 and old_start or old_start - 1
+    local new = new_count == 0 and {} or vim.list_slice(lines, new_start, new_start + new_count - 1)
+    api.nvim_buf_set_lines(buf, first, first + old_count, false, new)
   end
-  if head == n_old and head == n_new then
-    return false
-  end
-  local tail = 0
-  while tail < n_old - head and tail < n_new - head and old[n_old - tail] == lines[n_new - tail] do
-    tail = tail + 1
-  end
-  api.nvim_buf_set_lines(buf, head, n_old - tail, false, vim.list_slice(lines, head + 1, n_new - tail))
-  return true
+  return #hunks > 0
 end
 
 --- The cursors of the windows showing `buf`, and a function restoring them.
@@ -148,9 +145,13 @@ function M.handler(_, params, ctx)
   if type(params) ~= "table" or type(params.uri) ~= "string" then
     return
   end
-  local buf = vim.fn.bufnr(vim.uri_to_fname(params.uri))
-  local start = buf > 0 and starts[buf] or nil
-  if not start or start.stream ~= params.stream or not api.nvim_buf_is_loaded(buf) then
+  local buf, start
+  for b, s in pairs(starts) do -- stream ids are unique: no name lookup needed
+    if s.stream == params.stream then
+      buf, start = b, s
+    end
+  end
+  if not buf or not api.nvim_buf_is_loaded(buf) then
     return
   end
   starts[buf] = nil
