@@ -101,21 +101,42 @@ local function keep_cursors(buf)
   end
 end
 
+--- Whether `buf` holds exactly `lines`.
+local function holds(buf, lines)
+  local now = api.nvim_buf_get_lines(buf, 0, -1, false)
+  if #now ~= #lines then
+    return false
+  end
+  for i = 1, #lines do
+    if now[i] ~= lines[i] then
+      return false
+    end
+  end
+  return true
+end
+
 --- Rebuild the history of `buf`: pre-stream state `seq`, then `without`
---- (one step), then `final` (one step). Returns nil or why it was not done.
+--- (one step), then `final` (one step). Returns nil or why it was not done;
+--- whatever happens, the buffer ends holding `final`.
 local function rebuild(buf, seq, without, final)
   local failure
   api.nvim_buf_call(buf, function()
     local ok, err = pcall(vim.cmd, "silent undo " .. seq)
+    if ok then
+      ok, err = pcall(function()
+        set_lines(buf, without)
+        break_undo(buf)
+        set_lines(buf, final)
+        break_undo(buf)
+      end)
+    end
+    if ok and not holds(buf, final) then
+      ok, err = false, "the rebuilt text differs from the answer's"
+    end
     if not ok then
       failure = tostring(err)
-      pcall(set_lines, buf, final) -- whatever happened, the answer stays
-      return
+      pcall(set_lines, buf, final) -- the answer stays in any case
     end
-    set_lines(buf, without)
-    break_undo(buf)
-    set_lines(buf, final)
-    break_undo(buf)
   end)
   return failure
 end
@@ -156,7 +177,10 @@ function M.handler(_, params, ctx)
   end
   starts[buf] = nil
   local client = vim.lsp.get_client_by_id(ctx.client_id)
-  local reason = group(buf, start, params, client and client.offset_encoding or "utf-16")
+  local ok, reason = pcall(group, buf, start, params, client and client.offset_encoding or "utf-16")
+  if not ok then
+    reason = tostring(reason)
+  end
   api.nvim_exec_autocmds("User", {
     pattern = "AgentDocAnswerLanded",
     modeline = false,
