@@ -276,6 +276,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.tmux_commands",
     "agent_doc_lsp.features.agent_status",
     "agent_doc_lsp.features.prompts",
+    "agent_doc_lsp.features.acp_agents",
     "agent_doc_lsp.features.acp_run",
 )
 """Feature modules, each with ``register(server: AgentDocLanguageServer)``.

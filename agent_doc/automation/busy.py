@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,6 +29,8 @@ logger = logging.getLogger(__name__)
 Status = Literal["generating", "writing", "routing", "idle"]
 STATUSES: tuple[Status, ...] = ("generating", "writing", "routing", "idle")
 DEFAULT_STATUS_TIMEOUT_MS = 30_000
+HEARTBEAT_THREAD = "agent-doc-busy-heartbeat"
+"""Name of the thread refreshing a long operation's status."""
 
 
 def _now_ms() -> int:
@@ -107,9 +110,13 @@ def is_busy(
 
 
 @contextlib.contextmanager
-def busy(path: Path, status: Status, *, root: Path | None = None) -> Iterator[None]:
+def busy(
+    path: Path, status: Status, *, root: Path | None = None, heartbeat: bool = False
+) -> Iterator[None]:
     """Hold ``status`` for the document during the block, then set ``idle``.
 
+    With ``heartbeat`` the status is refreshed every third of the document's
+    timeout, so a long turn (an agent thinking for minutes) never looks stale.
     Failing to record the status never fails the operation (it is logged).
     Raises :class:`DocumentError` first, creating nothing, unless the document
     is a regular file.
@@ -117,14 +124,43 @@ def busy(path: Path, status: Status, *, root: Path | None = None) -> Iterator[No
     from agent_doc.store.state import require_document
 
     require_document(path)
-    try:
-        set_status(path, status, root=root)
-    except AgentDocError as exc:
-        logger.warning("status not recorded: %s", exc)
+    _record(path, status, root)
+    stop = threading.Event()
+    beat = None
+    if heartbeat:
+        beat = threading.Thread(
+            target=_refresh,
+            args=(path, status, root, stop),
+            name=HEARTBEAT_THREAD,
+            daemon=True,
+        )
+        beat.start()
     try:
         yield
     finally:
+        stop.set()
+        if beat is not None:
+            beat.join()
         try:
             set_status(path, "idle", root=root)
         except AgentDocError as exc:
             logger.warning("status not reset: %s", exc)
+
+
+def _record(path: Path, status: Status, root: Path | None) -> None:
+    try:
+        set_status(path, status, root=root)
+    except AgentDocError as exc:
+        logger.warning("status not recorded: %s", exc)
+
+
+def _refresh(
+    path: Path, status: Status, root: Path | None, stop: threading.Event
+) -> None:
+    """Re-record ``status`` until ``stop`` is set (the heartbeat thread)."""
+    try:
+        every_s = max(status_timeout_ms(path) / 3000, 0.05)
+    except (AgentDocError, OSError):
+        every_s = DEFAULT_STATUS_TIMEOUT_MS / 3000
+    while not stop.wait(every_s):
+        _record(path, status, root)

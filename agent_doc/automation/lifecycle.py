@@ -48,7 +48,7 @@ def run_cycle_tracked(path: Path, **kwargs: Any) -> RunOutcome:
     from agent_doc.automation.busy import busy
     from agent_doc.cycle.run import run_cycle
 
-    with busy(Path(path), "generating"):
+    with busy(Path(path), "generating", heartbeat=True):
         outcome = run_cycle(path, **kwargs)
     if outcome.write is not None:
         post_write(outcome.write)

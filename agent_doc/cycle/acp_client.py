@@ -18,14 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import cast
 
+from agent_doc.cycle.acp_live import LiveAgent
 from agent_doc.cycle.acp_requests import AcpClient
 from agent_doc.cycle.acp_requests import AcpHost
 from agent_doc.errors import AgentDocError
@@ -37,9 +35,6 @@ if TYPE_CHECKING:
     from agent_doc.store.config import AgentCommand
 
 logger = logging.getLogger(__name__)
-
-STDIO_LIMIT = 50 * 1024 * 1024
-"""Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,59 +70,75 @@ class AcpTurn:
         self._conn: ClientSideConnection | None = None
         self.cancelled = False
 
-    async def run(self, prompt: str, *, resume: str | None, timeout: float) -> AcpReply:
-        """Start the agent, run one prompt turn, stop the agent; return the answer."""
-        reply: AcpReply = await self._with_agent(
-            lambda conn: self._turn(conn, prompt, resume), timeout
-        )
-        return reply
+    async def run(
+        self,
+        prompt: str,
+        *,
+        resume: str | None,
+        timeout: float,
+        live: LiveAgent | None = None,
+    ) -> AcpReply:
+        """Run one prompt turn and return the answer.
+
+        With ``live`` the turn uses that agent (started now if it is not
+        running) and leaves it running; without, an agent is started for this
+        turn and stopped after it. A failed turn stops the agent either way.
+        """
+        agent = live or self._new_agent()
+        failed = True
+        try:
+            reply: AcpReply = await self._bounded(
+                self._turn_with(agent, prompt, resume), timeout
+            )
+            failed = False
+            return reply
+        finally:
+            self._conn = None
+            if live is None or failed:
+                await agent.close()
+            else:
+                agent.turn_ended()
 
     async def probe(self, timeout: float) -> dict[str, Any]:
         """Start the agent and ``initialize`` only: its name, version, capabilities."""
-
-        async def body(conn: ClientSideConnection) -> dict[str, Any]:
-            init = await self._initialize(conn)
-            info = init.agent_info
-            caps = init.agent_capabilities
-            return {
-                "protocol_version": init.protocol_version,
-                "name": info.name if info else None,
-                "version": info.version if info else None,
-                "load_session": bool(caps and caps.load_session),
-            }
-
-        result: dict[str, Any] = await self._with_agent(body, timeout)
-        return result
-
-    async def _with_agent(self, body: Any, timeout: float) -> Any:
-        """Run ``body(conn)`` with the agent process started, bounded by ``timeout``."""
-        from acp import spawn_agent_process
-
-        if shutil.which(self.agent.command) is None:
-            raise AgentError(f"agent command '{self.agent.command}' not found on PATH")
-        env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
-        client = AcpClient(self)
+        agent = self._new_agent()
         try:
-            async with spawn_agent_process(
-                cast("Any", client),
-                self.agent.command,
-                *self.agent.args,
-                env=env,
-                cwd=self.cwd,
-                transport_kwargs={"limit": STDIO_LIMIT},
-            ) as (conn, _process):
-                self._conn = conn
-                return await asyncio.wait_for(body(conn), timeout)
+            init = await self._bounded(self._connect(agent), timeout)
+        finally:
+            await agent.close()
+        info = init.agent_info
+        caps = init.agent_capabilities
+        return {
+            "protocol_version": init.protocol_version,
+            "name": info.name if info else None,
+            "version": info.version if info else None,
+            "load_session": bool(caps and caps.load_session),
+        }
+
+    def _new_agent(self) -> LiveAgent:
+        return LiveAgent(
+            self.name, self.agent, self.cwd, allow_terminals=self.host.allow_terminals
+        )
+
+    async def _bounded(self, work: Any, timeout: float) -> Any:
+        try:
+            return await asyncio.wait_for(work, timeout)
         except asyncio.TimeoutError:
             raise AgentError(
                 f"agent '{self.name}' timed out after {timeout:g} s"
             ) from None
-        except OSError as exc:
-            raise AgentError(f"cannot start agent '{self.name}': {exc}") from exc
-        finally:
-            self._conn = None
-            if client.terminals is not None:
-                client.terminals.close()
+
+    async def _connect(self, agent: LiveAgent) -> Any:
+        """Route ``agent`` to this turn (starting and initializing it if needed)."""
+        if agent.alive and agent.client is not None:
+            agent.client.turn = self
+        else:
+            await agent.close()
+            conn = await agent.start(AcpClient(self))
+            self._conn = conn
+            agent.init = await self._initialize(conn)
+        self._conn = agent.conn
+        return agent.init
 
     async def cancel(self) -> None:
         """Ask the agent to stop the turn (``session/cancel``); idempotent."""
@@ -136,16 +147,24 @@ class AcpTurn:
             with contextlib.suppress(Exception):
                 await self._conn.cancel(session_id=self.session_id)
 
-    async def _turn(
-        self, conn: ClientSideConnection, prompt: str, resume: str | None
+    async def _turn_with(
+        self, agent: LiveAgent, prompt: str, resume: str | None
     ) -> AcpReply:
         from acp import text_block
 
-        init = await self._initialize(conn)
+        init = await self._connect(agent)
+        conn = agent.conn
+        assert conn is not None
         can_load = bool(
             init.agent_capabilities and init.agent_capabilities.load_session
         )
-        self.session_id = await self._open_session(conn, resume if can_load else None)
+        if resume is not None and resume == agent.session_id:
+            self.session_id = resume  # the live session: nothing to load
+        else:
+            self.session_id = await self._open_session(
+                conn, resume if can_load else None
+            )
+            agent.session_id = self.session_id
         if self.cancelled:
             return AcpReply("", self.session_id, "cancelled")
         self.collecting = True

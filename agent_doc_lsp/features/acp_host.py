@@ -31,11 +31,15 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from agent_doc.cycle.acp_requests import PermissionChoice
+from agent_doc.editor.agent_status import EditorStatus
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
+from agent_doc.tmux.agent_state import NEEDS_INPUT
+from agent_doc.tmux.agent_state import RUNNING
 from agent_doc.write.live import plan_from_text
 from agent_doc.write.stream import StreamedAnswer
 from agent_doc_lsp import convert
+from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features import writes
 from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.prompts import supports_actions
@@ -52,6 +56,13 @@ STREAM_LABEL = "agent-doc stream"
 """Label prefix of every streamed edit: ``agent-doc stream <stream id>``."""
 ANSWER_LANDED = "agentDoc/answerLanded"
 """Notification: the whole answer is in the buffer (``EditorHost.announce_landed``)."""
+
+
+def answering(name: str, question: str | None = None) -> EditorStatus:
+    """The ``agentDoc/status`` of the ACP agent ``name`` answering (or asking)."""
+    if question is not None:
+        return EditorStatus(NEEDS_INPUT, None, name, f"permission: {question}")
+    return EditorStatus(RUNNING, None, name, "answering over ACP")
 
 
 @dataclass
@@ -91,6 +102,8 @@ class EditorHost:
         self._stopping = asyncio.Event()
         self._changed = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
+        self._last_edit = 0.0
+        """Loop time of the last streamed edit (paces the final one)."""
         self._token: str | None = None
         self.question: Question | None = None
         """The permission question offered as lenses (clients without actions)."""
@@ -150,6 +163,13 @@ class EditorHost:
         """
         if self.cancelled.is_set():
             return None
+        agent_status.override(self.ls, self.uri, answering(self.title, title))
+        try:
+            return await self._ask(title, choices)
+        finally:
+            agent_status.override(self.ls, self.uri, answering(self.title))
+
+    async def _ask(self, title: str, choices: list[PermissionChoice]) -> str | None:
         if not supports_actions(self.ls):
             return await self._ask_with_lenses(title, choices)
         params = types.ShowMessageRequestParams(
@@ -223,22 +243,41 @@ class EditorHost:
 
     # -- streaming -----------------------------------------------------------
 
-    async def push(self, answer: str, *, final: bool = False) -> str:
-        """Bring the buffer to ``answer`` (one verified edit); return content_ours."""
+    async def push(self, answer: str) -> None:
+        """Bring the buffer to the answer so far (one verified edit)."""
         stream = self.stream
         assert stream is not None
-        target = stream.target(answer, final=final)
-        if target != stream.shown:
-            await apply_live(
-                self.ls,
-                writes.state_of(self.ls).tracker,
-                self.uri,
-                lambda live: stream.plan(live, target),
-                label=f"{STREAM_LABEL} {self.stream_id}",
-            )
-            stream.landed(target)
-            self.edits += 1
-        return target
+        await self._land(stream.target(answer))
+
+    def final_target(self, answer: str, session_id: str | None) -> str:
+        """``content_ours`` of the whole answer with ``resume: session_id``."""
+        from agent_doc.write.stream import with_resume_field
+
+        stream = self.stream
+        assert stream is not None
+        return with_resume_field(stream.target(answer, final=True), session_id)
+
+    async def push_final(self, target: str) -> None:
+        """Land the final ``target`` (:meth:`final_target`), keeping the pace."""
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(max(0.0, self._last_edit + MIN_INTERVAL_S - loop.time()))
+        await self._land(target)
+
+    async def _land(self, target: str) -> None:
+        stream = self.stream
+        assert stream is not None
+        if target == stream.shown:
+            return
+        await apply_live(
+            self.ls,
+            writes.state_of(self.ls).tracker,
+            self.uri,
+            lambda live: stream.plan(live, target),
+            label=f"{STREAM_LABEL} {self.stream_id}",
+        )
+        stream.landed(target)
+        self.edits += 1
+        self._last_edit = asyncio.get_running_loop().time()
 
     def announce_landed(self, content_ours: str) -> None:
         """Send ``agentDoc/answerLanded``: the answer is whole in the buffer.
@@ -270,7 +309,6 @@ class EditorHost:
             self._dirty.clear()
             if self._stopping.is_set():
                 return
-            started = loop.time()
             self._changed.clear()
             try:
                 await self.push(self._latest)
@@ -279,8 +317,8 @@ class EditorHost:
                 # didChange only when idle): wait for it instead of retrying.
                 logger.info("%s: streamed edit deferred: %s", self.title, exc)
                 await self._quiet(self._changed, STALE_WAIT_S)
-            pause = MIN_INTERVAL_S - (loop.time() - started)
-            if pause > 0:
+            pause = MIN_INTERVAL_S - (loop.time() - self._last_edit)
+            if pause > 0:  # measured from the last edit that landed
                 await self._quiet(self._stopping, pause)
 
     async def _quiet(self, event: asyncio.Event, seconds: float) -> None:

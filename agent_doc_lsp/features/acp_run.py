@@ -21,8 +21,10 @@ as ``Answer:`` lenses (clients without ``window/showMessageRequest`` actions).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -34,12 +36,16 @@ from pygls.exceptions import JsonRpcException
 
 from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
+from agent_doc.cycle.acp_live import LiveAgent
 from agent_doc.cycle.turn import PreparedTurn
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 from agent_doc.errors import ServerTimeout
 from agent_doc.store.config import AgentCommand
+from agent_doc_lsp.features import acp_agents
+from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features.acp_host import EditorHost
+from agent_doc_lsp.features.acp_host import answering
 from agent_doc_lsp.features.agent_status import add_lens_provider
 from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
@@ -126,6 +132,7 @@ async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     state = state_of(ls)
     if uri in state.running:
         raise AgentError("an agent is already answering this document")
+    _refuse_if_busy(path)
     link = LocalLink(ls, asyncio.get_running_loop())
     turn = await asyncio.to_thread(prepare_turn, path, link)
     if turn is None:
@@ -144,10 +151,39 @@ async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     state.running[uri] = Running(acp_turn, host)
     refresh_lenses(ls)
     try:
-        return await _answer(ls, link, turn, acp_turn, host)
+        live = await acp_agents.agent_for(ls, host.uri, name, agent, turn.root)
+        with _generating(ls, path, host.uri, name):
+            return await _answer(ls, link, turn, acp_turn, host, live)
     finally:
         state.running.pop(uri, None)
+        await acp_agents.turn_ended(ls, host.uri)
         refresh_lenses(ls)
+
+
+def _refuse_if_busy(path: Path) -> None:
+    """Raise while another agent-doc operation holds the document's status."""
+    from agent_doc.automation.busy import get_status
+
+    current = get_status(path)
+    if current != "idle":
+        raise AgentError(
+            f"another agent-doc operation works on this document ({current})"
+        )
+
+
+@contextlib.contextmanager
+def _generating(
+    ls: AgentDocLanguageServer, path: Path, uri: str, name: str
+) -> Iterator[None]:
+    """The busy guard (``generating``) and ``agentDoc/status`` during a turn."""
+    from agent_doc.automation.busy import busy
+
+    agent_status.override(ls, uri, answering(name))
+    try:
+        with busy(path, "generating", heartbeat=True):
+            yield
+    finally:
+        agent_status.override(ls, uri, None)
 
 
 async def _answer(
@@ -156,6 +192,7 @@ async def _answer(
     turn: PreparedTurn,
     acp_turn: AcpTurn,
     host: EditorHost,
+    live: LiveAgent,
 ) -> dict[str, Any]:
     from agent_doc.cycle.acp_run import final_answer
     from agent_doc.cycle.agents import DEFAULT_TIMEOUT_S
@@ -165,7 +202,7 @@ async def _answer(
     failure: AgentDocError | None = None
     try:
         reply = await acp_turn.run(
-            turn.prompt, resume=turn.front.resume, timeout=DEFAULT_TIMEOUT_S
+            turn.prompt, resume=turn.front.resume, timeout=DEFAULT_TIMEOUT_S, live=live
         )
     except AgentDocError as exc:
         # The agent died or timed out: keep what it already said, marked.
@@ -200,41 +237,21 @@ async def _answer(
 async def _finish_in_buffer(
     path: Path, host: EditorHost, answer: str, session_id: str
 ) -> None:
-    """The whole answer, then ``resume`` in the frontmatter; snapshot saved."""
+    """The whole answer and ``resume`` in one edit; snapshot saved."""
     from agent_doc.write.stream import begin_final
     from agent_doc.write.stream import finish_stream
-    from agent_doc.write.stream import with_resume_field
 
-    stream = host.stream
-    assert stream is not None
-    final = stream.target(answer, final=True)
-    ours = with_resume_field(final, session_id)
+    ours = host.final_target(answer, session_id)
     await asyncio.to_thread(begin_final, path, answer, ours)
     for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
         try:
-            await host.push(answer, final=True)
+            await host.push_final(ours)
             break
         except ServerTimeout:
             if attempt == FINAL_ATTEMPTS:
                 raise
-    if ours != final:
-        await _merge_into_buffer(host, final, ours)
     await asyncio.to_thread(finish_stream, path, ours)
     host.announce_landed(ours)
-
-
-async def _merge_into_buffer(host: EditorHost, base: str, target: str) -> None:
-    from agent_doc.write.live import plan_merge
-    from agent_doc_lsp.features import writes
-    from agent_doc_lsp.live_edit import apply_live
-
-    await apply_live(
-        host.ls,
-        writes.state_of(host.ls).tracker,
-        host.uri,
-        lambda live: plan_merge(base, target, live),
-        label="agent-doc resume",
-    )
 
 
 def _closed_mid_stream(
@@ -242,11 +259,10 @@ def _closed_mid_stream(
 ) -> None:
     from agent_doc.write.stream import begin_final
     from agent_doc.write.stream import finish_on_disk
-    from agent_doc.write.stream import with_resume_field
 
     stream = host.stream
     assert stream is not None
-    ours = with_resume_field(stream.target(answer, final=True), reply.session_id)
+    ours = host.final_target(answer, reply.session_id)
     begin_final(path, answer, ours)
     finish_on_disk(path, stream, ours)
 

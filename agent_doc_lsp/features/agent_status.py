@@ -62,6 +62,9 @@ class AgentStatusState:
     """URI → last polled status."""
     sent: dict[str, dict[str, Any]] = field(default_factory=dict)
     """URI → last ``agentDoc/status`` payload sent."""
+    overrides: dict[str, EditorStatus] = field(default_factory=dict)
+    """URI → the status of an agent answering in the server (ACP), shown
+    instead of the polled one while it answers."""
     failure: str | None = None
     """Last polling error (logged once until it changes)."""
     lens_providers: list[LensProvider] = field(default_factory=list)
@@ -140,20 +143,39 @@ async def publish(
     state = state_of(ls)
     changed = False
     for uri, doc in docs.items():
-        status = statuses.get(doc.path)
+        status = state.overrides.get(uri) or statuses.get(doc.path)
         if status is None or uri not in ls.buffers:
             continue
-        state.shown[uri] = status
-        payload = {"uri": uri, **status.payload()}
-        if payload != state.sent.get(uri):
-            state.sent[uri] = payload
-            ls.protocol.notify(STATUS, payload)
-            changed = True
+        changed = _show(ls, uri, status) or changed
     if changed and ls.options.code_lens:
         refresh_lenses(ls)
     for uri, doc in docs.items():
         if doc.path in statuses and uri in ls.buffers:
             await ls.emit(state.listeners, uri, statuses[doc.path])
+
+
+def _show(ls: AgentDocLanguageServer, uri: str, status: EditorStatus) -> bool:
+    """Remember ``status`` for the lens; notify it if it changed (→ changed)."""
+    state = state_of(ls)
+    state.shown[uri] = status
+    payload = {"uri": uri, **status.payload()}
+    if payload == state.sent.get(uri):
+        return False
+    state.sent[uri] = payload
+    ls.protocol.notify(STATUS, payload)
+    return True
+
+
+def override(ls: AgentDocLanguageServer, uri: str, status: EditorStatus | None) -> None:
+    """Show ``status`` for ``uri`` now and until cleared (``None``: poll again)."""
+    state = state_of(ls)
+    if status is None:
+        state.overrides.pop(uri, None)
+        wake_polling(ls)
+        return
+    state.overrides[uri] = status
+    if uri in ls.buffers and _show(ls, uri, status) and ls.options.code_lens:
+        refresh_lenses(ls)
 
 
 async def poll_once(ls: AgentDocLanguageServer, docs: dict[str, OpenDoc]) -> None:
@@ -222,6 +244,7 @@ def forget(ls: AgentDocLanguageServer, uri: str) -> None:
     state = state_of(ls)
     state.shown.pop(uri, None)
     state.sent.pop(uri, None)
+    state.overrides.pop(uri, None)
 
 
 def stop(ls: AgentDocLanguageServer) -> None:

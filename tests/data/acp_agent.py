@@ -19,7 +19,9 @@ It speaks the real protocol over stdio. What it does is set by environment:
 
 ``session/cancel`` stops the stream; the turn ends with ``cancelled``.
 A JSON file named as the first argument may set the same keys (for agents
-started by a language server whose environment a test cannot change).
+started by a language server whose environment a test cannot change); it is
+read at every use, so a test may change it between two turns of one agent.
+Every call logged carries the agent's ``pid``.
 """
 
 from __future__ import annotations
@@ -45,21 +47,24 @@ from acp.schema import PermissionOption
 from acp.schema import PromptResponse
 from acp.schema import ToolCallUpdate
 
-SETTINGS: dict[str, str] = {}
-if len(sys.argv) > 1:
-    with open(sys.argv[1], encoding="utf-8") as settings_file:
-        SETTINGS = json.load(settings_file)
-
 
 def setting(key: str, default: str | None = None) -> str | None:
-    return SETTINGS.get(key, os.environ.get(key, default))
+    """The setting ``key``: the settings file (read anew: the agent lives across
+    turns and a test may change it between them), else the environment."""
+    settings: dict[str, str] = {}
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], encoding="utf-8") as settings_file:
+            settings = json.load(settings_file)
+    return settings.get(key, os.environ.get(key, default))
 
 
 def log(method: str, **details: Any) -> None:
     path = setting("ACP_AGENT_LOG")
     if path:
         with open(path, "a", encoding="utf-8") as out:
-            out.write(json.dumps({"method": method, **details}) + "\n")
+            out.write(
+                json.dumps({"method": method, "pid": os.getpid(), **details}) + "\n"
+            )
 
 
 class StandInAgent:

@@ -9,7 +9,6 @@ sets it after the server started.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,116 +21,13 @@ from agent_doc.store.state import StateStore
 from tests.acp_standin import SESSION_DOC as DOC
 from tests.acp_standin import configure_standin
 from tests.cli_runner import cli
-from tests.lsp.editor_client import Editor
-from tests.lsp.editor_client import capabilities
-from tests.lsp.editor_client import offset_of
+from tests.lsp.acp_editor import field_of
+from tests.lsp.acp_editor import start
+from tests.lsp.acp_editor import streamed_edits
+from tests.lsp.acp_editor import without_answer
 from tests.lsp.editor_client import start_editor
 
 REPLY = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(40)) + "\n\nIt is 4."
-
-
-class Session:
-    """An editor with progress, message requests and the agent's settings."""
-
-    def __init__(self, editor: Editor, root: Path, settings: Path) -> None:
-        self.editor = editor
-        self.root = root
-        self.settings = settings
-        self.requests: list[types.ShowMessageRequestParams] = []
-        self.landed: list[Any] = []
-        """``agentDoc/answerLanded`` notifications, in order."""
-        self.pick: str | None = None
-
-    def configure(self, **settings: str) -> None:
-        self.settings.write_text(json.dumps(settings))
-
-    async def run(self, uri: str) -> Any:
-        return await self.editor.client.workspace_execute_command_async(
-            types.ExecuteCommandParams(
-                command="agentDoc.runAgent", arguments=[{"uri": uri}]
-            )
-        )
-
-    def messages(self) -> list[str]:
-        """Every ``$/progress`` report message (pytest-lsp records them)."""
-        reports = self.editor.client.progress_reports.values()
-        return [
-            getattr(value, "message", None) or ""
-            for values in reports
-            for value in values
-            if getattr(value, "kind", "") == "report"
-        ]
-
-
-async def start(
-    client: LanguageClient, tmp_path: Path, *, trusted: bool = False
-) -> Session:
-    root = tmp_path / "ws"
-    (root / ".agent-doc").mkdir(parents=True)
-    settings = configure_standin(tmp_path, {})
-    caps = capabilities(configuration=False)
-    caps.window = types.WindowClientCapabilities(
-        work_done_progress=True,
-        show_message=types.ShowMessageRequestClientCapabilities(
-            message_action_item=types.ClientShowMessageActionItemOptions(
-                additional_properties_support=False
-            )
-        ),
-    )
-    holder: list[Session] = []
-
-    def on_request(
-        _ls: LanguageClient, params: types.ShowMessageRequestParams
-    ) -> types.MessageActionItem | None:
-        holder[0].requests.append(params)
-        pick = holder[0].pick
-        return types.MessageActionItem(title=pick) if pick else None
-
-    client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)(on_request)
-
-    def on_landed(_ls: LanguageClient, params: Any) -> None:
-        holder[0].landed.append(params)
-
-    client.feature("agentDoc/answerLanded")(on_landed)
-    editor = await start_editor(
-        client,
-        root=root,
-        client_caps=caps,
-        initialization_options={"trustWorkspace": trusted},
-    )
-    holder.append(Session(editor, root, settings))
-    return holder[0]
-
-
-def _field(value: Any, name: str) -> Any:
-    return value[name] if isinstance(value, dict) else getattr(value, name)
-
-
-def without_answer(text: str, landed: Any) -> str:
-    """``text`` with the ``withoutAnswer`` edits of an ``answerLanded`` applied."""
-    edits = []
-    for edit in _field(landed, "withoutAnswer"):
-        rng = _field(edit, "range")
-        start, end = (
-            types.Position(
-                line=_field(_field(rng, k), "line"),
-                character=_field(_field(rng, k), "character"),
-            )
-            for k in ("start", "end")
-        )
-        edits.append((offset_of(text, start), offset_of(text, end), edit))
-    for start_at, end_at, edit in sorted(edits, key=lambda e: e[0], reverse=True):
-        text = text[:start_at] + _field(edit, "newText") + text[end_at:]
-    return text
-
-
-def streamed_edits(editor: Editor) -> list[types.TextEdit]:
-    edits: list[types.TextEdit] = []
-    for params in editor.applied:
-        for change in params.edit.document_changes or []:
-            if isinstance(change, types.TextDocumentEdit):
-                edits += [e for e in change.edits if isinstance(e, types.TextEdit)]
-    return edits
 
 
 async def test_answer_streams_into_the_buffer_while_the_person_types(
@@ -184,9 +80,9 @@ async def test_answer_streams_into_the_buffer_while_the_person_types(
     # One undo step: the client learns which edits take the answer out again.
     await editor.wait_for(lambda: session.landed, timeout=10, what="answerLanded")
     (landed,) = session.landed
-    assert _field(landed, "version") == editor.version(uri)
+    assert field_of(landed, "version") == editor.version(uri)
     labels = {params.label for params in editor.applied}
-    assert f"agent-doc stream {_field(landed, 'stream')}" in labels
+    assert f"agent-doc stream {field_of(landed, 'stream')}" in labels
     assert without_answer(text, landed) == DOC + typed
 
 
@@ -223,6 +119,48 @@ async def test_permission_and_files_go_through_the_editor(
     assert "wrote: ok" in text
     assert editor.text(other.as_uri()) == "written by acp\n"
     assert other.read_text() == "on disk\n"
+
+
+async def test_status_and_busy_guard_follow_the_turn(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """While the agent answers: ``agentDoc/status`` says so (asking, then
+    answering) and the document is busy; a busy document refuses a turn."""
+    from agent_doc.automation.busy import get_status
+    from agent_doc.automation.busy import set_status
+
+    session = await start(client, tmp_path)
+    doc = session.root / "plan.md"
+    doc.write_text(DOC)
+    uri = doc.as_uri()
+    session.configure(ACP_AGENT_ASK="1", ACP_AGENT_REPLY="Done.")
+    session.pick = "Allow once"
+    seen: list[tuple[str, list[dict[str, Any]]]] = []
+    session.on_question.append(
+        lambda: seen.append((get_status(doc), list(session.statuses)))
+    )
+    session.editor.open(uri, DOC)
+    set_status(doc, "writing")  # another operation is at work
+    with pytest.raises(JsonRpcServerError, match="another agent-doc operation"):
+        await session.run(uri)
+    set_status(doc, "idle")
+
+    result = await asyncio.wait_for(session.run(uri), 60)
+
+    assert result["target"] == "server"
+    [(busy, statuses)] = seen
+    assert busy == "generating"
+    mine = [(s["state"], s["detail"]) for s in statuses if s["uri"] == uri]
+    assert ("running", "answering over ACP") in mine
+    assert mine[-1][0] == "needs_input"
+    assert "Write notes.txt" in mine[-1][1]
+    assert statuses[-1]["agent"] == "standin"
+    assert get_status(doc) == "idle"
+    await session.editor.wait_for(
+        lambda: session.statuses[-1]["state"] != "running",
+        timeout=10,
+        what="the status after the turn",
+    )
 
 
 async def test_dismissed_question_and_untrusted_terminal_and_outside_files(

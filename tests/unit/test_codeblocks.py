@@ -157,13 +157,9 @@ def test_fences_and_spans_match_markdown_it(seed: int) -> None:
     assert my_spans(text) == oracle_spans(text), text
 
 
-def test_large_document_is_fast() -> None:
-    import time
-
+def test_large_document_ranges() -> None:
+    """Every fence and span of a large document (its speed: bench/bench_parse.py)."""
     block = "para `x` text\n```py\ncode `y`\n```\n<!-- agent:a -->\nbody\n<!-- /agent:a -->\n\n"
     text = block * 3000
-    start = time.perf_counter()
     ranges = code_ranges(text)
-    elapsed = time.perf_counter() - start
     assert len(ranges) == 6000
-    assert elapsed < 1.0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from hypothesis import given
@@ -233,10 +232,7 @@ def test_one_megabyte_document_diffs_fast() -> None:
     middle = len(doc) // 2
     middle = doc.index("\n", middle) + 1
     changed = doc[:middle] + "A new line.\n" + doc[middle:]
-    started = time.perf_counter()
-    diff = compute_diff(doc, changed)
-    elapsed = time.perf_counter() - started
+    diff = compute_diff(doc, changed)  # its speed: bench/bench_cli.py
     assert diff is not None
     assert diff.count("\n+") == 2  # the "+++ document" header and the new line
     assert "+A new line.\n" in diff
-    assert elapsed < 1.0

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.automation.busy import HEARTBEAT_THREAD
 from agent_doc.automation.busy import busy
 from agent_doc.automation.busy import get_status
 from agent_doc.automation.busy import is_busy
 from agent_doc.automation.busy import parse_status
 from agent_doc.automation.busy import set_status
+from agent_doc.automation.busy import status_path
 from agent_doc.errors import StateError
 from agent_doc.store.state import doc_hash
 
@@ -77,3 +79,25 @@ def test_busy_context_sets_and_resets_even_on_error(doc: Path) -> None:
         work()
     assert seen == [True]
     assert get_status(doc) == "idle"
+
+
+def test_heartbeat_keeps_a_long_turn_from_looking_stale(doc: Path) -> None:
+    """With ``heartbeat`` the stamp is refreshed (timeout 1 s here: every 1/3 s),
+    so a turn longer than the timeout still counts as busy."""
+    import threading
+    import time
+
+    stored = status_path(doc)
+    with busy(doc, "generating", heartbeat=True):
+        first = parse_status(stored.read_text())
+        assert first is not None
+        deadline = time.monotonic() + 10
+        while parse_status(stored.read_text()) == first:  # bounded: the next beat
+            assert time.monotonic() < deadline, "the status was never refreshed"
+            time.sleep(0.02)
+        refreshed = parse_status(stored.read_text())
+        assert refreshed is not None
+        assert refreshed[0] == "generating"
+        assert refreshed[1] > first[1]
+    assert get_status(doc) == "idle"
+    assert not [t for t in threading.enumerate() if t.name == HEARTBEAT_THREAD]

@@ -1,0 +1,123 @@
+"""An ACP agent kept running between turns (the language server keeps one per document).
+
+Starting an agent costs seconds (its runtime, ``initialize``, ``session/new``
+or ``session/load`` replaying the history); between two turns of one document
+nothing changes that needs a new process. :class:`LiveAgent` owns the process,
+its connection and its session; :meth:`agent_doc.cycle.acp_client.AcpTurn.run`
+uses it when given one: it starts the agent on the first turn, skips
+``initialize`` afterwards and reuses the session while the document's
+``resume`` still names it. A turn that fails or times out closes it (the next
+turn starts afresh), and its owner closes it when the document is closed, the
+server shuts down or it sat idle for :data:`IDLE_TIMEOUT_S`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import cast
+
+from agent_doc.errors import AgentError
+
+if TYPE_CHECKING:
+    from acp.client.connection import ClientSideConnection
+
+    from agent_doc.cycle.acp_requests import AcpClient
+    from agent_doc.store.config import AgentCommand
+
+IDLE_TIMEOUT_S = 15 * 60
+"""An agent unused this long is stopped (its session stays loadable)."""
+STDIO_LIMIT = 50 * 1024 * 1024
+"""Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
+
+
+class LiveAgent:
+    """One ACP agent process, its connection and its session (module docstring)."""
+
+    def __init__(
+        self, name: str, agent: AgentCommand, cwd: Path, *, allow_terminals: bool
+    ) -> None:
+        self.name = name
+        self.agent = agent
+        self.cwd = cwd
+        self.allow_terminals = allow_terminals
+        self.conn: ClientSideConnection | None = None
+        self.client: AcpClient | None = None
+        self.init: Any = None
+        """The agent's ``initialize`` response (``None`` until started)."""
+        self.session_id: str | None = None
+        """The session the last turn used."""
+        self.last_used = time.monotonic()
+        self._process: Any = None
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    def matches(
+        self, name: str, agent: AgentCommand, cwd: Path, allow_terminals: bool
+    ) -> bool:
+        """Whether this agent can answer a turn with these settings."""
+        return (name, agent, cwd, allow_terminals) == (
+            self.name,
+            self.agent,
+            self.cwd,
+            self.allow_terminals,
+        )
+
+    @property
+    def alive(self) -> bool:
+        """The process runs and its connection is open."""
+        return self.conn is not None and self._process.returncode is None
+
+    def idle_for(self) -> float:
+        """Seconds since the last turn ended."""
+        return time.monotonic() - self.last_used
+
+    async def start(self, client: AcpClient) -> ClientSideConnection:
+        """Spawn the agent with ``client`` answering it; return the connection."""
+        from acp import spawn_agent_process
+
+        if shutil.which(self.agent.command) is None:
+            raise AgentError(f"agent command '{self.agent.command}' not found on PATH")
+        env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
+        stack = contextlib.AsyncExitStack()
+        try:
+            conn, process = await stack.enter_async_context(
+                spawn_agent_process(
+                    cast("Any", client),
+                    self.agent.command,
+                    *self.agent.args,
+                    env=env,
+                    cwd=self.cwd,
+                    transport_kwargs={"limit": STDIO_LIMIT},
+                )
+            )
+        except OSError as exc:
+            await stack.aclose()
+            raise AgentError(f"cannot start agent '{self.name}': {exc}") from exc
+        self._stack, self.conn, self._process, self.client = (
+            stack,
+            conn,
+            process,
+            client,
+        )
+        return conn
+
+    def turn_ended(self) -> None:
+        """A turn finished: its terminals are killed, the idle clock restarts."""
+        self.last_used = time.monotonic()
+        if self.client is not None and self.client.terminals is not None:
+            self.client.terminals.close()
+            self.client.terminals = None
+
+    async def close(self) -> None:
+        """Stop the agent (idempotent); a next turn starts a new one."""
+        stack, self._stack = self._stack, None
+        self.turn_ended()
+        self.conn, self.client, self.init, self.session_id = None, None, None, None
+        if stack is not None:
+            with contextlib.suppress(Exception):
+                await stack.aclose()
