@@ -202,7 +202,7 @@ def _keys(tmux: PrivateTmux, pane: str, *keys: str) -> None:
 @pytest.mark.timeout(240)
 def test_streamed_answer_is_one_undo_step_in_emacs(tui, tmp_path: Path) -> None:
     """``C-c a q`` asks; the person types words with pauses at the end while
-    the answer streams (until it landed whole); one ``C-_`` removes exactly the
+    the answer streams (until they see all of it); one ``C-_`` removes exactly the
     answer, a second one what they typed meanwhile."""
     tmux, pane, emacs, doc = tui
     configure_standin(
@@ -214,7 +214,7 @@ def test_streamed_answer_is_one_undo_step_in_emacs(tui, tmp_path: Path) -> None:
     typed = type_words(
         tmux, pane, WORDS,
         after_word=lambda: grew.append(_state(emacs, doc)["text"].count(" word")),
-        stop=lambda: _state(emacs, doc)["landed"] is not None,
+        stop=lambda: "It is 4." in _state(emacs, doc)["text"],  # the whole answer
         pause_s=EGLOT_PAUSE_S,
     )  # fmt: skip
     wait_for(lambda: _state(emacs, doc)["landed"] is not None, 90, "answerLanded")

@@ -229,7 +229,7 @@ def tui(
 
 def test_streamed_answer_is_one_undo_step_in_neovim(tui, project: Path) -> None:
     """A person asks, then types words with pauses in Insert mode while the
-    answer streams (until it landed whole); one ``u`` removes exactly the
+    answer streams (until they see all of it); one ``u`` removes exactly the
     answer, a second one what they typed meanwhile."""
     tmux, pane, nvim = tui
     tmux.run("send-keys", "-t", pane, ":AgentDocAsk", "Enter")
@@ -239,7 +239,7 @@ def test_streamed_answer_is_one_undo_step_in_neovim(tui, project: Path) -> None:
     typed = type_words(
         tmux, pane, WORDS,
         after_word=lambda: grew.append(buffer_text(nvim).count(" word")),
-        stop=lambda: nvim.lua(landed),
+        stop=lambda: "It is 4." in buffer_text(nvim),  # they see the whole answer
     )  # fmt: skip
     wait_for(lambda: nvim.lua(landed), 90, "answerLanded")
     landed = nvim.lua("return vim.g.landed")
