@@ -31,6 +31,8 @@
 (require 'jsonrpc)
 (require 'agent-doc)
 
+(defvar evil-undo-list-pointer)
+
 (defconst agent-doc-acp--label "agent-doc stream "
   "Label prefix of the server's streamed edits: `agent-doc stream <id>'.")
 
@@ -217,6 +219,10 @@ On an error the buffer keeps its text and undo list; the error is signalled."
              (signal (car err) (cdr err))))
     ;; Your next keystroke must not amalgamate into the answer's step.
     (setq undo-auto--last-boundary-cause 0)
+    ;; evil (not tested here) joins an insert-state session into one step from
+    ;; its own pointer into the undo list, which the rebuild may have dropped.
+    (when (bound-and-true-p evil-undo-list-pointer)
+      (setq evil-undo-list-pointer (or buffer-undo-list t)))
     (goto-char here)
     (dolist (pin windows)
       (when (window-live-p (car pin))
