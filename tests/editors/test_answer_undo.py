@@ -202,3 +202,54 @@ def test_emacs_without_the_pre_stream_undo_state(tmp_path: Path) -> None:
     assert out["landed"]["ok"] is False
     assert "history" in out["landed"]["reason"]
     assert out["final"] == FINAL
+
+
+SUFFIX = r"""
+(add-to-list 'load-path EMACS-DIR)
+(require 'package)
+(package-initialize)
+(require 'agent-doc)
+(let ((pairs (json-parse-string PAIRS :array-type 'list)))
+  (princ (json-encode
+          (vconcat
+           (mapcar (lambda (pair)
+                     (let ((a (nth 0 pair)) (b (nth 1 pair)))
+                       (agent-doc-acp--common-suffix a b (min (length a) (length b)))))
+                   pairs)))))
+"""
+
+
+def test_emacs_common_suffix_across_chunks(tmp_path: Path) -> None:
+    """The chunked suffix search of the Emacs rebuild agrees with a plain one."""
+    if shutil.which("emacs") is None:
+        pytest.skip("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
+    base = "".join(f"line {i} é \U0001f600\n" for i in range(1200))
+    pairs = [
+        (base, base),
+        (base, base + "x"),
+        ("x" + base, base),
+        (base[:5000] + "CHANGED" + base[5000:], base),
+        (base[:-4096] + "Y" + base[-4096:], base[:-4096] + "Z" + base[-4096:]),
+        (base[:-4097] + "Y" + base[-4097:], base[:-4097] + "Z" + base[-4097:]),
+        ("", base),
+    ]
+    script = tmp_path / "suffix.el"
+    script.write_text(
+        SUFFIX.replace("EMACS-DIR", json.dumps(str(EDITORS / "emacs"))).replace(
+            "PAIRS", json.dumps(json.dumps(pairs))
+        ),
+        "utf-8",
+    )
+    out = subprocess.run(
+        ["emacs", "--batch", "--no-init-file", "-l", str(script)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+
+    def plain(a: str, b: str) -> int:
+        n = 0
+        while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+            n += 1
+        return n
+
+    assert json.loads(out.stdout) == [plain(a, b) for a, b in pairs]
