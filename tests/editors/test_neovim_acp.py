@@ -272,3 +272,32 @@ def test_streamed_answer_is_one_undo_step_in_neovim(tui, project: Path) -> None:
     assert typed.startswith(twice[len(DOC) :])
     assert len(twice) < len(once)  # the typing done while it streamed
     assert (project / "plan.md").read_text() == DOC
+
+
+def test_stop_keeps_what_streamed_as_one_undo_step_in_neovim(
+    tui, tmp_path: Path
+) -> None:
+    """``:AgentDocStop`` half-way: what streamed stays, marked interrupted; one
+    ``u`` takes all of it out."""
+    tmux, pane, nvim = tui
+    long_reply = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(400))
+    configure_standin(
+        tmp_path,
+        {
+            "ACP_AGENT_REPLY": long_reply,
+            "ACP_AGENT_CHUNK": "4",
+            "ACP_AGENT_DELAY": "0.05",
+        },
+    )
+    tmux.run("send-keys", "-t", pane, ":AgentDocAsk", "Enter")
+    wait_for(lambda: "word3 " in buffer_text(nvim), 60, "the answer streaming")
+    tmux.run("send-keys", "-t", pane, ":AgentDocStop", "Enter")
+    wait_for(lambda: nvim.lua("return vim.g.landed ~= nil"), 60, "the stopped answer")
+    text = buffer_text(nvim)
+    assert "*(interrupted)*" in text
+    assert "word399" not in text  # stopped before the end
+    assert text.index("*(interrupted)*") < text.index("<!-- /agent:exchange -->")
+    assert nvim.lua("return vim.g.landed.oneUndoStep") is True
+    tmux.run("send-keys", "-t", pane, "u")
+    wait_for(lambda: "*(interrupted)*" not in buffer_text(nvim), 5, "undo")
+    assert buffer_text(nvim) + "\n" == DOC
