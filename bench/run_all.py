@@ -55,7 +55,7 @@ busy 2-core machine a process's wall time is mostly waiting for a core, which
 inflates the longer process more). `bench_write_merge` also prints CPU time
 (user + system of the processes), which other load barely changes. Its wall
 time includes the fsyncs of the document and of `.agent-doc/` state (pending,
-expected digest, snapshot, CRDT state), which `git merge-file` does not do.
+expected digest, snapshot), which `git merge-file` does not do.
 """
 
 

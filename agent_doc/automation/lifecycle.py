@@ -23,7 +23,9 @@ def post_write(outcome: WriteOutcome) -> None:
     """``on_written`` callback of the write path: fire ``post_write``."""
     from agent_doc.store.events import fire_quietly
 
-    fire_quietly("post_write", outcome.path)
+    # a disk write's final text is the file's text: no need to read it again
+    text = outcome.final_text if outcome.target == "disk" else None
+    fire_quietly("post_write", outcome.path, text)
 
 
 def write_with_hooks(path: Path, response: str, **kwargs: Any) -> WriteOutcome:

@@ -47,10 +47,49 @@ def encode_text_state(text: str, client_id: int = STATE_CLIENT_ID) -> bytes:
     One client, one string item at clock 0 under the root ``content``, an
     empty delete set; an empty text is the empty update.
     """
-    if not text:
+    return encode_utf8_state(text.encode("utf-8"), client_id)
+
+
+def encode_utf8_state(data: bytes, client_id: int = STATE_CLIENT_ID) -> bytes:
+    """:func:`encode_text_state` of the text whose UTF-8 encoding is ``data``."""
+    if not data:
         return b"\x00\x00"
-    item = b"\x04\x01" + _varstring(TEXT_KEY) + _varstring(text)  # string, root
-    return b"\x01\x01" + _varuint(client_id) + b"\x00" + item + b"\x00"
+    return b"".join(  # one copy of the (large) text
+        (
+            _state_head(client_id),
+            _varuint(len(data)),
+            data,
+            b"\x00",
+        )
+    )
+
+
+def _state_head(client_id: int) -> bytes:
+    """What precedes the text's length in :func:`encode_utf8_state`."""
+    header = b"\x01\x01" + _varuint(client_id) + b"\x00"
+    return header + b"\x04\x01" + _varstring(TEXT_KEY)  # a string item under a root
+
+
+def utf8_in_state(state: bytes, client_id: int = STATE_CLIENT_ID) -> memoryview:
+    """The UTF-8 text inside a state made by :func:`encode_utf8_state` (a view,
+    not a copy). Raises ``ValueError`` for any other update."""
+    if state == b"\x00\x00":
+        return memoryview(b"")
+    head = _state_head(client_id)
+    if not state.startswith(head):
+        raise ValueError("not a one-text state")
+    size, pos = 0, len(head)
+    shift = 0
+    while True:  # the LEB128 length
+        byte = state[pos]
+        pos += 1
+        size |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            break
+    if pos + size + 1 != len(state):
+        raise ValueError("not a one-text state")
+    return memoryview(state)[pos : pos + size]
 
 
 @functools.cache

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime
-from datetime import timezone
 from typing import TYPE_CHECKING
 
 from agent_doc.document._lazy_re import lazy_compile
@@ -23,23 +21,28 @@ from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
 from agent_doc.document.boundary import new_boundary_id
 from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.boundary import reposition_boundary_to_end
-from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
-from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_max_lines
 from agent_doc.document.component_config import resolve_mode
 from agent_doc.document.components import find_component
 from agent_doc.document.components import parse_components
 from agent_doc.document.components import replace_content
+from agent_doc.document.components import scan_components
 from agent_doc.document.inline import append_inline_response
 from agent_doc.document.patch_blocks import PatchBlock
 from agent_doc.document.patch_blocks import parse_patch_blocks
+from agent_doc.document.splice import splice
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from collections.abc import Iterator
     from collections.abc import Mapping
+    from datetime import datetime
 
     from agent_doc.document.boundary import Boundary
     from agent_doc.document.components import Component
@@ -128,11 +131,23 @@ def separate_heading(before: str, content: str) -> str:
     return "\n" + content
 
 
+def _separate_heading_at(doc: str, pos: int, content: str) -> str:
+    """:func:`separate_heading` with ``before = doc[:pos]``, without the copy."""
+    if not _HEADING.match(content.split("\n", 1)[0]):
+        return content
+    if pos < 64:
+        return separate_heading(doc[:pos], content)
+    if doc[pos - 1] != "\n":  # doc[:pos] does not end a line
+        return content
+    start = doc.rfind("\n", 0, pos - 1) + 1
+    return separate_heading(doc[start:pos], content)
+
+
 def _insert_at_boundary(doc: str, boundary: Boundary, content: str, new_id: str) -> str:
-    content = separate_heading(doc[: boundary.start], content)
+    content = _separate_heading_at(doc, boundary.start, content)
     text = content.rstrip("\n")
     block = (text + "\n" if text else "") + boundary_marker(new_id) + "\n"
-    return doc[: boundary.start] + block + doc[boundary.end :]
+    return splice(doc, boundary.start, boundary.end, block)
 
 
 def _apply_mode(
@@ -187,9 +202,73 @@ def apply_patches(
     """
     bid = boundary_id or new_boundary_id()
     overrides = mode_overrides or {}
-    doc = insert_boundary_at_end_of_exchange(remove_all_boundaries(doc), bid)
+    doc = remove_all_boundaries(doc)
+    direct = None if blocks else _answer_at_end(doc, unmatched, bid)
+    if direct is not None:
+        doc, user_lines = direct
+    else:
+        doc, user_lines = _apply_blocks(doc, blocks, unmatched, configs, bid, overrides)
+    if _already_final(doc, configs, bid, user_lines):
+        return doc
+    doc = remove_all_boundaries(doc)
+    doc = dedup_exchange_adjacent_lines(doc, protected_lines=user_lines)
+    doc = _limit_lines(doc, configs)
+    return reposition_boundary_to_end(doc, bid)
+
+
+def _already_final(
+    doc: str, configs: Mapping[str, ComponentConfig], bid: str, user_lines: int
+) -> bool:
+    """True when removing the boundaries, de-duplicating, trimming and putting
+    the boundary back at the end of ``exchange`` would give ``doc`` itself.
+
+    That is the usual case: the only boundary is ``bid``'s marker line, which
+    ends ``exchange`` after exactly one newline, no component has a line limit,
+    and no line would be dropped (the marker line, last in ``exchange``, does
+    not change what is dropped before it). Skipping the steps saves copying
+    and scanning a large document three times. Any doubt (or error) answers
+    ``False``, and the steps run.
+    """
+    try:
+        found = find_boundaries(doc)
+        if len(found) != 1:
+            return False
+        start, end = found[0].start, found[0].end
+        if doc[start:end] != boundary_marker(bid) + "\n":
+            return False
+        components = parse_components(doc)
+        exchange = find_component(components, "exchange")
+        if exchange is None or end != exchange.close_start:
+            return False
+        newline = start - 1  # the only newline before the marker
+        if newline < exchange.open_end or doc[newline] != "\n":
+            return False
+        if newline > exchange.open_end and doc[newline - 1] == "\n":
+            return False
+        if any(resolve_max_lines(c, configs)[0] > 0 for c in components):
+            return False
+        return dedup_exchange_adjacent_lines(doc, protected_lines=user_lines) is doc
+    except AgentDocError:
+        return False
+
+
+def _apply_blocks(
+    doc: str,
+    blocks: list[PatchBlock],
+    unmatched: str,
+    configs: Mapping[str, ComponentConfig],
+    bid: str,
+    overrides: Mapping[str, str],
+) -> tuple[str, int]:
+    """Put the boundary at the end of ``exchange``, apply the blocks, route the
+    unmatched text; return the document and the number of user lines."""
+    doc = insert_boundary_at_end_of_exchange(doc, bid)
     exchange = _find(doc, "exchange")
-    user_lines = 0 if exchange is None else exchange.content(doc).count("\n") - 1
+    user_lines = (
+        0
+        if exchange is None
+        else doc.count("\n", exchange.open_end, exchange.close_start) - 1
+    )
     overflow: list[str] = []
     for block in blocks:
         component = _find(doc, block.name)
@@ -205,10 +284,35 @@ def apply_patches(
     if leftover:
         text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
         doc = _route_unmatched(doc, text, bid)
-    doc = remove_all_boundaries(doc)
-    doc = dedup_exchange_adjacent_lines(doc, protected_lines=user_lines)
-    doc = _limit_lines(doc, configs)
-    return reposition_boundary_to_end(doc, bid)
+    return doc, user_lines
+
+
+def _answer_at_end(doc: str, unmatched: str, bid: str) -> tuple[str, int] | None:
+    """What :func:`_apply_blocks` gives for a response without blocks whose
+    text goes to the end of ``exchange``, with one copy of the document
+    instead of two and one scan instead of two; ``None`` in any other case.
+
+    ``doc`` holds no boundary. The text lands where the boundary put at the
+    end of ``exchange`` would be, followed by that boundary.
+    """
+    leftover = unmatched.strip("\n") if unmatched.strip() else ""
+    if not leftover:
+        return None
+    scan = scan_components(doc)
+    if scan.issues:
+        return None  # the full steps raise the error, with its line
+    target = next((c for c in scan.components if c.name in UNMATCHED_TARGETS), None)
+    if target is None or target.name != "exchange":
+        return None
+    text = close_open_fence(strip_trailing_caret_lines(leftover)).rstrip("\n")
+    cut = target.close_start
+    while cut > target.open_end and doc[cut - 1] == "\n":
+        cut -= 1
+    line_start = doc.rfind("\n", 0, cut) + 1
+    content = separate_heading(doc[line_start:cut] + "\n", text).rstrip("\n")
+    block = (content + "\n" if content else "") + boundary_marker(bid) + "\n"
+    user_lines = doc.count("\n", target.open_end, cut) + 1
+    return splice(doc, cut, target.close_start, "\n" + block), user_lines
 
 
 def _route_unmatched(doc: str, text: str, bid: str) -> str:
@@ -233,6 +337,10 @@ def _route_unmatched(doc: str, text: str, bid: str) -> str:
     return replace_content(doc, target, new)
 
 
+_OTHER_LINE_BREAKS = lazy_compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+"""Line breaks of ``str.splitlines`` other than ``\\n``."""
+
+
 def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
     """Inside ``exchange``, drop a non-blank line equal to the previous non-blank one.
 
@@ -244,17 +352,30 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
     exchange = _find(doc, "exchange")
     if exchange is None:
         return doc
-    lines = exchange.content(doc).splitlines(keepends=True)
-    first = min(max(protected_lines, 0), len(lines))
-    if first >= len(lines):
+    lo, hi = exchange.open_end, exchange.close_start
+    before: Iterable[str]  # the lines before the first unprotected one, last first
+    if _OTHER_LINE_BREAKS.search(doc, lo, hi):
+        lines = doc[lo:hi].splitlines(keepends=True)
+        first = min(max(protected_lines, 0), len(lines))
+        offset = lo + sum(map(len, lines[:first]))
+        count = len(lines)
+        before = reversed(lines[:first])
+    else:  # lines end at "\n" only: find where line ``first`` starts from the end
+        count = doc.count("\n", lo, hi) + (hi > lo and doc[hi - 1] != "\n")
+        first = min(max(protected_lines, 0), count)
+        offset = hi
+        for _ in range(count - first):
+            offset = max(doc.rfind("\n", lo, offset - 1) + 1, lo)
+        before = _lines_before(doc, lo, offset)
+    if first >= count:
         return doc  # every line is protected
-    code = CodeRanges(code_ranges(doc))
-    offset = exchange.open_end + sum(map(len, lines[:first]))
-    previous = _previous_bare(lines, first, offset, code)
+    code = CodeIndex(doc)
+    previous = _previous_bare(before, offset, code)
     kept: list[str] = []
     dropped = False
-    for line in lines[first:]:
-        start, offset = offset, offset + len(line)
+    pos = offset
+    for line in doc[offset:hi].splitlines(keepends=True):
+        start, pos = pos, pos + len(line)
         bare = line.rstrip("\n").rstrip()
         if code.contains(start):
             previous = None
@@ -266,16 +387,23 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
         kept.append(line)
     if not dropped:
         return doc
-    return replace_content(doc, exchange, "".join([*lines[:first], *kept]))
+    return splice(doc, offset, hi, "".join(kept))
 
 
-def _previous_bare(
-    lines: list[str], index: int, offset: int, code: CodeRanges
-) -> str | None:
-    """The last non-blank line before ``lines[index]`` (at ``offset``), as the
-    walk of :func:`dedup_exchange_adjacent_lines` would have it (``None`` when
-    a line in code came after it)."""
-    for line in reversed(lines[:index]):
+def _lines_before(doc: str, lo: int, offset: int) -> Iterator[str]:
+    """The ``\\n``-ended lines of ``doc[lo:offset]``, last first."""
+    end = offset
+    while end > lo:
+        start = max(doc.rfind("\n", lo, end - 1) + 1, lo)
+        yield doc[start:end]
+        end = start
+
+
+def _previous_bare(before: Iterable[str], offset: int, code: CodeIndex) -> str | None:
+    """The last non-blank line of ``before`` (lines ending at ``offset``, last
+    first), as the walk of :func:`dedup_exchange_adjacent_lines` would have it
+    (``None`` when a line in code came after it)."""
+    for line in before:
         offset -= len(line)
         if code.contains(offset):
             return None
@@ -456,6 +584,9 @@ def apply_component_patch(
     elif mode not in ("replace", "append", "prepend"):
         raise PatchError(f"invalid patch mode '{mode}' (replace, append or prepend)")
     if config.timestamp:
+        from datetime import datetime
+        from datetime import timezone
+
         stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
         content = f"[{stamp.strftime('%Y-%m-%dT%H:%M:%SZ')}] {content}"
     boundary = _boundary_in(doc, component)

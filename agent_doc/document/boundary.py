@@ -8,13 +8,13 @@ lowercase hex characters; ids of any shape are recognised (and cleaned up).
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass
+import os
+from typing import NamedTuple
 
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.components import find_component
-from agent_doc.document.components import replace_content
 from agent_doc.document.components import scan_components
+from agent_doc.document.splice import splice
 
 __all__ = [
     "BOUNDARY_PREFIX",
@@ -31,8 +31,7 @@ BOUNDARY_PREFIX = "<!-- agent:boundary:"
 _SUFFIX = "-->"
 
 
-@dataclass(frozen=True, slots=True)
-class Boundary:
+class Boundary(NamedTuple):
     """One boundary marker line: ``[start, end)`` (end after its ``\\n``)."""
 
     start: int
@@ -42,8 +41,9 @@ class Boundary:
 
 
 def new_boundary_id() -> str:
-    """A fresh boundary id: the first 8 hex characters of a UUID4."""
-    return uuid.uuid4().hex[:8]
+    """A fresh boundary id: 8 random lowercase hex characters (as the first 8
+    of a UUID4's hex, without importing ``uuid``)."""
+    return os.urandom(4).hex()
 
 
 def boundary_marker(boundary_id: str) -> str:
@@ -83,6 +83,8 @@ def remove_all_boundaries(text: str) -> str:
     found = find_boundaries(text)
     if not found:
         return text
+    if len(found) == 1:
+        return splice(text, found[0].start, found[0].end, "")
     parts: list[str] = []
     pos = 0
     for b in found:
@@ -104,8 +106,10 @@ def insert_boundary_at_end_of_exchange(
     if exchange is None:
         return text
     marker = boundary_marker(boundary_id or new_boundary_id())
-    content = exchange.content(text).rstrip("\n") + "\n" + marker + "\n"
-    return replace_content(text, exchange, content)
+    cut = exchange.close_start  # after content.rstrip("\n"), without copying it
+    while cut > exchange.open_end and text[cut - 1] == "\n":
+        cut -= 1
+    return splice(text, cut, exchange.close_start, "\n" + marker + "\n")
 
 
 def reposition_boundary_to_end(text: str, boundary_id: str | None = None) -> str:

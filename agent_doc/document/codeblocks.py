@@ -20,20 +20,19 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
-from dataclasses import field
 
 from agent_doc.document._lazy_re import lazy_compile
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
 
-# Block openers, searched in "\n" + text so every pattern has a literal
-# prefix (fast search). Groups: 1 backtick fence (its info string holds no
-# backtick), 2 tilde fence; otherwise an HTML comment left open on its line
-# (one-line comments are paragraph barriers only, see below).
-_BLOCK_OPEN = lazy_compile(
-    r"\n {0,3}(?:(`{3,})[^`\n]*(?=\n|\Z)|(~{3,})[^\n]*|<!--(?![^\n]*-->))"
-)
+# Block openers. Lines after the first are searched as "\n" + line so every
+# pattern has a literal prefix (fast search); the first line is matched
+# without it. Groups: 1 backtick fence (its info string holds no backtick),
+# 2 tilde fence; otherwise an HTML comment left open on its line (one-line
+# comments are paragraph barriers only, see below).
+_BLOCK_OPEN_BODY = r" {0,3}(?:(`{3,})[^`\n]*(?=\n|\Z)|(~{3,})[^\n]*|<!--(?![^\n]*-->))"
+_BLOCK_OPEN = lazy_compile("\n" + _BLOCK_OPEN_BODY)
+_BLOCK_OPEN_AT = lazy_compile(_BLOCK_OPEN_BODY)
 _CLOSERS: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
@@ -90,25 +89,29 @@ def _scan_blocks(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     if "```" not in text and "~~~" not in text and "<!--" not in text:
         return fences, comments
     size = len(text)
-    src = "\n" + text  # src[i + 1] == text[i]; a match at src i is line i of text
-    pos = 0
+    # ``m`` opens a block on the line at ``line``; ``m.end()`` is in ``text``.
+    m = _BLOCK_OPEN_AT.match(text)
+    line = 0
+    pos = 0  # where the next "\n"-prefixed search starts
     while True:
-        m = _BLOCK_OPEN.search(src, pos)
         if m is None:
-            break
-        start = m.start()
+            m = _BLOCK_OPEN.search(text, pos)
+            if m is None:
+                break
+            line = m.start() + 1
         run = m.group(1) or m.group(2)
         if run:
-            close = _closer(run[0], len(run)).search(src, m.end())
-            end = size if close is None else _line_end(text, close.start())
-            fences.append((start, end))
+            close = _closer(run[0], len(run)).search(text, m.end())
+            end = size if close is None else _line_end(text, close.start() + 1)
+            fences.append((line, end))
         else:
-            close_at = text.find("-->", m.end() - 1)
+            close_at = text.find("-->", m.end())
             end = size if close_at < 0 else _line_end(text, close_at)
-            comments.append((start, end))
+            comments.append((line, end))
         if end >= size:
             break
-        pos = end  # src index of the "\n" that ends the block
+        pos = end - 1  # the "\n" that ends the block
+        m = None
     return fences, comments
 
 
@@ -213,15 +216,23 @@ def _inline_ranges(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
 class CodeRanges:
     """Sorted, disjoint ``[start, end)`` ranges with a fast membership test."""
 
-    ranges: list[tuple[int, int]]
-    _starts: list[int] = field(init=False, repr=False, compare=False)
+    __slots__ = ("_starts", "ranges")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_starts", [s for s, _ in self.ranges])
+    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+        self.ranges = ranges
+        """The ranges."""
+        self._starts = [s for s, _ in ranges]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CodeRanges) and other.ranges == self.ranges
+
+    __hash__ = None  # type: ignore[assignment]  # mutable list inside
+
+    def __repr__(self) -> str:
+        return f"CodeRanges(ranges={self.ranges!r})"
 
     def contains(self, offset: int) -> bool:
         """True when ``offset`` lies inside one of the ranges."""
@@ -250,6 +261,7 @@ class CodeIndex:
         self._blocks = CodeRanges(_merge(fences, comments))
         self._has_ticks = "`" in text
         self._span_cache: dict[int, CodeRanges] = {}
+        self._ticks_cache: dict[int, bool] = {}
 
     def contains(self, offset: int) -> bool:
         """True when ``offset`` is inside a fenced block or an inline code span."""
@@ -257,20 +269,28 @@ class CodeIndex:
             return True
         if not self._has_ticks or self.comments.contains(offset):
             return False
-        lo, hi = self._stretch(offset)
+        block_lo, block_hi = self._between_blocks(offset)
+        ticks = self._ticks_cache.get(block_lo)
+        if ticks is None:  # no backtick between the blocks: no code span there
+            ticks = self._text.find("`", block_lo, block_hi) >= 0
+            self._ticks_cache[block_lo] = ticks
+        if not ticks:
+            return False
+        lo, hi = _paragraph(self._text, offset, block_lo, block_hi)
         spans = self._span_cache.get(lo)
         if spans is None:
             spans = CodeRanges(_inline_ranges(self._text, lo, hi))
             self._span_cache[lo] = spans
         return spans.contains(offset)
 
-    def _stretch(self, offset: int) -> tuple[int, int]:
-        """The paragraph around ``offset`` (code spans never leave it)."""
+    def _between_blocks(self, offset: int) -> tuple[int, int]:
+        """The stretch between fenced blocks and comment blocks holding ``offset``
+        (the paragraph around it, where code spans stay, lies inside)."""
         blocks = self._blocks
         i = bisect_right(blocks._starts, offset) - 1
         lo = blocks.ranges[i][1] if i >= 0 else 0
         hi = blocks.ranges[i + 1][0] if i + 1 < len(blocks.ranges) else len(self._text)
-        return _paragraph(self._text, offset, lo, hi)
+        return lo, hi
 
 
 def _paragraph(text: str, offset: int, lo: int, hi: int) -> tuple[int, int]:

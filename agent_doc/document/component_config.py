@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.document.components import default_mode
 from agent_doc.errors import ConfigError
@@ -35,8 +34,7 @@ COMPONENTS_TOML = "components.toml"
 CONFIG_TOML = "config.toml"
 
 
-@dataclass(frozen=True, slots=True)
-class ComponentConfig:
+class ComponentConfig(NamedTuple):
     """Configured behaviour of one component (``None`` / 0 = not configured)."""
 
     mode: str | None = None
@@ -155,7 +153,7 @@ def _parse_table(
             if not isinstance(table[key], str):
                 raise fail(key, "must be a string (a shell command)")
             changes[key] = table[key] or None
-    return replace(base, **changes)
+    return base._replace(**changes)
 
 
 def _where(path: Path, line: int | None) -> str:

@@ -10,12 +10,12 @@ markers (``<!-- agent:boundary:… -->``) are never components.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.splice import splice
 from agent_doc.errors import ComponentError
 
 __all__ = [
@@ -60,8 +60,7 @@ def default_mode(name: str) -> str:
     return STANDARD_MODES.get(name, "replace")
 
 
-@dataclass(frozen=True, slots=True)
-class Component:
+class Component(NamedTuple):
     """One component: its name, inline attributes and marker offsets."""
 
     name: str
@@ -92,8 +91,7 @@ class Component:
         return self.attr("patch") or self.attr("mode")
 
 
-@dataclass(frozen=True, slots=True)
-class ComponentIssue:
+class ComponentIssue(NamedTuple):
     """A problem found by :func:`scan_components` (for editor diagnostics).
 
     ``kind`` is one of ``unclosed``, ``unmatched``, ``mismatched``,
@@ -108,8 +106,7 @@ class ComponentIssue:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class ComponentScan:
+class ComponentScan(NamedTuple):
     """The components found and the issues met, both in document order."""
 
     components: list[Component]
@@ -272,4 +269,4 @@ def find_component(components: list[Component], name: str) -> Component | None:
 
 def replace_content(text: str, component: Component, new_content: str) -> str:
     """Return ``text`` with the component's content replaced (markers kept)."""
-    return text[: component.open_end] + new_content + text[component.close_start :]
+    return splice(text, component.open_end, component.close_start, new_content)

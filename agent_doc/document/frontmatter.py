@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
-import uuid
-from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.document.frontmatter_text import FrontmatterBlock
 from agent_doc.document.frontmatter_text import field_lines
@@ -55,8 +53,7 @@ _REPLACEMENTS: dict[str, str | None] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Frontmatter:
+class Frontmatter(NamedTuple):
     """The resolved frontmatter fields (all optional; see spec §2.1)."""
 
     session: str | None = None
@@ -73,11 +70,10 @@ class Frontmatter:
     typing_indicator_ms: int | None = None
     status_timeout_ms: int | None = None
     deprecated: tuple[str, ...] = ()
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = {}  # noqa: RUF012 - never mutated; parse gives its own
 
 
-@dataclass(frozen=True, slots=True)
-class DeprecatedField:
+class DeprecatedField(NamedTuple):
     """A deprecated key present in the frontmatter (for editor diagnostics).
 
     ``line`` is 0-based; ``replacement`` is the key to use instead (None: drop).
@@ -251,6 +247,8 @@ def ensure_session(text: str) -> tuple[str, str]:
     current = parse_frontmatter(text)
     if current.session:
         return text, current.session
+    import uuid
+
     new = str(uuid.uuid4())
     raw = current.raw
     if "session" in raw and "agent_doc_session" not in raw:

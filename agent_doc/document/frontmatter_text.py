@@ -10,7 +10,7 @@ the public names.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import FrontmatterError
@@ -37,8 +37,7 @@ _YAML_BREAKS = "\x85\u2028\u2029"  # line breaks to YAML, folded if left raw
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-@dataclass(frozen=True, slots=True)
-class FrontmatterBlock:
+class FrontmatterBlock(NamedTuple):
     """The frontmatter block: ``yaml`` is ``text[yaml_start:yaml_end]``.
 
     ``end`` (= ``body_start``) is the offset after the closing ``---`` line.

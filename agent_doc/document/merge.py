@@ -2,10 +2,13 @@
 
 ``ours`` is the baseline with the agent's response applied, ``theirs`` is what
 the user has now (file or live editor buffer), ``base`` is what both derive
-from. Both edit scripts are replayed on two pycrdt documents that share the
-base, and the user's update is merged into the agent's document. The agent's
-document has the lower client id, so where both insert at the same spot the
-response comes first and the user's newer text follows it.
+from. The result is what replaying both edit scripts on two pycrdt documents
+that share the base, and merging the user's update into the agent's document,
+gives. The agent's document has the lower client id, so where both insert at
+the same spot the response comes first and the user's newer text follows it.
+Only the stretches where the two sides' edits meet go through pycrdt (each on
+a document holding just that stretch); edits far from the other side's are
+applied directly (:func:`_merge_hunks`), so a large document costs one pass.
 
 Edits are line-based (no character interleaving across lines) and refined to
 characters inside a changed line only when the line stays recognisable, so a
@@ -19,7 +22,7 @@ they become UTF-8 byte offsets (pycrdt ``Text`` indexes bytes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.document import _yrs
 from agent_doc.document._linediff import Hunk
@@ -43,8 +46,7 @@ Op = tuple[int, int, str]
 """``(start, end, text)``: replace ``base[start:end]`` with ``text``."""
 
 
-@dataclass(frozen=True, slots=True)
-class MergeResult:
+class MergeResult(NamedTuple):
     """The merged text and the encoded pycrdt state of a document holding it."""
 
     text: str
@@ -56,10 +58,11 @@ def merge_texts(
 ) -> MergeResult:
     """Merge the agent's ``ours`` and the user's ``theirs``, both derived from ``base``.
 
-    ``base_state`` is an optional pycrdt update from a previous cycle; it is used
-    when its text equals ``base`` and ignored otherwise. Raises ``MergeError``
-    when pycrdt fails.
+    ``base_state`` (a pycrdt update from a previous cycle) is accepted for
+    callers that keep one; the merged text does not depend on it. Raises
+    ``MergeError`` when pycrdt fails or the result cannot be encoded.
     """
+    del base_state
     if ours == theirs or theirs == base:
         return _result(ours)
     if ours == base:
@@ -70,23 +73,39 @@ def merge_texts(
     sentinel = not (
         base.endswith("\n") and ours.endswith("\n") and theirs.endswith("\n")
     )
-    if sentinel:
-        base, ours, theirs = base + "\n", ours + "\n", theirs + "\n"
-    base_lines, ours_lines, theirs_lines = _lines(base), _lines(ours), _lines(theirs)
+    base_lines = _lines(base, sentinel)
+    ours_lines = _lines(ours, sentinel, base, base_lines)
+    theirs_lines = _lines(theirs, sentinel, base, base_lines)
+    eff_lines, ours_hunks, theirs_hunks, _ = _plan(base_lines, ours_lines, theirs_lines)
+    out = _merge_hunks(
+        eff_lines, (ours_lines, theirs_lines), (ours_hunks, theirs_hunks)
+    )
+    if not sentinel or out[-1]:  # the text ends with its last item
+        return _result("\n".join(out))
+    return _result("\n".join(out[:-1]))  # without the sentinel newline
+
+
+def plan_ops(base: str, ours: str, theirs: str) -> tuple[str, list[Op], list[Op]]:
+    """The effective base text and both sides' character edits on it, ascending.
+
+    ``base``, ``ours`` and ``theirs`` end with ``\n``. Replaying both edit
+    lists on one CRDT document holding the effective base gives the merge
+    (what :func:`merge_texts` computes, touching the CRDT only where needed).
+    """
+    base_lines, ours_lines, theirs_lines = (
+        _lines(base, False),
+        _lines(ours, False),
+        _lines(theirs, False),
+    )
     eff_lines, ours_hunks, theirs_hunks, changed = _plan(
         base_lines, ours_lines, theirs_lines
     )
-    eff_text = "\n".join(eff_lines) + "\n" if changed else base
-    reuse = base_state if not (changed or sentinel) else None
-    merged = _crdt_merge(
+    eff_text = "\n".join([*eff_lines, ""]) if changed else base
+    return (
         eff_text,
         _char_ops(eff_lines, ours_lines, ours_hunks),
         _char_ops(eff_lines, theirs_lines, theirs_hunks),
-        reuse,
     )
-    if sentinel and merged.endswith("\n"):
-        merged = merged[:-1]
-    return _result(merged)
 
 
 def encode_text_state(text: str) -> bytes:
@@ -101,11 +120,180 @@ def _result(text: str) -> MergeResult:
         raise MergeError(f"cannot encode the merged document: {exc}") from exc
 
 
-def _lines(text: str) -> list[str]:
-    """Lines of ``text`` (which ends with ``\\n``) without their newlines."""
-    lines = text.split("\n")
-    lines.pop()
-    return lines
+def _lines(
+    text: str,
+    sentinel: bool,
+    base: str | None = None,
+    base_lines: list[str] | None = None,
+) -> list[str]:
+    """Lines of ``text`` (+ ``\\n`` when ``sentinel``) without their newlines.
+
+    Without ``sentinel`` the text ends with ``\\n``. Given ``base`` and its
+    lines, the whole lines ``text`` shares with ``base`` at its start and end
+    are taken from ``base_lines`` (the same objects: less memory, and the line
+    diff compares them by identity); only the rest of ``text`` is split.
+    """
+    if base is None or base_lines is None:
+        lines = text.split("\n")
+        if not sentinel:
+            lines.pop()  # the "" after the final "\n"
+        return lines
+    head = _common_head(base, text)
+    tail = _common_tail(base, text, min(len(base), len(text)) - head)
+    head_count = base.count("\n", 0, head)
+    if not tail:  # the rest may end without a newline (sentinel)
+        rest = _walk(
+            text, head, len(text), base, head, len(base), base_lines, head_count
+        )
+        return base_lines[:head_count] + rest + _split(text[rest.end :], sentinel)
+    # the shared tail starts a line on both sides: the middle ends with "\n"
+    tail_count = base.count("\n", len(base) - tail) + sentinel
+    end = len(text) - tail
+    middle = _walk(
+        text, head, end, base, head, len(base) - tail, base_lines, head_count
+    )
+    middle.extend(_split(text[middle.end : end], False))
+    return base_lines[:head_count] + middle + base_lines[len(base_lines) - tail_count :]
+
+
+def _split(text: str, keep_last: bool) -> list[str]:
+    """``text.split("\\n")``, without the last item unless ``keep_last``."""
+    parts = text.split("\n")
+    if not keep_last:
+        parts.pop()
+    return parts
+
+
+class _Walked(list[str]):
+    """Lines found by :func:`_walk`, and where in the text they end."""
+
+    end = 0
+
+
+_ANCHOR = 64
+"""Characters of a base line (and what follows) looked for in the text."""
+_NEAR = 1 << 9
+"""How far ahead in the text an anchor is looked for first."""
+_WINDOW = 1 << 14
+"""How far ahead in the text an anchor is looked for at most."""
+_TRIES = 6
+"""Base lines tried as anchors after a difference."""
+
+
+def _walk(
+    text: str,
+    t: int,
+    t_end: int,
+    base: str,
+    b: int,
+    b_end: int,
+    base_lines: list[str],
+    line: int,
+) -> _Walked:
+    """The whole lines of ``text[t:t_end]``, up to where it stops finding its
+    way back into ``base[b:b_end]``: runs of lines equal in both come from
+    ``base_lines`` (``line`` is the index of the line at ``b``), the lines
+    between runs are split from ``text``. ``t`` and ``b`` start lines.
+
+    Every run taken from ``base_lines`` is compared with ``text`` first, so the
+    lines are exactly ``text``'s whatever the anchors found.
+    """
+    out = _Walked()
+    budget = [2 * (t_end - t) + _TRIES * _WINDOW]  # characters searched, at most
+    while True:
+        run = _common_run(base, b, b_end, text, t, t_end)
+        last = base.rfind("\n", b, b + run)
+        if last >= 0:  # whole lines in common
+            count = base.count("\n", b, last + 1)
+            out.extend(base_lines[line : line + count])
+            line += count
+            t += last + 1 - b
+            b = last + 1
+        found = _resync(text, t, t_end, base, b, b_end, budget) if t < t_end else None
+        if found is None:
+            out.end = t
+            return out
+        t_at, b_at = found
+        out.extend(text[t:t_at].split("\n")[:-1])
+        line += base.count("\n", b, b_at)
+        t, b = t_at, b_at
+
+
+def _common_run(a: str, i: int, a_end: int, b: str, j: int, b_end: int) -> int:
+    """How many characters ``a[i:a_end]`` and ``b[j:b_end]`` share from the start."""
+    limit = min(a_end - i, b_end - j)
+    n = 0
+    step = _CHUNK
+    while step:  # chunks first (compared in C, small copies), then halve
+        while n + step <= limit and a[i + n : i + n + step] == b[j + n : j + n + step]:
+            n += step
+        step //= 2
+    return n
+
+
+def _resync(
+    text: str,
+    t: int,
+    t_end: int,
+    base: str,
+    b: int,
+    b_end: int,
+    budget: list[int],
+) -> tuple[int, int] | None:
+    """Line starts ``(t_at, b_at)`` after the difference at ``(t, b)`` where
+    ``text`` seems to continue like ``base``; ``None`` when none is found or
+    the walk has searched ``budget[0]`` characters (a text edited on most lines
+    is then split as it is, in linear time)."""
+    for window in (_NEAR, _WINDOW):  # most edits are a line or two: look near first
+        stop = min(t + window, t_end)
+        at = b
+        for _ in range(_TRIES):
+            anchor = base[at : min(at + _ANCHOR, b_end)]
+            if not anchor or budget[0] < 0:
+                return None
+            pos = text.find(anchor, t, stop)
+            while pos > 0 and text[pos - 1] != "\n":  # a line start only
+                pos = text.find(anchor, pos + 1, stop)
+            budget[0] -= (stop if pos < 0 else pos + len(anchor)) - t  # searched
+            if pos >= 0 and (pos, at) != (t, b):
+                return pos, at
+            newline = base.find("\n", at, b_end)
+            if newline < 0:
+                break
+            at = newline + 1
+    return None
+
+
+_CHUNK = 1 << 12
+"""Characters compared at once when looking for a common start or end."""
+
+
+def _common_head(a: str, b: str) -> int:
+    """Length of the longest common start of ``a`` and ``b`` made of whole lines."""
+    n = min(len(a), len(b))
+    i = 0
+    step = _CHUNK
+    while step:  # chunks first (compared in C, small copies), then halve
+        while i + step <= n and a[i : i + step] == b[i : i + step]:
+            i += step
+        step //= 2
+    return a.rfind("\n", 0, i) + 1  # back to the start of a line
+
+
+def _common_tail(a: str, b: str, limit: int) -> int:
+    """Length of the longest common end of ``a`` and ``b`` (at most ``limit``)
+    that starts a line in both (0 when there is none)."""
+    la, lb = len(a), len(b)
+    i = 0
+    step = _CHUNK
+    while step:
+        while (
+            i + step <= limit and a[la - i - step : la - i] == b[lb - i - step : lb - i]
+        ):
+            i += step
+        step //= 2
+    newline = a.find("\n", la - i)  # the shared end starts after a shared "\n"
+    return 0 if newline < 0 else la - newline - 1
 
 
 def _plan(
@@ -247,6 +435,97 @@ def _line_op(at: int, old: str, new: str) -> Op:
     if pre > 0 and 2 * (pre + suf + 1) >= limit + 1:  # + 1: the newline
         return (at + pre, at + len(old) - suf, new[pre : len(new) - suf])
     return (at, at + len(old) + 1, new + "\n")
+
+
+def _merge_hunks(
+    eff: list[str],
+    lines: tuple[list[str], list[str]],
+    hunks: tuple[list[Hunk], list[Hunk]],
+) -> list[str]:
+    """The merged text as items that ``"\\n".join`` turns into it.
+
+    Hunks of one side that no hunk of the other side overlaps or touches are
+    independent of it in the CRDT (an untouched line lies between them), so
+    that side's lines are taken as they are. Where hunks of both sides meet,
+    those lines, with the untouched line before and after them as context,
+    are merged by replaying both sides on a CRDT document holding just that
+    stretch: an edit's place depends only on its neighbours, so the stretch
+    merges exactly as it would inside the whole document (see
+    :func:`plan_ops`), at a fraction of the cost.
+    """
+    events = sorted(
+        (h[0], h[1], side, i) for side in (0, 1) for i, h in enumerate(hunks[side])
+    )
+    out = _Lines()
+    delta = [0, 0]  # a side's line index minus the effective base's, outside hunks
+    pos = k = 0
+    while k < len(events):
+        start, end = events[k][0], events[k][1]
+        members: tuple[list[Hunk], list[Hunk]] = ([], [])
+        while k < len(events) and events[k][0] <= end:
+            _, stop, side, index = events[k]
+            members[side].append(hunks[side][index])
+            end = max(end, stop)
+            k += 1
+        out.add_lines(eff[pos:start])
+        pos = end
+        if not members[0] or not members[1]:
+            side = 0 if members[0] else 1
+            first = start + delta[side]
+            delta[side] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in members[side])
+            out.add_lines(lines[side][first : end + delta[side]])
+            continue
+        lo, hi = max(start - 1, 0), min(end + 1, len(eff))  # one line of context
+        region = eff[lo:hi]
+        ops = [
+            _char_ops(
+                region,
+                lines[s],
+                [(h[0] - lo, h[1] - lo, h[2], h[3]) for h in members[s]],
+            )
+            for s in (0, 1)
+        ]
+        merged = _crdt_merge("\n".join([*region, ""]), ops[0], ops[1], None)
+        left = len(eff[lo]) + 1 if lo < start else 0
+        right = len(eff[end]) + 1 if hi > end else 0
+        out.add_text(merged[left : len(merged) - right])
+        for s in (0, 1):
+            delta[s] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in members[s])
+    out.add_lines(eff[pos:])
+    return out.finish()
+
+
+class _Lines:
+    """Merged text collected as lines, for one ``"\\n".join`` at the end."""
+
+    __slots__ = ("carry", "items")
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.carry = ""
+        """Text after the last newline so far (the start of a line)."""
+
+    def add_lines(self, lines: list[str]) -> None:
+        """Append whole lines (without their newlines)."""
+        if not lines:
+            return
+        if self.carry:
+            self.items.append(self.carry + lines[0])
+            self.items.extend(lines[1:])
+            self.carry = ""
+        else:
+            self.items.extend(lines)
+
+    def add_text(self, text: str) -> None:
+        """Append text that may end anywhere in a line."""
+        parts = (self.carry + text).split("\n")
+        self.carry = parts.pop()
+        self.items.extend(parts)
+
+    def finish(self) -> list[str]:
+        """The items; the last one is what follows the last newline."""
+        self.items.append(self.carry)
+        return self.items
 
 
 def _crdt_merge(

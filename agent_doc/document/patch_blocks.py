@@ -8,7 +8,7 @@ blocks; everything outside them is "unmatched" text. Re-exported by
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
@@ -19,8 +19,7 @@ from agent_doc.errors import PatchError
 _COMMENT = lazy_compile(r"<!--(.*?)-->", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class PatchBlock:
+class PatchBlock(NamedTuple):
     """One ``<!-- patch:NAME k=v -->…<!-- /patch:NAME -->`` block of a response."""
 
     name: str

@@ -23,7 +23,7 @@ DEFAULT_MODE = 0o644
 
 def atomic_write_bytes(
     path: Path,
-    data: bytes,
+    data: bytes | memoryview,
     *,
     mode: int | None = None,
     error: type[AgentDocError] = StateError,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+from typing import NamedTuple
 
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
@@ -24,8 +24,7 @@ BOM = b"\xef\xbb\xbf"
 Newline = Literal["\n", "\r\n"]
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentFile:
+class DocumentFile(NamedTuple):
     """A document read from disk: its ``\\n``-ended text and how it was stored."""
 
     text: str
@@ -116,6 +115,21 @@ def read_document(path: Path) -> DocumentFile:
     unreadable, contains NUL bytes or is not valid UTF-8.
     """
     data = _read_regular(path)
+    last = _LAST_READ.get("data")
+    if last is not None and last[0] == data:  # e.g. re-read under the lock
+        return last[1]
+    document = _decode_document(path, data)
+    _LAST_READ["data"] = (data, document)
+    return document
+
+
+_LAST_READ: dict[str, tuple[bytes, DocumentFile]] = {}
+"""The bytes and result of the last successful :func:`read_document`: a write
+reads the document before it takes the lock and again under it, and the
+second read is then only a comparison of bytes."""
+
+
+def _decode_document(path: Path, data: bytes) -> DocumentFile:
     bom = data.startswith(BOM)
     if bom:
         data = data[len(BOM) :]
@@ -142,8 +156,16 @@ def encode_document(original: DocumentFile, text: str) -> bytes:
     return BOM + data if original.bom else data
 
 
-def write_document(path: Path, original: DocumentFile, text: str) -> None:
+def write_document(
+    path: Path,
+    original: DocumentFile,
+    text: str,
+    data: bytes | memoryview | None = None,
+) -> None:
     """Atomically replace the document with ``text``, restoring BOM, CRLF and mode.
+
+    ``data``, when given, is ``encode_document(original, text)`` already
+    computed by the caller (a large text is then not encoded twice).
 
     A symlinked document is written through the link (the link stays a link).
     Raises :class:`DocumentError` when the file or its folder is read-only (no
@@ -169,5 +191,6 @@ def write_document(path: Path, original: DocumentFile, text: str) -> None:
     if not folder_mode & 0o200 or not os.access(folder, os.W_OK | os.X_OK):
         raise DocumentError(f"cannot write {path}: its folder {folder} is read-only")
     mode = stat.S_IMODE(info.st_mode) if info is not None else None
-    data = encode_document(original, text)
+    if data is None:
+        data = encode_document(original, text)
     atomic_write_bytes(target, data, mode=mode, error=DocumentError)

@@ -19,11 +19,10 @@ import json
 import logging
 import os
 import time
-from dataclasses import asdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 from typing import Protocol
 
 from agent_doc.document._lazy_re import lazy_compile
@@ -40,8 +39,7 @@ EVENT_TTL_S = 3600
 EVENT_NAME_RE = lazy_compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-@dataclass(frozen=True, slots=True)
-class HookEvent:
+class HookEvent(NamedTuple):
     """One fired event."""
 
     event: str
@@ -53,7 +51,7 @@ class HookEvent:
 
     def to_json(self) -> dict[str, Any]:
         """The stored JSON object."""
-        return asdict(self)
+        return dict(self._asdict())
 
     @classmethod
     def from_json(cls, data: Any) -> HookEvent:
@@ -92,14 +90,20 @@ def hooks_dir(root: Path) -> Path:
     return root / ".agent-doc" / "hooks"
 
 
-def make_event(event: str, file: Path) -> HookEvent:
-    """Build an event for ``file``; the session comes from its frontmatter."""
+def make_event(event: str, file: Path, text: str | None = None) -> HookEvent:
+    """Build an event for ``file``; the session comes from its frontmatter.
+
+    ``text`` is the file's current text when the caller has it (it was just
+    written), so the file is not read again.
+    """
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.store.state import read_document
 
     path = Path(file).resolve()
     try:
-        session = parse_frontmatter(read_document(path).text).session
+        if text is None:
+            text = read_document(path).text
+        session = parse_frontmatter(text).session
     except AgentDocError:
         session = None
     name = check_event_name(event)
@@ -248,21 +252,32 @@ def transport_named(name: str) -> HookTransport:
 
 
 def fire_event(
-    event: str, file: Path, *, transport: str = "file", root: Path | None = None
+    event: str,
+    file: Path,
+    *,
+    transport: str = "file",
+    root: Path | None = None,
+    text: str | None = None,
 ) -> HookEvent:
-    """Fire ``event`` for ``file``; raises StateError when it was not delivered."""
+    """Fire ``event`` for ``file``; raises StateError when it was not delivered.
+
+    ``text``: the file's current text, when known (see :func:`make_event`).
+    """
     from agent_doc.store.state import project_root_for
 
-    item = make_event(event, file)
+    item = make_event(event, file, text)
     base = root if root is not None else project_root_for(Path(file))
     if not transport_named(transport).send(base, item):
         raise StateError(f"hook '{event}' not delivered by the {transport} transport")
     return item
 
 
-def fire_quietly(event: str, file: Path) -> None:
-    """Fire a lifecycle event (chain transport); failures are only logged."""
+def fire_quietly(event: str, file: Path, text: str | None = None) -> None:
+    """Fire a lifecycle event (chain transport); failures are only logged.
+
+    ``text``: the file's current text, when known (see :func:`make_event`).
+    """
     try:
-        fire_event(event, file, transport="chain")
+        fire_event(event, file, transport="chain", text=text)
     except (AgentDocError, OSError) as exc:
         logger.warning("hook %s not fired: %s", event, exc)

@@ -177,6 +177,10 @@ class StateStore:
         """Store the snapshot atomically."""
         atomic_write_text(self.snapshot_path(doc), text)
 
+    def save_snapshot_data(self, doc: Path, data: bytes) -> None:
+        """Store the snapshot, already encoded as UTF-8, atomically."""
+        atomic_write_bytes(self.snapshot_path(doc), data)
+
     def delete_snapshot(self, doc: Path) -> None:
         """Remove the snapshot if present."""
         _delete(self.snapshot_path(doc))
@@ -242,8 +246,12 @@ class StateStore:
         return _load_bytes(self.crdt_path(doc))
 
     def save_crdt(self, doc: Path, state: bytes) -> None:
-        """Store the CRDT state atomically."""
-        atomic_write_bytes(self.crdt_path(doc), state)
+        """Store the CRDT state atomically.
+
+        Not fsynced: the state is the encoding of a text the snapshot and the
+        document already hold durably, and no merge depends on it.
+        """
+        atomic_write_bytes(self.crdt_path(doc), state, durable=False)
 
     def delete_crdt(self, doc: Path) -> None:
         """Remove the CRDT state if present."""

@@ -21,10 +21,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Literal
+from typing import NamedTuple
 
 from agent_doc.errors import PatchError
 
@@ -39,8 +39,7 @@ logger = logging.getLogger(__name__)
 Target = Literal["disk", "server"]
 
 
-@dataclass(frozen=True, slots=True)
-class WriteRequest:
+class WriteRequest(NamedTuple):
     """An agent response to write into one document."""
 
     path: Path
@@ -55,8 +54,7 @@ class WriteRequest:
     """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
 
 
-@dataclass(frozen=True, slots=True)
-class WriteOutcome:
+class WriteOutcome(NamedTuple):
     """What :func:`write_response` did."""
 
     path: Path
@@ -159,10 +157,11 @@ def write_response(
         ours = build_content_ours(baseline, request.response, configs)
         for warning in patch_block_warnings(request.response, baseline):
             logger.warning("warning: %s", warning)  # one stderr line per bad block
-        store.save_expected(path, text_digest(ours))
+        ours_data = _utf8(ours)  # encoded once: digest, snapshot, CRDT state, file
+        store.save_expected(path, text_digest(ours, ours_data))
         if link is not None and link.gone:
             logger.warning(gone_server_notice(path, link.gone[0].pid))
-        outcome = _write_to_disk(path, baseline, ours, store)
+        outcome = _write_to_disk(path, baseline, ours, store, ours_data)
     store.delete_pending(path)
     if request.origin:
         _log_origin(store, path, request.origin)
@@ -179,11 +178,24 @@ def gone_server_notice(path: Path, pid: int) -> str:
     )
 
 
-def text_digest(text: str) -> str:
-    """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours)."""
+def text_digest(text: str, data: bytes | None = None) -> str:
+    """SHA-256 hex of ``text`` as UTF-8 (the pending write's expected content_ours).
+
+    ``data`` is ``text`` already encoded as UTF-8, when the caller has it.
+    """
     import hashlib
 
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if data is None:
+        data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+def _utf8(text: str) -> bytes | None:
+    """``text`` as UTF-8, or ``None`` when it holds a lone surrogate."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
 
 
 def record_expected(path: Path, content_ours: str) -> None:
@@ -269,8 +281,11 @@ def _single_boundary(merged: str, ours: str) -> str:
     With a stale baseline the merge also keeps the markers of writes the
     baseline never saw; those are removed (the newest write's marker stays).
     """
+    from agent_doc.document.boundary import BOUNDARY_PREFIX
     from agent_doc.document.boundary import find_boundaries
 
+    if merged.count(BOUNDARY_PREFIX) <= 1:  # at most one marker line at all
+        return merged
     found = find_boundaries(merged)
     if len(found) <= 1:
         return merged
@@ -284,26 +299,44 @@ def _single_boundary(merged: str, ours: str) -> str:
 
 
 def _write_to_disk(
-    path: Path, baseline: str, ours: str, store: StateStore
+    path: Path, baseline: str, ours: str, store: StateStore, ours_data: bytes | None
 ) -> WriteOutcome:
-    """Lock, re-read, merge the user's concurrent edits, write atomically."""
+    """Lock, re-read, merge the user's concurrent edits, write atomically.
+
+    ``ours_data`` is ``ours`` as UTF-8 (``None`` with a lone surrogate): the
+    snapshot, the CRDT state and, when the file takes ``ours`` as it is, the
+    document are written from it without encoding the text again.
+    """
+    from agent_doc.document import _yrs
     from agent_doc.store.state import doc_lock
     from agent_doc.store.state import read_document
     from agent_doc.store.state import write_document
 
     with doc_lock(path, root=store.root):
         current = read_document(path)
+        plain = current.newline == "\n" and not current.bom
+        data: bytes | memoryview | None = None
         if current.text == baseline:
-            final, state = ours, _crdt_state_of(ours)
+            final = ours
+            if ours_data is None:
+                state = _crdt_state_of(ours)
+            else:
+                state = _yrs.encode_utf8_state(ours_data)
+                data = ours_data if plain else None
         else:
             from agent_doc.document.merge import merge_texts
 
-            result = merge_texts(baseline, ours, current.text, store.load_crdt(path))
+            result = merge_texts(baseline, ours, current.text)
             final, state = _single_boundary(result.text, ours), result.state
+            if plain and final is result.text:  # the state holds its UTF-8
+                data = _yrs.utf8_in_state(state)
         changed = final != current.text
         if changed:
-            write_document(path, current, final)
-        store.save_snapshot(path, ours)
+            write_document(path, current, final, data)
+        if ours_data is None:
+            store.save_snapshot(path, ours)
+        else:
+            store.save_snapshot_data(path, ours_data)
         store.save_crdt(path, state)
     return WriteOutcome(
         path=path,
@@ -339,8 +372,7 @@ def run_write(
     return write_response(request, ServerLink())
 
 
-@dataclass(frozen=True, slots=True)
-class PatchOutcome:
+class PatchOutcome(NamedTuple):
     """What :func:`patch_component` did."""
 
     path: Path

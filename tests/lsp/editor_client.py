@@ -335,6 +335,11 @@ async def start_editor(
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     if settings is not None:
         client.set_configuration(settings, section="agentDoc")
+        if initialization_options is None:
+            # The server pulls the section after ``initialized``; a request
+            # sent right after start-up must not race that pull (a loaded
+            # machine answers it late), so the same settings come first here.
+            initialization_options = settings
     folders = None
     root_uri = None
     if root is not None:

@@ -127,3 +127,19 @@ def test_long_project_path_binds_in_runtime_dir(tmp_path: Path, doc: Path) -> No
         thread.join(timeout=10)
     assert not pointer_path(deep).exists()
     assert not server.path.exists()
+
+
+def test_a_write_fires_post_write_with_the_session_it_wrote(
+    project: Path, doc: Path
+) -> None:
+    from agent_doc.automation.lifecycle import write_with_hooks
+
+    response = (
+        "<!-- patch:frontmatter -->\nagent_doc_session: new-1\n"
+        "<!-- /patch:frontmatter -->\nanswer\n"
+    )
+    write_with_hooks(doc, response, force_disk=True)
+    assert "agent_doc_session: new-1" in doc.read_text()
+    (event,) = poll_events(project, "post_write")
+    assert event.session == "new-1"
+    assert event.file == str(doc.resolve())

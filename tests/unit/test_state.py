@@ -401,3 +401,14 @@ def test_ceiling_dirs_stop_root_discovery(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("AGENT_DOC_CEILING_DIRS", f"/nonexistent:{tmp_path / 'a'}")
     assert find_project_root(doc) is None
     assert project_root_for(doc) == doc.parent.resolve()
+
+
+def test_reading_again_sees_a_change_of_the_same_size(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("é one\n", encoding="utf-8")
+    first = read_document(doc)
+    assert read_document(doc) == first  # unchanged bytes: the same result
+    doc.write_text("é two\n", encoding="utf-8")
+    assert read_document(doc).text == "é two\n"
+    doc.write_bytes(b"\xef\xbb\xbfa\r\n")
+    assert read_document(doc) == DocumentFile("a\n", "\r\n", bom=True)

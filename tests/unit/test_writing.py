@@ -159,6 +159,43 @@ def test_crlf_and_bom_are_kept(project: Path) -> None:
     assert data.count(b"\n") == data.count(b"\r\n")
 
 
+def test_crlf_and_bom_are_kept_when_merging_concurrent_edits(project: Path) -> None:
+    doc = project / "win.md"
+    baseline = STATUS_ONLY + "é line\n"
+    doc.write_bytes(
+        b"\xef\xbb\xbf" + (baseline + "typed 😀\n").replace("\n", "\r\n").encode()
+    )
+    out = write_response(
+        WriteRequest(
+            doc, "<!-- patch:status -->\nnew\n<!-- /patch:status -->", baseline
+        )
+    )
+    assert out.merged
+    data = doc.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    assert data.count(b"\n") == data.count(b"\r\n")
+    assert data[3:].decode().replace("\r\n", "\n") == out.final_text
+    assert "typed 😀\n" in out.final_text
+    assert "\nnew\n" in out.final_text
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["no-edit", "merged"])
+def test_file_snapshot_and_crdt_state_hold_the_written_texts(
+    project: Path, concurrent: bool
+) -> None:
+    from agent_doc.document.merge import encode_text_state
+
+    baseline = DOC.replace("What", "Wé 😀 what")
+    doc = make_doc(project, baseline + ("typed meanwhile\n" if concurrent else ""))
+    out = write_response(WriteRequest(doc, RESPONSE, baseline))
+    assert out.merged is concurrent
+    assert doc.read_bytes() == out.final_text.encode()
+    store = StateStore(project)
+    assert store.snapshot_path(doc).read_bytes() == out.content_ours.encode()
+    assert store.load_crdt(doc) == encode_text_state(out.final_text)
+    assert ("typed meanwhile\n" in out.final_text) is concurrent
+
+
 def test_bad_document_keeps_response_pending_and_file_untouched(project: Path) -> None:
     broken = "<!-- agent:status -->\nno close\n"
     doc = make_doc(project, broken)

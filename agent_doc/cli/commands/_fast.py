@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from typing import NoReturn
@@ -30,7 +29,12 @@ def read_stdin() -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    data = asdict(value)
+    """A NamedTuple (the write outcome) or a dataclass as a JSON-ready dict."""
+    if not hasattr(value, "_asdict"):
+        from dataclasses import asdict  # only the dataclass results need it
+
+        value = asdict(value)
+    data = value if isinstance(value, dict) else value._asdict()
     return {k: str(v) if isinstance(v, Path) else v for k, v in data.items()}
 
 
