@@ -28,6 +28,8 @@
 ;;   C-c a l / C-M-S-l  sync   (agentDoc.sync)
 ;;   C-c a m            commit (agentDoc.commit)
 ;;   C-c a d            diff   (agentDoc.diff)
+;;   C-c a q            ask the document's ACP agent (agentDoc.runAgent)
+;;   C-c a k            stop the ACP agent (agentDoc.stopAgent)
 ;; Permission prompts arrive as `window/showMessageRequest', which eglot
 ;; answers through the minibuffer.
 
@@ -37,6 +39,8 @@
 (require 'seq)
 (require 'eglot)
 (require 'jsonrpc)
+
+(declare-function agent-doc-acp-before-edit "agent-doc-acp" (version))
 
 (defgroup agent-doc nil
   "Markdown documents as live conversations with an AI coding agent."
@@ -97,9 +101,10 @@ The program is looked up in `exec-path'; an absolute path works too, e.g.
     (unless file (user-error "agent-doc: buffer has no file"))
     (eglot--path-to-uri file)))
 
-(defun agent-doc-execute (command args &optional on-success)
+(defun agent-doc-execute (command args &optional on-success timeout)
   "Send `workspace/executeCommand' COMMAND with the object ARGS (a plist).
-Asynchronous; ON-SUCCESS is called with the result.  Returns the request id."
+Asynchronous; ON-SUCCESS is called with the result; TIMEOUT in seconds
+\(default `jsonrpc-default-request-timeout').  Returns the request id."
   (let ((server (agent-doc--server)))
     (jsonrpc-async-request
      server :workspace/executeCommand
@@ -109,7 +114,8 @@ Asynchronous; ON-SUCCESS is called with the result.  Returns the request id."
      :error-fn (lambda (err)
                  (message "agent-doc: %s failed: %s" command
                           (or (plist-get err :message) err)))
-     :timeout-fn (lambda () (message "agent-doc: %s timed out" command)))))
+     :timeout-fn (lambda () (message "agent-doc: %s timed out" command))
+     :timeout (or timeout jsonrpc-default-request-timeout))))
 
 (defun agent-doc--report (result)
   "Show a message RESULT carries."
@@ -339,7 +345,9 @@ changes eglot has not sent yet (it waits `eglot-send-changes-idle-time') are
 sent first, so a stale edit is rejected and re-planned at once; point and
 every window's point stay with the person's text (markers that stay before
 text inserted at them); undo boundaries before and after make one undo
-remove exactly the agent's write."
+remove exactly the agent's write.  Before the first streamed edit of an
+ACP answer the undo state is remembered (`agent-doc-acp-before-edit'), so
+that the whole answer becomes one undo step once it landed."
   (if (not (bound-and-true-p agent-doc-mode))
       (funcall orig edits version)
     (when (and version (not (equal version eglot--versioned-identifier)))
@@ -348,6 +356,7 @@ remove exactly the agent's write."
           (windows (mapcar (lambda (w) (cons w (copy-marker (window-point w))))
                            (get-buffer-window-list (current-buffer) nil t))))
       (undo-boundary)
+      (when (fboundp 'agent-doc-acp-before-edit) (agent-doc-acp-before-edit version))
       (unwind-protect
           (progn (funcall orig edits version)
                  (setq agent-doc-last-apply-time (float-time)))
@@ -438,4 +447,5 @@ confirmation: that is how the agent's answers land in the buffer."
 
 (provide 'agent-doc)
 (require 'agent-doc-state nil t)  ; sessions, turn diff/revert (issue 20)
+(require 'agent-doc-acp nil t)    ; ACP agents: ask, stop, one undo step (issue 19)
 ;;; agent-doc.el ends here

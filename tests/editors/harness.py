@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.private_tmux import AGENT_COMMAND
 from tests.private_tmux import private_server
@@ -92,6 +95,91 @@ def lua_string(value: str) -> str:
     return json.dumps(
         value
     )  # JSON strings are valid Lua strings for our ASCII/UTF-8 text
+
+
+class Emacs:
+    """``emacsclient`` against the Emacs server of one test."""
+
+    def __init__(self, socket: Path) -> None:
+        self.socket = socket
+
+    def eval(self, form: str) -> str:
+        """Evaluate ``form``; return the printed value."""
+        proc = subprocess.run(
+            ["emacsclient", "-s", str(self.socket), "--eval", form],
+            capture_output=True, text=True, timeout=15,
+        )  # fmt: skip
+        if proc.returncode != 0:
+            raise AssertionError(f"emacsclient failed: {proc.stderr.strip()}")
+        return proc.stdout.strip()
+
+    def json(self, form: str) -> Any:
+        """Evaluate a form returning a JSON string; decode it."""
+        printed = self.eval(form)
+        if printed in ("nil", ""):
+            return None
+        return json.loads(re.sub(r"\\(.)", r"\1", printed[1:-1], flags=re.S))
+
+
+EMACS_DRIVER = r"""
+(require 'package)
+(package-initialize)
+(add-to-list 'load-path {emacs_dir})
+(require 'agent-doc)
+(require 'server)
+(setq agent-doc-server-command (list {server}))
+(setq agent-doc-auto-sync nil)
+(setq create-lockfiles nil make-backup-files nil auto-save-default nil)
+(setq inhibit-startup-screen t)
+(agent-doc-setup)
+(setq server-socket-dir {socket_dir} server-name "typing")
+(server-start)
+(find-file {doc})
+(eglot-ensure)
+"""
+
+
+def lisp_string(value: object) -> str:
+    """An Emacs Lisp string literal of ``value``."""
+    return json.dumps(str(value))
+
+
+@contextmanager
+def emacs_in_tmux(
+    tmp_path: Path, project: Path, doc: Path, monkeypatch: Any
+) -> Iterator[tuple[PrivateTmux, str, Emacs]]:
+    """``emacs -nw`` with agent-doc.el in a private tmux pane, ``doc`` open and
+    managed by eglot; yield the server, the pane and an ``emacsclient``."""
+    if shutil.which("emacs") is None or shutil.which("emacsclient") is None:
+        pytest.skip("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
+    sockets = tmp_path / "emacs"
+    sockets.mkdir(mode=0o700)
+    driver = tmp_path / "driver.el"
+    driver.write_text(
+        EMACS_DRIVER.format(
+            emacs_dir=lisp_string(EDITORS / "emacs"),
+            server=" ".join(lisp_string(part) for part in SERVER_CMD),
+            socket_dir=lisp_string(sockets),
+            doc=lisp_string(doc),
+        ),
+        "utf-8",
+    )
+    emacs = Emacs(sockets / "typing")
+    managed = (
+        f"(with-current-buffer (get-file-buffer {lisp_string(doc)}) "
+        "(and (eglot-current-server) t))"
+    )
+    with private_tmux(monkeypatch) as tmux:
+        pane = tmux.run(
+            "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:",
+            "-c", str(project), f"emacs -nw -q -l {driver}",
+        ).strip()  # fmt: skip
+        try:
+            wait_for(emacs.socket.exists, 30, "the Emacs server socket")
+            wait_for(lambda: emacs.eval(managed) == "t", 30, "eglot managing the doc")
+            yield tmux, pane, emacs
+        finally:
+            tmux.run("kill-pane", "-t", pane, check=False)
 
 
 class Nvim:

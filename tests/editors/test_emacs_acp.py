@@ -10,10 +10,12 @@ made while the person types are refused and the next step catches up.
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,12 @@ import pytest
 from tests.acp_standin import SESSION_DOC as DOC
 from tests.acp_standin import configure_standin
 from tests.editors.harness import EDITORS
+from tests.editors.harness import Emacs
+from tests.editors.harness import PrivateTmux
+from tests.editors.harness import emacs_in_tmux
+from tests.editors.harness import lisp_string
 from tests.editors.harness import wait_for
+from tests.editors.typing import type_words
 
 pytestmark = pytest.mark.editor
 
@@ -150,6 +157,122 @@ def test_answer_streams_into_emacs_while_the_person_types(
     assert details["line"] == TYPED  # point stayed after the person's last key
     assert details["eol"] is True
     sizes = details["sizes"][::-1]
-    grew = [b - a for a, b in zip(sizes, sizes[1:], strict=False)]
+    grew = [b - a for a, b in itertools.pairwise(sizes)]
     assert any(step > 1 for step in grew)  # the answer grew while they typed
     assert doc.read_text("utf-8") == DOC
+
+
+STATE = """
+(with-current-buffer (get-file-buffer {doc})
+  (let ((at (window-point (get-buffer-window))))
+    (json-encode
+     (list (cons 'text (buffer-substring-no-properties (point-min) (point-max)))
+           (cons 'line (save-excursion (goto-char at)
+                         (buffer-substring-no-properties (line-beginning-position) at)))
+           (cons 'eol (save-excursion (goto-char at) (eolp)))
+           (cons 'landed agent-doc-acp-last-landed)
+           (cons 'messages (with-current-buffer "*Messages*" (buffer-string)))))))
+"""
+WORDS = ["my", "note,", "typed", "while", "the", "answer", "streams", "in,"]
+WORDS += ["word", "after", "word,", "until", "it", "is", "all", "there"]
+EGLOT_PAUSE_S = 2.5
+"""A pause long enough for eglot (didChange after 0.5 s idle) to report the
+person's text and the answer's edits, and for the answer to land."""
+
+
+@pytest.fixture
+def tui(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[PrivateTmux, str, Emacs, Path]]:
+    """``emacs -nw`` in a private tmux pane on the stand-in's session document."""
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    with emacs_in_tmux(tmp_path, project, doc, monkeypatch) as (tmux, pane, emacs):
+        yield tmux, pane, emacs, doc
+
+
+def _state(emacs: Emacs, doc: Path) -> dict:
+    return emacs.json(STATE.format(doc=lisp_string(doc)))
+
+
+def _keys(tmux: PrivateTmux, pane: str, *keys: str) -> None:
+    tmux.run("send-keys", "-t", pane, *keys)
+
+
+@pytest.mark.timeout(240)
+def test_streamed_answer_is_one_undo_step_in_emacs(tui, tmp_path: Path) -> None:
+    """``C-c a q`` asks; the person types words with pauses at the end while
+    the answer streams (until they see all of it); one ``C-_`` removes exactly the
+    answer, a second one what they typed meanwhile."""
+    tmux, pane, emacs, doc = tui
+    configure_standin(
+        tmp_path,
+        {"ACP_AGENT_REPLY": REPLY, "ACP_AGENT_CHUNK": "4", "ACP_AGENT_DELAY": "0.05"},
+    )
+    _keys(tmux, pane, "M->", "C-c", "a", "q")
+    grew: list[int] = []
+    typed = type_words(
+        tmux, pane, WORDS,
+        after_word=lambda: grew.append(_state(emacs, doc)["text"].count(" word")),
+        stop=lambda: "It is 4." in _state(emacs, doc)["text"],  # the whole answer
+        pause_s=EGLOT_PAUSE_S,
+    )  # fmt: skip
+    wait_for(lambda: _state(emacs, doc)["landed"] is not None, 90, "answerLanded")
+    state = _state(emacs, doc)
+    answered = state["text"]
+
+    assert state["landed"]["one-undo-step"] is True, state["landed"]
+    assert len({n for n in grew if n > 0}) >= 2, grew  # it grew while they typed
+    assert answered.endswith("Notes:\n" + typed)  # 0 characters lost, in order
+    assert answered.count(REPLY) == 1
+    assert "resume: " in answered
+    assert state["line"] == typed  # point in their text, at its end
+    assert state["eol"] is True
+    assert "answered" in state["messages"]  # C-c a q reported the result
+
+    def undo(before: str) -> str:
+        _keys(tmux, pane, "C-_")
+        wait_for(lambda: _state(emacs, doc)["text"] != before, 5, "undo")
+        return str(_state(emacs, doc)["text"])
+
+    once = undo(answered)
+    assert once == DOC + typed  # the answer and the resume line, nothing else
+    twice = undo(once)
+    assert "### Re: sum" not in twice  # the answer does not come back
+    assert twice.startswith(DOC)
+    assert typed.startswith(twice[len(DOC) :])
+    assert len(twice) < len(once)  # the typing done while it streamed
+    assert doc.read_text("utf-8") == DOC
+
+
+@pytest.mark.timeout(240)
+def test_ask_and_stop_keys_in_emacs(tui, tmp_path: Path) -> None:
+    """``C-c a q`` starts the ACP agent, ``C-c a k`` stops it: what streamed
+    stays, marked interrupted (and one ``C-_`` takes it out)."""
+    tmux, pane, emacs, doc = tui
+    long_reply = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(400))
+    configure_standin(
+        tmp_path,
+        {
+            "ACP_AGENT_REPLY": long_reply,
+            "ACP_AGENT_CHUNK": "4",
+            "ACP_AGENT_DELAY": "0.05",
+        },
+    )
+    _keys(tmux, pane, "C-c", "a", "q")
+    wait_for(lambda: "word3 " in _state(emacs, doc)["text"], 60, "the answer streaming")
+    _keys(tmux, pane, "C-c", "a", "k")
+    wait_for(lambda: _state(emacs, doc)["landed"] is not None, 60, "the stopped answer")
+    state = _state(emacs, doc)
+    text = state["text"]
+
+    assert "*(interrupted)*" in text
+    assert "word399" not in text  # stopped before the end
+    assert text.index("What is 2 + 2?") < text.index("word3 ")
+    assert text.index("*(interrupted)*") < text.index("<!-- /agent:exchange -->")
+    assert "stopping the agent" in state["messages"]
+    assert "answer interrupted" in state["messages"]
+    assert state["landed"]["one-undo-step"] is True
+    _keys(tmux, pane, "C-_")
+    wait_for(lambda: "*(interrupted)*" not in _state(emacs, doc)["text"], 5, "undo")
+    assert _state(emacs, doc)["text"] == DOC

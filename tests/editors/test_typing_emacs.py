@@ -13,22 +13,17 @@ from __future__ import annotations
 
 import json
 import random
-import re
-import shutil
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_doc.write.server_link import ServerLink
-from tests.editors.harness import EDITORS
-from tests.editors.harness import SERVER_CMD
+from tests.editors.harness import Emacs
 from tests.editors.harness import PrivateTmux
-from tests.editors.harness import private_tmux
+from tests.editors.harness import emacs_in_tmux
 from tests.editors.harness import wait_for
 from tests.editors.typing import TRIALS
 from tests.editors.typing import Trial
@@ -46,23 +41,6 @@ from tests.editors.typing import type_keys
 
 pytestmark = pytest.mark.editor
 
-DRIVER = r"""
-(require 'package)
-(package-initialize)
-(add-to-list 'load-path {emacs_dir})
-(require 'agent-doc)
-(require 'server)
-(setq agent-doc-server-command (list {server}))
-(setq agent-doc-auto-sync nil)
-(setq create-lockfiles nil make-backup-files nil auto-save-default nil)
-(setq inhibit-startup-screen t)
-(agent-doc-setup)
-(setq server-socket-dir {socket_dir} server-name "typing")
-(server-start)
-(find-file {doc})
-(eglot-ensure)
-"""
-
 STATE = """
 (with-current-buffer (get-file-buffer {doc})
   (json-encode
@@ -79,69 +57,15 @@ def _lisp(value: object) -> str:
     return json.dumps(str(value))
 
 
-class Emacs:
-    """``emacsclient`` against the Emacs server of one test."""
-
-    def __init__(self, socket: Path) -> None:
-        self.socket = socket
-
-    def eval(self, form: str) -> str:
-        """Evaluate ``form``; return the printed value."""
-        proc = subprocess.run(
-            ["emacsclient", "-s", str(self.socket), "--eval", form],
-            capture_output=True, text=True, timeout=15,
-        )  # fmt: skip
-        if proc.returncode != 0:
-            raise AssertionError(f"emacsclient failed: {proc.stderr.strip()}")
-        return proc.stdout.strip()
-
-    def json(self, form: str) -> Any:
-        """Evaluate a form returning a JSON string; decode it."""
-        printed = self.eval(form)
-        if printed in ("nil", ""):
-            return None
-        return json.loads(re.sub(r"\\(.)", r"\1", printed[1:-1], flags=re.S))
-
-
 @pytest.fixture
 def session(
     tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[PrivateTmux, str, Emacs, Path]]:
     """Emacs in a private tmux pane, with a session document under eglot."""
-    if shutil.which("emacs") is None or shutil.which("emacsclient") is None:
-        pytest.skip("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
     doc = project / "typing.md"
     doc.write_text(doc_text(str(uuid.uuid4()), 0), "utf-8")
-    sockets = tmp_path / "emacs"
-    sockets.mkdir(mode=0o700)
-    driver = tmp_path / "driver.el"
-    driver.write_text(
-        DRIVER.format(
-            emacs_dir=_lisp(EDITORS / "emacs"),
-            server=" ".join(_lisp(part) for part in SERVER_CMD),
-            socket_dir=_lisp(sockets),
-            doc=_lisp(doc),
-        ),
-        "utf-8",
-    )
-    emacs = Emacs(sockets / "typing")
-    with private_tmux(monkeypatch) as tmux:
-        pane = tmux.run(
-            "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:",
-            "-c", str(project), f"emacs -nw -q -l {driver}",
-        ).strip()  # fmt: skip
-        wait_for(emacs.socket.exists, 30, "the Emacs server socket")
-        wait_for(
-            lambda: (emacs.json(STATE.format(doc=_lisp(doc))) or {}).get("managed"),
-            30,
-            "eglot managing the document",
-        )
-        try:
-            yield tmux, pane, emacs, doc
-        finally:
-            tmux.run("kill-pane", "-t", pane, check=False)
+    with emacs_in_tmux(tmp_path, project, doc, monkeypatch) as (tmux, pane, emacs):
+        yield tmux, pane, emacs, doc
 
 
 def _reset(emacs: Emacs, doc: Path, text: str, line: int) -> None:

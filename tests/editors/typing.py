@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,33 @@ def type_keys(tmux: PrivateTmux, pane: str, keys: str) -> float:
         tmux.run("send-keys", "-t", pane, "-l", ch)
         last = time.monotonic()
     return last
+
+
+WORD_PAUSE_S = 1.5
+"""A person's pause after each word: the server's 500 ms quiet time, the
+editor's report of the change and a landing fit in it."""
+
+
+def type_words(
+    tmux: PrivateTmux,
+    pane: str,
+    words: list[str],
+    after_word: Callable[[], None],
+    stop: Callable[[], bool] = lambda: False,
+    pause_s: float = WORD_PAUSE_S,
+) -> str:
+    """Type ``words`` separated by spaces at :data:`CHARS_PER_SECOND`, pausing
+    ``pause_s`` after each word (``after_word`` runs first) and
+    stopping early when ``stop()`` is true after a pause; return the typed text."""
+    typed: list[str] = []
+    for word in words:
+        type_keys(tmux, pane, word if not typed else " " + word)
+        typed.append(word)
+        after_word()
+        time.sleep(pause_s)  # the person thinks: no event to wait for
+        if stop():
+            break
+    return " ".join(typed)
 
 
 def start_write(doc: Path, baseline: str, answer: str) -> subprocess.Popen[str]:

@@ -10,8 +10,13 @@
 --     cursor goes after it;
 --   * the undo sequence is broken before and after the edit (Insert and Normal
 --     mode), so one `u` removes exactly the agent's write;
---   * no "Workspace edit" message is printed (it would interrupt typing).
+--   * no "Workspace edit" message is printed (it would interrupt typing);
+--   * before the first streamed edit of an ACP answer (label
+--     `agent-doc stream <id>`) the undo state is remembered, so that the whole
+--     answer becomes one undo step once it landed (answer_undo.lua).
 local M = {}
+
+local answer_undo = require("agent_doc.answer_undo")
 
 local api = vim.api
 local ns = api.nvim_create_namespace("agent_doc_apply")
@@ -87,13 +92,17 @@ local function stale_reason(client, item)
 end
 
 --- Apply the edits of one document; return an error message or nil.
-local function apply_document(client, item)
+--- `stream`: the id of the streamed answer the edit belongs to (or nil).
+local function apply_document(client, item, stream)
   local buf = item.buf
   if not api.nvim_buf_is_loaded(buf) then
     vim.fn.bufload(buf)
   end
   local restore = keep_cursors(buf)
   break_undo(buf)
+  if stream then
+    answer_undo.before_streamed_edit(buf, stream)
+  end
   local ok, err = pcall(vim.lsp.util.apply_text_edits, item.edits, buf, client.offset_encoding)
   break_undo(buf)
   restore()
@@ -119,8 +128,9 @@ function M.handler(_, params, ctx)
       return { applied = false, failureReason = stale }
     end
   end
+  local stream = answer_undo.stream_of(params.label)
   for _, item in ipairs(items) do
-    local failure = apply_document(client, item)
+    local failure = apply_document(client, item, stream)
     if failure then
       return { applied = false, failureReason = failure }
     end

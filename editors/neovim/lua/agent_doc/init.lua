@@ -9,6 +9,7 @@ local status = require("agent_doc.status")
 local apply = require("agent_doc.apply")
 local sessions = require("agent_doc.sessions")
 local turns = require("agent_doc.turns")
+local answer_undo = require("agent_doc.answer_undo")
 
 local M = {}
 
@@ -223,6 +224,7 @@ end
 --- Handlers for the server's custom notifications.
 M.handlers = {
   ["workspace/applyEdit"] = apply.handler,
+  ["agentDoc/answerLanded"] = answer_undo.handler,
   ["agentDoc/status"] = function(_, params)
     status.update(params)
     sessions.on_status(params)
