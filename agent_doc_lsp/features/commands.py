@@ -54,9 +54,11 @@ def path_of(uri: str) -> Path:
 
 
 def jsonable(value: Any) -> Any:
-    """Dataclasses → dicts, paths → strings, recursively."""
+    """Dataclasses and NamedTuple records → dicts, paths → strings, recursively."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    elif isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple
+        value = value._asdict()
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
