@@ -58,7 +58,7 @@ def jsonable(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     elif isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple
-        value = value._asdict()
+        value = dict(zip(value._fields, value, strict=True))
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
