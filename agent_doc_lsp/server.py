@@ -270,6 +270,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.rename",
     "agent_doc_lsp.features.lenses",
     "agent_doc_lsp.features.writes",
+    "agent_doc_lsp.features.patch_handoff",
     "agent_doc_lsp.features.commands",
     "agent_doc_lsp.features.turns",
     "agent_doc_lsp.features.sessions",

@@ -43,6 +43,9 @@ def _document(size: int) -> str:
 
 def main() -> None:
     """Measure and print the table."""
+    from _fixtures import compile_packages
+
+    compile_packages()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=15)
     runs = max(parser.parse_args().runs, 10)

@@ -114,6 +114,9 @@ async def one_sample(
 
 
 async def main(runs: int) -> int:
+    from _fixtures import compile_packages
+
+    compile_packages()
     with tempfile.TemporaryDirectory(prefix="ad-bench-") as tmp:
         project = Path(tmp)
         (project / ".agent-doc").mkdir()

@@ -75,6 +75,9 @@ def _setup(root: Path, socket: str) -> None:
 
 def main(runs: int) -> None:
     """Measure and print the table."""
+    from _fixtures import compile_packages
+
+    compile_packages()
     socket = f"agentdoc-bench-{uuid.uuid4().hex[:8]}"
     os.environ["AGENT_DOC_TMUX_SOCKET"] = socket
     os.environ.pop("TMUX_PANE", None)

@@ -69,6 +69,9 @@ def _check(merged: str, theirs: str, ours_answer: str) -> None:
 
 def main(runs: int) -> None:
     """Measure and print the table."""
+    from _fixtures import compile_packages
+
+    compile_packages()
     base = session_document()
     theirs = user_edits(base)
     response = answer()

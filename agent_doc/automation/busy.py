@@ -11,20 +11,20 @@ and puts ``idle`` back afterwards, even on errors.
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Literal
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 Status = Literal["generating", "writing", "routing", "idle"]
 STATUSES: tuple[Status, ...] = ("generating", "writing", "routing", "idle")

@@ -2,11 +2,12 @@
 
 ``agent-doc --version`` must not pay for typer (≈85 ms) or anything else it does
 not use, so it is answered here before the typer app is imported. ``write``,
-``patch`` and ``diff`` run on every agent cycle; they are parsed with argparse in
+``patch`` and ``diff`` run on every agent cycle; a plain parser
+(:mod:`agent_doc.cli.commands._argv`) reads them for
 :mod:`agent_doc.cli.commands._fast`, which the typer commands call too (one
 definition of the work); so are ``outline``, ``status``, ``preflight`` and
 ``route`` (:mod:`agent_doc.cli.commands._fast_turn`). ``--help`` and anything
-argparse cannot parse go to typer, so usage errors and help look the same as
+that parser cannot parse go to typer, so usage errors and help look the same as
 for every other command.
 """
 

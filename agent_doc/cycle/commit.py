@@ -9,23 +9,22 @@ exchange; the caller tells an open editor to reposition its buffer too.
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class HistoryEntry:
+class HistoryEntry(NamedTuple):
     """One commit of a document, with its exchange content."""
 
     sha: str
@@ -49,11 +48,11 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
 
     Returns ``(committed, message)``.
     """
-    from agent_doc.cycle.vcs import commit_blob
+    from agent_doc.cycle.gitcli import commit_blob
+    from agent_doc.cycle.gitcli import head_text
+    from agent_doc.cycle.gitcli import open_work_tree
+    from agent_doc.cycle.gitcli import relative_path
     from agent_doc.cycle.vcs import commit_message
-    from agent_doc.cycle.vcs import head_text
-    from agent_doc.cycle.vcs import open_repo
-    from agent_doc.cycle.vcs import relative_path
     from agent_doc.document.boundary import reposition_boundary_to_end
     from agent_doc.document.headings import mark_new_headings
     from agent_doc.document.headings import strip_head_markers
@@ -62,16 +61,16 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
     from agent_doc.store.state import read_document
 
     original = read_document(path)
-    repo = open_repo(path)
-    rel = relative_path(repo, path)
+    tree = open_work_tree(path)
+    rel = relative_path(tree, path)
     store = StateStore.for_document(path)
     snapshot = store.load_snapshot(path)
     if snapshot is None:
         data = path.read_bytes()
     else:
-        prepared = mark_new_headings(snapshot, head_text(repo, rel))
+        prepared = mark_new_headings(snapshot, head_text(tree, rel))
         data = encode_document(original, prepared)
-    result = commit_blob(repo, rel, data, commit_message(path, now))
+    result = commit_blob(tree, rel, data, commit_message(path, now))
     if result.committed and snapshot is not None:
         cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
         if cleaned != snapshot:

@@ -10,28 +10,28 @@ live buffer, so the agent sees unsaved edits.
 
 from __future__ import annotations
 
-import logging
 import time
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import AgentDocError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agent_doc.cycle.links import LinkedChange
     from agent_doc.write.server_link import ServerLink
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 DEFAULT_DEBOUNCE_MS = 500
 DEFAULT_TYPING_MS = 1500
 
 
-@dataclass(frozen=True, slots=True)
-class PreflightResult:
+class PreflightResult(NamedTuple):
     """The §7.26 result."""
 
     recovered: bool
@@ -39,7 +39,7 @@ class PreflightResult:
     claims: list[str]
     diff: str | None
     document: str
-    linked_changes: list[LinkedChange] = field(default_factory=list)
+    linked_changes: Sequence[LinkedChange] = ()
 
     @property
     def no_changes(self) -> bool:
@@ -95,9 +95,10 @@ def read_claims(root: Path) -> list[str]:
     log = root / ".agent-doc" / "claims.log"
     if not log.exists():
         return []
-    lines = [ln for ln in log.read_text("utf-8", errors="replace").splitlines() if ln]
-    atomic_write_text(log, "")
-    return lines
+    text = log.read_text("utf-8", errors="replace")
+    if text:  # an empty log stays as it is (no write, no fsync every turn)
+        atomic_write_text(log, "")
+    return [ln for ln in text.splitlines() if ln]
 
 
 def _commit_previous(path: Path, link: ServerLink | None) -> bool:
@@ -131,8 +132,7 @@ def run_preflight(
     ``allow_network=False`` (a language server on an untrusted workspace) lists
     URL links unfetched (see :func:`agent_doc.cycle.links.check_links`).
     """
-    from agent_doc.cycle.links import check_links
-    from agent_doc.cycle.project import recover_pending
+    from agent_doc.cycle.recovery import recover_pending
     from agent_doc.document.diff import compute_diff
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.store.state import StateStore
@@ -159,10 +159,10 @@ def run_preflight(
     document = current_text(path, link)
     store.save_baseline(path, document)
     claims = read_claims(root)
-    linked = (
-        check_links(root, path, front.links, allow_network=allow_network)
-        if front.links
-        else []
-    )
+    linked: list[LinkedChange] = []
+    if front.links:
+        from agent_doc.cycle.links import check_links
+
+        linked = check_links(root, path, front.links, allow_network=allow_network)
     diff = compute_diff(store.load_snapshot(path) or "", document)
     return PreflightResult(recovered, committed, claims, diff, document, linked)

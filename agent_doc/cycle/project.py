@@ -1,17 +1,17 @@
-"""Project and document housekeeping: init, reset, diff, mode and recover.
+"""Project and document housekeeping: init, scaffold, reset, mode, convert, dedupe.
 
 Each public function here is the one core call behind a CLI command. They work
 on real files under the project's ``.agent-doc/`` (via :mod:`agent_doc.store.state`)
 and reach a running language server through :mod:`agent_doc.write.server_link` when
-the live buffer matters (``diff``, ``recover``).
+the live buffer matters. ``diff`` and ``recover`` run every turn and live in
+their own small modules (:mod:`agent_doc.cycle.doc_diff`,
+:mod:`agent_doc.cycle.recovery`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,14 +19,12 @@ from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
 
 if TYPE_CHECKING:
-    from agent_doc.write.pipeline import WriteOutcome
     from agent_doc.write.server_link import ServerLink
 
 SKILL_RELPATH = Path(".claude/skills/agent-doc/SKILL.md")
 """Where project init installs the bundled Claude Code skill."""
 
 FORMATS = ("template", "inline")
-SKIP_DIRS = frozenset({".git", ".agent-doc", ".venv", "venv", "node_modules"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,35 +179,6 @@ def reset_document(path: Path, link: ServerLink | None = None) -> ResetResult:
 
 
 @dataclass(frozen=True, slots=True)
-class DiffResult:
-    """The user's changes since the agent's last write."""
-
-    path: Path
-    diff: str | None
-    """Unified diff snapshot → document, ``None`` when there is no change."""
-    source: str
-    """``"buffer"`` (live text from a language server) or ``"file"``."""
-    has_snapshot: bool
-
-
-def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
-    """Diff the snapshot against the document (the live buffer when one is open)."""
-    from agent_doc.document.diff import compute_diff
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import read_document
-    from agent_doc.write.pipeline import normalize_text
-
-    path = Path(path)
-    disk = read_document(path)
-    handle = link.find_owner(path) if link is not None else None
-    current = normalize_text(handle.text) if handle is not None else disk.text
-    previous = StateStore.for_document(path).load_snapshot(path)
-    diff = compute_diff(previous or "", current)
-    source = "buffer" if handle is not None else "file"
-    return DiffResult(path, diff, source, previous is not None)
-
-
-@dataclass(frozen=True, slots=True)
 class ModeResult:
     """The write mode of a document after ``mode`` (shown or changed)."""
 
@@ -301,94 +270,3 @@ def dedupe_document(path: Path) -> tuple[Rewrite, int]:
         return text
 
     return _rewrite(Path(path), edit, snapshot="result"), removed
-
-
-@dataclass(frozen=True, slots=True)
-class Recovered:
-    """One orphaned pending response and what ``recover`` did with it."""
-
-    pending: Path
-    path: Path | None
-    status: str
-    """``written``, ``completed`` (the interrupted write had already landed; only
-    its bookkeeping was finished, the response is not added again), ``dropped``
-    (an empty response: nothing to write, so the file is removed instead of
-    failing every later ``recover`` and preflight) or ``failed`` (the pending
-    file is then kept)."""
-    error: str | None = None
-    outcome: WriteOutcome | None = field(default=None, compare=False)
-
-
-def _documents_by_hash(root: Path) -> dict[str, Path]:
-    from agent_doc.store.state import doc_hash
-
-    found: dict[str, Path] = {}
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
-        for name in files:
-            if name.endswith(".md"):
-                doc = Path(folder) / name
-                found[doc_hash(doc)] = doc
-    return found
-
-
-def _drop_pending(pending: Path) -> None:
-    """Remove a pending response and its ``.expect`` digest."""
-    for path in (pending, pending.with_suffix(".expect")):
-        path.unlink(missing_ok=True)
-
-
-def recover_pending(
-    path: Path | None = None, link: ServerLink | None = None
-) -> list[Recovered]:
-    """Re-apply orphaned pending responses through the write path.
-
-    With ``path``: that document's pending response; otherwise every pending
-    response of the current folder's project (documents found by hash). A
-    response that fails again stays pending, so it is never lost.
-    """
-    from agent_doc.errors import AgentDocError
-    from agent_doc.store.state import StateStore
-    from agent_doc.write.pipeline import WriteRequest
-    from agent_doc.write.pipeline import finish_interrupted
-    from agent_doc.write.pipeline import normalize_text
-    from agent_doc.write.pipeline import write_response
-
-    if path is not None:
-        store = StateStore.for_document(Path(path))
-        pending = store.pending_path(Path(path))
-        todo: list[tuple[Path, Path | None]] = (
-            [(pending, Path(path))] if pending.is_file() else []
-        )
-    else:
-        store = StateStore.for_document(Path.cwd())
-        docs = _documents_by_hash(store.root) if store.list_pending() else {}
-        todo = [(p, docs.get(p.stem)) for p in store.list_pending()]
-    results: list[Recovered] = []
-    for pending, doc in todo:
-        try:
-            response = pending.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            results.append(Recovered(pending, doc, "failed", f"unreadable: {exc}"))
-            continue
-        if not response.strip():
-            _drop_pending(pending)
-            results.append(Recovered(pending, doc, "dropped", "empty response"))
-            continue
-        if doc is None:
-            results.append(Recovered(pending, None, "failed", "document not found"))
-            continue
-        try:
-            handle = link.find_owner(doc) if link is not None else None
-            live = normalize_text(handle.text) if handle is not None else None
-            done = finish_interrupted(doc, live)
-            if done is not None:
-                results.append(Recovered(pending, doc, "completed", outcome=done))
-                continue
-            request = WriteRequest(doc, response, origin="recover")
-            outcome = write_response(request, link)
-        except AgentDocError as exc:
-            results.append(Recovered(pending, doc, "failed", str(exc)))
-            continue
-        results.append(Recovered(pending, doc, "written", outcome=outcome))
-    return results

@@ -1,37 +1,24 @@
-"""Git adapter: selective commit, squash, history and branches (§7.6, §7.15, §7.24, §9).
+"""Git adapter: squash, history and branches (§7.6, §7.24, §9), through gitpython.
 
-The commit stages the **snapshot** (the agent's last state, with ``(HEAD)`` on
-new headings), never the working tree: the blob is written with ``hash-object``
-and committed through a temporary index, so the user's unsaved-to-git edits
-stay uncommitted and other staged files are left alone. gitpython drives git.
+The selective commit of every turn (§7.15) runs the git command line directly
+(:mod:`agent_doc.cycle.gitcli`), so ``preflight`` does not import gitpython;
+these operations run rarely and keep it.
 """
 
 from __future__ import annotations
 
-import tempfile
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle import gitcli
+from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
     from git import Repo
 
 AGENT_PREFIX = "agent-doc"
-
-
-@dataclass(frozen=True, slots=True)
-class CommitResult:
-    """What a commit did."""
-
-    committed: bool
-    """False when there was nothing to commit."""
-    sha: str | None
-    """The new commit, when one was made."""
-    message: str
-    """The commit message, or why nothing was committed."""
 
 
 def open_repo(path: Path) -> Repo:
@@ -48,13 +35,7 @@ def open_repo(path: Path) -> Repo:
 
 def check_committable(repo: Repo) -> None:
     """Refuse to commit on a detached HEAD or during a merge/rebase."""
-    git_dir = Path(repo.git_dir)
-    if (git_dir / "MERGE_HEAD").exists():
-        raise VcsError("a merge is in progress; finish or abort it before committing")
-    if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
-        raise VcsError("a rebase is in progress; finish or abort it before committing")
-    if repo.head.is_detached:
-        raise VcsError("HEAD is detached; check out a branch before committing")
+    gitcli.check_committable(Path(repo.git_dir), detached=repo.head.is_detached)
 
 
 def relative_path(repo: Repo, path: Path) -> str:
@@ -75,51 +56,10 @@ def has_head(repo: Repo) -> bool:
     return True
 
 
-def head_text(repo: Repo, rel: str) -> str | None:
-    """Return the file's content at HEAD (``None`` when absent there)."""
-    import git
-
-    if not has_head(repo):
-        return None
-    try:
-        data: str = repo.git.show(f"HEAD:{rel}", strip_newline_in_stdout=False)
-    except git.GitCommandError:
-        return None
-    return data.replace("\r\n", "\n").lstrip("\ufeff")
-
-
 def commit_message(path: Path, now: datetime | None = None) -> str:
     """Return ``agent-doc(<stem>): <local timestamp>``."""
     stamp = (now or datetime.now()).strftime("%Y-%m-%d %H:%M:%S")
     return f"{AGENT_PREFIX}({path.stem}): {stamp}"
-
-
-def commit_blob(repo: Repo, rel: str, data: bytes, message: str) -> CommitResult:
-    """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree."""
-    import git
-
-    check_committable(repo)
-    parent = repo.head.commit.hexsha if has_head(repo) else None
-    with tempfile.TemporaryDirectory(prefix="agent-doc-commit-") as scratch:
-        blob_path = Path(scratch) / "blob"
-        blob_path.write_bytes(data)
-        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-        try:
-            blob = repo.git.hash_object("-w", str(blob_path))
-            if parent:
-                repo.git.read_tree(parent, env=env)
-            cache = f"100644,{blob},{rel}"
-            repo.git.update_index("--add", "--cacheinfo", cache, env=env)
-            tree = repo.git.write_tree(env=env)
-        except git.GitCommandError as exc:
-            raise VcsError(f"git could not stage {rel}: {exc.stderr.strip()}") from exc
-    if parent and tree == repo.head.commit.tree.hexsha:
-        return CommitResult(committed=False, sha=None, message="nothing to commit")
-    args = [tree, "-m", message] + (["-p", parent] if parent else [])
-    sha = repo.git.commit_tree(*args)
-    repo.git.update_ref("HEAD", sha, *([parent] if parent else []))
-    repo.git.update_index("--add", "--cacheinfo", f"100644,{blob},{rel}")
-    return CommitResult(committed=True, sha=sha, message=message)
 
 
 def squash_agent_commits(repo: Repo, path: Path) -> CommitResult:

@@ -10,10 +10,10 @@ end of ``exchange``.
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
@@ -61,7 +61,7 @@ __all__ = [
     "trim_entries",
 ]
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 EMPTY_RESPONSE = "empty response — nothing to write"
 UNMATCHED_TARGETS = ("exchange", "output")

@@ -92,7 +92,9 @@ _YAML_WORDS = frozenset(
 
 @functools.cache
 def _plain_line() -> re.Pattern[str]:
-    return re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: +([A-Za-z][A-Za-z0-9_-]*))? *")
+    uuid = r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}"
+    word = r"[A-Za-z][A-Za-z0-9_-]*"
+    return re.compile(rf"([A-Za-z_][A-Za-z0-9_]*):(?: +({word}|{uuid}))? *")
 
 
 def _load_plain(yaml_text: str) -> dict[str, str | None] | None:
@@ -100,9 +102,10 @@ def _load_plain(yaml_text: str) -> dict[str, str | None] | None:
 
     ``None`` when any line is something else (the caller then uses PyYAML):
     a word is a letter followed by letters, digits, ``_`` or ``-`` and is none
-    of the words YAML reads as a boolean or null, so the result is exactly what
-    ``yaml.safe_load`` returns. Importing PyYAML alone costs more than a
-    whole ``agent-doc write`` should.
+    of the words YAML reads as a boolean or null, or a canonical UUID (the
+    session ids; no YAML 1.1 number, date or boolean has its shape), so the
+    result is exactly what ``yaml.safe_load`` returns. Importing PyYAML alone
+    costs more than a whole ``agent-doc write`` should.
     """
     pattern = _plain_line()
     data: dict[str, str | None] = {}

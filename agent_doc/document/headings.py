@@ -13,9 +13,15 @@ import itertools
 import re
 from collections import Counter
 
+from agent_doc.document._lazy_re import lazy_compile
+
 HEAD_SUFFIX = " (HEAD)"
-_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+.*)?$")
-_BOLD = re.compile(r"^\*\*[^*].*\*\*\s*$")
+_ATX = lazy_compile(r"^ {0,3}#{1,6}(?:[ \t]+.*)?$")
+_BOLD = lazy_compile(r"^\*\*[^*].*\*\*\s*$")
+_LINE_STARTS = {  # every line the pattern can match starts like this (a prefilter)
+    _ATX: lazy_compile(r"^ {0,3}#", re.MULTILINE),
+    _BOLD: lazy_compile(r"^\*\*", re.MULTILINE),
+}
 
 
 def _fenced_lines(text: str) -> set[int]:
@@ -34,6 +40,8 @@ def _fenced_lines(text: str) -> set[int]:
 
 def strip_head_markers(text: str) -> str:
     """Remove every ``(HEAD)`` suffix from heading and pseudo-header lines."""
+    if HEAD_SUFFIX not in text:
+        return text
     lines = text.split("\n")
     for index, line in enumerate(lines):
         bare = line.rstrip()
@@ -47,22 +55,32 @@ def _is_marked_kind(line: str) -> bool:
 
 
 def _candidates(text: str, pattern: re.Pattern[str]) -> list[int]:
+    """0-based lines outside fenced code that ``pattern`` matches (whole line)."""
     fenced = _fenced_lines(text) if "```" in text or "~~~" in text else set()
     lines = text.split("\n")
-    return [i for i, ln in enumerate(lines) if i not in fenced and pattern.match(ln)]
+    found: list[int] = []
+    index, offset = 0, 0
+    for start in _LINE_STARTS[pattern].finditer(text):
+        index += text.count("\n", offset, start.start())
+        offset = start.start()
+        if index not in fenced and pattern.match(lines[index]):
+            found.append(index)
+    return found
 
 
 def mark_new_headings(snapshot: str, head: str | None) -> str:
     """Append ``(HEAD)`` to the headings of ``snapshot`` that are new since ``head``."""
     text = strip_head_markers(snapshot)
     previous = strip_head_markers(head or "")
-    pattern = _ATX if _candidates(text, _ATX) else _BOLD
-    seen_before = Counter(
-        previous.split("\n")[i].rstrip() for i in _candidates(previous, pattern)
-    )
+    found = _candidates(text, _ATX)
+    pattern = _ATX if found else _BOLD
+    if not found:
+        found = _candidates(text, _BOLD)
+    before = previous.split("\n")
+    seen_before = Counter(before[i].rstrip() for i in _candidates(previous, pattern))
     lines = text.split("\n")
     seen_now: Counter[str] = Counter()
-    for index in _candidates(text, pattern):
+    for index in found:
         key = lines[index].rstrip()
         seen_now[key] += 1
         if seen_now[key] > seen_before[key]:

@@ -8,7 +8,7 @@ the first heading (after the YAML frontmatter) is the ``(preamble)`` section.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
@@ -24,8 +24,7 @@ _CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FRONTMATTER_END = lazy_compile(r"^---[ \t]*$\n?", re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(NamedTuple):
     """One section of the outline."""
 
     heading: str
@@ -77,22 +76,27 @@ def outline(text: str) -> list[Section]:
     sections: list[Section] = []
     first = starts[0][0] if starts else len(text)
     if text[body:first].strip():
-        sections.append(_section(text, PREAMBLE, 0, body, first, heading_line=False))
+        line = text.count("\n", 0, body) + 1
+        preamble = text[body:first]
+        sections.append(_section(PREAMBLE, 0, preamble, line, heading_line=False))
+    line = text.count("\n", 0, first) + 1
     for i, (start, heading, depth) in enumerate(starts):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
-        sections.append(_section(text, heading, depth, start, end, heading_line=True))
+        chunk = text[start:end]
+        sections.append(_section(heading, depth, chunk, line, heading_line=True))
+        line += chunk.count("\n")  # the next heading's line, counted once (linear)
     return sections
 
 
 def _section(
-    text: str, heading: str, depth: int, start: int, end: int, *, heading_line: bool
+    heading: str, depth: int, chunk: str, line: int, *, heading_line: bool
 ) -> Section:
-    chunk = text[start:end]
+    """The section whose text is ``chunk``, starting on 1-based ``line``."""
     count = chunk.count("\n") + (0 if chunk.endswith("\n") or not chunk else 1)
     return Section(
         heading=heading,
         depth=depth,
-        line=text.count("\n", 0, start) + 1,
+        line=line,
         lines=count - 1 if heading_line else count,
         tokens=len(chunk.encode("utf-8", "surrogatepass")) // 4,
     )

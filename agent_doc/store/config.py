@@ -15,10 +15,11 @@ import os
 import re
 import stat
 import sys
-from dataclasses import dataclass
-from dataclasses import field
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
@@ -40,8 +41,7 @@ def missing_agent_hint(program: str) -> str:
     return f"install '{program}' or fix its path"
 
 
-@dataclass(frozen=True, slots=True)
-class AgentCommand:
+class AgentCommand(NamedTuple):
     """A configured agent backend: the program and the arguments it starts with."""
 
     command: str
@@ -56,15 +56,14 @@ class AgentCommand:
     """ACP permission requests: ``ask`` the person, or always ``allow``/``reject``."""
 
 
-@dataclass(frozen=True, slots=True)
-class GlobalConfig:
+class GlobalConfig(NamedTuple):
     """The user's global configuration, fully defaulted."""
 
     default_agent: str | None = None
     """Backend used when neither ``--agent`` nor frontmatter names one."""
     claude_args: str | None = None
     """Extra arguments for claude (space-separated)."""
-    agents: dict[str, AgentCommand] = field(default_factory=dict)
+    agents: Mapping[str, AgentCommand] = MappingProxyType({})
     """``[agents.NAME]`` tables."""
     terminal_command: str | None = None
     """``[terminal] command`` template with a ``{tmux_command}`` placeholder."""
@@ -72,15 +71,14 @@ class GlobalConfig:
     """The file this came from (None when absent)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectConfig:
+class ProjectConfig(NamedTuple):
     """The project's ``.agent-doc/config.toml``."""
 
     tmux_session: str | None = None
     """The tmux session bound to this project."""
     agent_command: str | None = None
     """Command line started in new agent panes (default ``claude``)."""
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: Mapping[str, Any] = MappingProxyType({})
     """Every key, for modules that read their own sections."""
     path: Path | None = None
     """The file this came from (None when absent)."""

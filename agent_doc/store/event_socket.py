@@ -15,17 +15,19 @@ behind by a dead listener (connection refused) is removed before binding.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import logging
 import os
-import socket
-import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from agent_doc.document._lazy_log import lazy_logger
+from agent_doc.document._sha256 import sha256_hex
 from agent_doc.errors import StateError
 
-logger = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import socket
+
+logger = lazy_logger(__name__)
 
 SUN_PATH_MAX = 100
 MAX_LINE = 1024 * 1024
@@ -65,7 +67,7 @@ def bind_path(root: Path) -> Path:
     preferred = default_socket_path(root.resolve())
     if len(os.fsencode(str(preferred))) < SUN_PATH_MAX:
         return preferred
-    digest = hashlib.sha256(os.fsencode(str(preferred))).hexdigest()[:16]
+    digest = sha256_hex(os.fsencode(str(preferred)))[:16]
     return runtime_dir() / f"h-{digest}.sock"
 
 
@@ -73,7 +75,9 @@ def send_line(root: Path, line: str, *, timeout: float = 1.0) -> str | None:
     """Send one line to the listener; its reply line, or ``None`` if unreachable."""
     path = socket_path(root)
     if not path.exists():
-        return None
+        return None  # no listener: socket is not even imported
+    import socket
+
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         try:
@@ -86,6 +90,8 @@ def send_line(root: Path, line: str, *, timeout: float = 1.0) -> str | None:
 
 
 def _alive(path: Path) -> bool:
+    import socket
+
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
         probe.settimeout(0.5)
         try:
@@ -105,6 +111,8 @@ class HookListener:
         """Answers one received line (the reply written back, e.g. ``ok``)."""
         self.path = bind_path(self.root)
         """The bound socket path."""
+        import threading
+
         self._stop = threading.Event()
         self._sock = self._bind()
 
@@ -114,6 +122,8 @@ class HookListener:
                 raise StateError(f"a hook listener already runs on {self.path}")
             self.path.unlink()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        import socket
+
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)
         try:
@@ -148,6 +158,8 @@ class HookListener:
                     if self._stop.is_set():
                         break
                     raise
+                import threading
+
                 threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
         finally:
             self.close()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 from typing import NamedTuple
 from typing import Protocol
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
@@ -32,7 +32,7 @@ from agent_doc.errors import StateError
 if TYPE_CHECKING:
     from agent_doc.store.event_socket import HookListener
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 EVENT_TTL_S = 3600
 """Events older than this (seconds) are expired and removed."""

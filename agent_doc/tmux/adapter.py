@@ -1,17 +1,18 @@
-"""The tmux adapter: the only agent_doc module that imports libtmux (lazily).
+"""The tmux adapter: the only agent_doc module that runs ``tmux``.
 
 Every tmux command goes to one server chosen by configuration:
 ``AGENT_DOC_TMUX_SOCKET`` (a ``tmux -L`` name) when set, else the user's default
 server (tmux itself honours ``$TMUX``). Bulk metadata is one ``list-panes -a``
 and one ``list-windows -a`` call. Failures raise :class:`TmuxError` with one line.
+Commands run as plain ``tmux [-L NAME] ARGS...`` subprocesses, the way libtmux's
+``Server.cmd`` runs them, without importing libtmux (≈50 ms per CLI start).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple
 
 from agent_doc.errors import TmuxError
 
@@ -29,8 +30,7 @@ _WINDOW_FIELDS = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class PaneInfo:
+class PaneInfo(NamedTuple):
     """One pane as reported by ``list-panes -a``."""
 
     pane_id: str
@@ -50,13 +50,12 @@ class PaneInfo:
     window_active: bool
 
 
-@dataclass(frozen=True, slots=True)
-class WindowInfo:
+class WindowInfo(NamedTuple):
     """One window as reported by ``list-windows -a``."""
 
     window_id: str
     name: str
-    index: int
+    index: int  # type: ignore[assignment]  # the field hides tuple.index
     session: str
     activity: int
     panes: int
@@ -80,32 +79,37 @@ class Tmux:
 
     def __init__(self, socket_name: str | None = None) -> None:
         self.socket_name = socket_name
-        self._server: Any = None
+        self._binary: str | None = None
 
     @classmethod
     def from_env(cls) -> Tmux:
         """The server named by ``AGENT_DOC_TMUX_SOCKET``, else the default one."""
         return cls(os.environ.get(SOCKET_ENV) or None)
 
-    def _get_server(self) -> Any:
-        if self._server is None:
-            if shutil.which("tmux") is None:
+    def _command(self, args: tuple[str, ...]) -> list[str]:
+        if self._binary is None:
+            self._binary = shutil.which("tmux")
+            if self._binary is None:
                 raise TmuxError("tmux is not installed")
-            import libtmux
-
-            self._server = libtmux.Server(socket_name=self.socket_name)
-        return self._server
+        socket = [f"-L{self.socket_name}"] if self.socket_name else []
+        return [self._binary, *socket, *args]
 
     def try_run(self, *args: str) -> tuple[int, list[str], str]:
         """Run one tmux command: ``(returncode, stdout lines, first stderr line)``."""
-        from libtmux import exc
+        import subprocess
 
         try:
-            proc = self._get_server().cmd(*args)
-        except exc.TmuxCommandNotFound:
+            proc = subprocess.run(
+                self._command(args), capture_output=True, text=True,
+                encoding="utf-8", errors="backslashreplace", check=False,
+            )  # fmt: skip
+        except FileNotFoundError:
             raise TmuxError("tmux is not installed") from None
-        err = proc.stderr[0] if proc.stderr else ""
-        return int(proc.returncode or 0), list(proc.stdout), err
+        out = proc.stdout.split("\n")
+        while out and out[-1] == "":  # trailing newlines are not lines
+            out.pop()
+        err = next((line for line in proc.stderr.split("\n") if line), "")
+        return proc.returncode, out, err
 
     def run(self, *args: str) -> list[str]:
         """Run one tmux command; raise :class:`TmuxError` when it fails."""

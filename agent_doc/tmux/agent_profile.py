@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import ConfigError
@@ -92,8 +92,7 @@ def _stem(name: str) -> str:
     return path.stem if path.suffix in _SCRIPT_SUFFIXES else name
 
 
-@dataclass(frozen=True, slots=True)
-class AgentProfile:
+class AgentProfile(NamedTuple):
     """The agent of a project's panes, as far as tmux routing cares."""
 
     name: str

@@ -16,16 +16,15 @@ separate CLI runs see time pass; the language server can pass its own dict.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from collections.abc import Collection
-from dataclasses import asdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from typing import NamedTuple
 
+from agent_doc.document._sha256 import sha256_hex
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
@@ -40,8 +39,7 @@ STARTING, RUNNING, NEEDS_INPUT, STALE, EXITED = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class AgentStateConfig:
+class AgentStateConfig(NamedTuple):
     """Timeouts (seconds) of the inference."""
 
     idle_s: float = 5.0
@@ -58,8 +56,7 @@ class AgentStateConfig:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """What was last seen in a pane."""
 
     screen_hash: str
@@ -68,8 +65,7 @@ class Observation:
     since: float
 
 
-@dataclass(frozen=True, slots=True)
-class AgentStatus:
+class AgentStatus(NamedTuple):
     """A document's pane and its agent's state (``status --json`` item)."""
 
     session_id: str
@@ -155,7 +151,7 @@ def agent_states(
         alive = kind in ("agent", "other")
         screen = tmux.capture(entry.pane) if info is not None and not info.dead else ""
         permission = parse_prompt(screen).active
-        digest = hashlib.sha256(strip_ansi(screen).encode()).hexdigest()
+        digest = sha256_hex(strip_ansi(screen).encode())
         obs = infer(memory.get(key), digest, alive=alive, permission=permission,
                     now=now, config=config)  # fmt: skip
         memory[key] = obs
@@ -167,6 +163,10 @@ def agent_states(
             agent=profile.name if kind == "agent" else "",
         ))  # fmt: skip
     if persist:
-        data: dict[str, Any] = {k: asdict(v) for k, v in memory.items()}
-        atomic_write_text(_store_path(root), json.dumps(data, indent=2) + "\n")
+        data: dict[str, Any] = {k: v._asdict() for k, v in memory.items()}
+        # atomic, not fsynced: what was last seen in a pane, not user data (a
+        # lost file only restarts the idle timers), and two fsyncs cost more
+        # than the whole observation
+        text = json.dumps(data, indent=2) + "\n"
+        atomic_write_text(_store_path(root), text, durable=False)
     return result

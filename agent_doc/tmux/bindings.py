@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import DocumentError
@@ -33,8 +33,7 @@ AGENT_WINDOW = "agent-doc"
 _ENV_ASSIGNMENT = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-@dataclass(frozen=True, slots=True)
-class DocSession:
+class DocSession(NamedTuple):
     """A document with its project root, session UUID and frontmatter bits."""
 
     path: Path

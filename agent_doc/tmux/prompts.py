@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.errors import TmuxError
@@ -27,21 +26,19 @@ _BRACKET = lazy_compile(r"^\[(\d+)\]\s+(.+)$")
 _NUMBERED = lazy_compile(r"^(\d+)\.\s+(.+)$")
 
 
-@dataclass(frozen=True, slots=True)
-class PromptOption:
+class PromptOption(NamedTuple):
     """One choice of a permission prompt (``index`` is 1-based as displayed)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the field hides tuple.index
     label: str
 
 
-@dataclass(frozen=True, slots=True)
-class PromptInfo:
+class PromptInfo(NamedTuple):
     """A parsed permission prompt; ``selected`` is the 0-based highlighted option."""
 
     active: bool
     question: str = ""
-    options: tuple[PromptOption, ...] = field(default_factory=tuple)
+    options: tuple[PromptOption, ...] = ()
     selected: int = 0
 
     def to_json(self) -> dict[str, Any]:

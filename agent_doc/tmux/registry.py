@@ -13,11 +13,10 @@ import contextlib
 import json
 import stat
 import time
-from dataclasses import asdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.errors import StateError
 from agent_doc.store.state import STATE_DIR
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
     from agent_doc.tmux.adapter import PaneInfo
 
 
-@dataclass(slots=True)
-class SessionEntry:
+class SessionEntry(NamedTuple):
     """One Binding: a document's session UUID → its tmux pane."""
 
     pane: str
@@ -110,7 +108,7 @@ class Registry:
 
     def to_json(self) -> str:
         """The file contents (stable key order, trailing newline)."""
-        data = {k: asdict(e) for k, e in sorted(self.entries.items())}
+        data = {k: e._asdict() for k, e in sorted(self.entries.items())}
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -131,7 +129,7 @@ def _parse(text: str) -> dict[str, SessionEntry]:
     for key, raw in data.items():
         if not isinstance(raw, dict) or not isinstance(raw.get("pane"), str):
             raise ValueError(f"entry {key!r} has no pane")
-        known = {f: raw[f] for f in SessionEntry.__slots__ if f in raw}
+        known = {f: raw[f] for f in SessionEntry._fields if f in raw}
         entries[str(key)] = SessionEntry(**_coerce(known))
     return entries
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from agent_doc.errors import TmuxError
 from agent_doc.store.state import STATE_DIR
@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 STARTING_LOCK_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class RouteResult:
+class RouteResult(NamedTuple):
     """What ``route`` did: ``status`` ∈ sent / started / starting / debounced."""
 
     file: str

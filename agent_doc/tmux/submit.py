@@ -15,8 +15,8 @@ so it never gets a second Enter.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import TmuxError
@@ -36,8 +36,7 @@ class AgentNotReady(TmuxError):
     exit_code = EX_TEMPFAIL
 
 
-@dataclass(frozen=True, slots=True)
-class PaneView:
+class PaneView(NamedTuple):
     """What a pane shows: text, cursor and scrollback size (to detect any change)."""
 
     history: int

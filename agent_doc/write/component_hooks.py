@@ -9,7 +9,6 @@ detached, so a slow hook never holds up the write. Both get ``COMPONENT`` and
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from agent_doc.errors import PatchError
@@ -41,6 +40,8 @@ def run_pre_patch(
         The hook exits non-zero (message carries its stderr), times out or
         cannot be started.
     """
+    import subprocess  # only when a hook is configured
+
     try:
         result = subprocess.run(
             ["sh", "-c", cmd],
@@ -77,6 +78,8 @@ def run_post_patch(cmd: str, component: str, file: Path | str) -> int:
     PatchError
         The shell cannot be started.
     """
+    import subprocess  # only when a hook is configured
+
     try:
         process = subprocess.Popen(
             ["sh", "-c", cmd],

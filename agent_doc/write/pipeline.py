@@ -18,7 +18,6 @@ the agent cycle. Its steps (spec §7.22, architecture "writing.py"):
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING
 from typing import Literal
 from typing import NamedTuple
 
+from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerHandle
     from agent_doc.write.server_link import ServerLink
 
-logger = logging.getLogger(__name__)
+logger = lazy_logger(__name__)
 
 Target = Literal["disk", "server"]
 
@@ -183,11 +183,11 @@ def text_digest(text: str, data: bytes | None = None) -> str:
 
     ``data`` is ``text`` already encoded as UTF-8, when the caller has it.
     """
-    import hashlib
+    from agent_doc.document._sha256 import sha256_hex  # no OpenSSL load
 
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 def _utf8(text: str) -> bytes | None:

@@ -7,7 +7,8 @@ connections), and speaks the NDJSON protocol of ``docs/architecture.md``: one
 request line, one reply line, bounded by a timeout.
 
 It uses only the standard library (``socket`` + ``json``) so that the ``write``
-hand-off stays cheap to start.
+hand-off stays cheap to start; ``socket`` is imported only when there is a
+server to talk to, and the records are named tuples (no dataclass set-up).
 
 Long socket paths: ``sun_path`` holds about 107 bytes. When a socket path is
 longer, we open its directory with ``O_PATH`` and connect to
@@ -19,19 +20,21 @@ a fresh short temporary directory, removed right after connecting.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
-import socket
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
+from typing import NamedTuple
 
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
 from agent_doc.store.procs import pid_alive
+
+if TYPE_CHECKING:
+    import socket
 
 SUN_PATH_MAX = 100
 """Socket paths at least this long (bytes) are connected to indirectly."""
@@ -40,8 +43,7 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024
 """A reply line longer than this is refused (a document larger than 64 MB)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Registration:
+class Registration(NamedTuple):
     """One ``servers/<pid>.json`` entry: a server that said it is running."""
 
     pid: int
@@ -51,8 +53,7 @@ class Registration:
     """The registration file itself (deleted when the server is stale)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ServerHandle:
+class ServerHandle(NamedTuple):
     """A live server that has a given document open, with its buffer text."""
 
     registration: Registration
@@ -65,8 +66,7 @@ class ServerHandle:
     """Other live servers with the document open (their copies go stale)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ServerWriteReply:
+class ServerWriteReply(NamedTuple):
     """What a server returns after applying an agent response to its buffer."""
 
     content_ours: str
@@ -114,6 +114,8 @@ def exchange(
     :class:`TimeoutError` when no full reply line arrives within ``timeout``,
     and :class:`ServerLinkError` for a malformed reply.
     """
+    import socket
+
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         _connect(sock, socket_path)
@@ -303,7 +305,7 @@ class ServerLink:
         found.sort(key=lambda item: item[0])  # stable: ties keep registry order
         owner = found[-1][1] if found[-1][0] else found[0][1]
         others = tuple(h.registration for _, h in found if h is not owner)
-        return dataclasses.replace(owner, others=others)
+        return owner._replace(others=others)
 
     def notify_stale(self, handle: ServerHandle) -> int:
         """Tell every other server holding the document that its copy is stale.

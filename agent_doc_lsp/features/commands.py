@@ -54,11 +54,11 @@ def path_of(uri: str) -> Path:
 
 
 def jsonable(value: Any) -> Any:
-    """Dataclasses and NamedTuple records → dicts, paths → strings, recursively."""
+    """Dataclasses and named tuples → dicts, paths → strings, recursively."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    elif isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple
-        value = dict(zip(value._fields, value, strict=True))
+    elif isinstance(value, tuple) and hasattr(value, "_asdict"):
+        value = value._asdict()
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -113,8 +113,8 @@ def outline(link: LocalLink, path: Path) -> Any:
 
 def register(server: AgentDocLanguageServer) -> None:
     """Register the document commands."""
+    from agent_doc.cycle.doc_diff import document_diff
     from agent_doc.cycle.preflight import run_preflight
-    from agent_doc.cycle.project import document_diff
     from agent_doc.cycle.project import reset_document
     from agent_doc.write.pipeline import patch_component
 

@@ -23,6 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from agent_doc.automation import served_write
 from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.errors import EX_TEMPFAIL
@@ -44,6 +45,11 @@ VCS_REFRESH = "agentDoc/vcsRefresh"
 """Custom notification sent to the client on a ``vcs_refresh`` message."""
 
 Message = dict[str, Any]
+Handler = Callable[[AgentDocLanguageServer, str, Message], Awaitable[Message]]
+
+FINISHERS: dict[str, Handler] = {}
+"""Handlers of hand-off requests (``finish: true``) that other features add
+(:mod:`agent_doc_lsp.features.patch_handoff` runs the whole ``patch``)."""
 
 
 @dataclass
@@ -149,7 +155,8 @@ def _within(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
-def _text(message: Message, key: str, *, optional: bool = False) -> str | None:
+def text_field(message: Message, key: str, *, optional: bool = False) -> str | None:
+    """The string field ``key`` of a socket request (``ValueError`` if not one)."""
     value = message.get(key)
     if value is None and optional:
         return None
@@ -160,7 +167,7 @@ def _text(message: Message, key: str, *, optional: bool = False) -> str | None:
 
 def _target(ls: AgentDocLanguageServer, message: Message) -> tuple[Buffer | None, str]:
     """Return the open buffer the request names (``None``: not open) or an error."""
-    path = Path(_text(message, "file") or "").resolve()
+    path = Path(text_field(message, "file") or "").resolve()
     roots = roots_of(ls)
     buffer = ls.buffers.by_path(path)
     if not (_within(path, roots) or (not roots and buffer)):
@@ -230,13 +237,15 @@ def show_warnings(ls: AgentDocLanguageServer, warnings: list[str]) -> None:
 
 
 async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
-    response = _text(message, "response") or ""
+    if message.get("finish") is True:  # a hand-off: the bookkeeping is ours too
+        return await _write_and_finish(ls, uri, message)
+    response = text_field(message, "response") or ""
     warnings = patch_warnings(ls, uri, response)
     plan = await write_buffer(
         ls,
         uri,
         response,
-        _text(message, "baseline", optional=True),
+        text_field(message, "baseline", optional=True),
         _timeout_ms(message),
     )
     show_warnings(ls, warnings)
@@ -249,10 +258,34 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
     }
 
 
+async def _write_and_finish(
+    ls: AgentDocLanguageServer, uri: str, message: Message
+) -> Message:
+    """``write`` with ``finish``: pending, status, snapshot and hooks here too."""
+    path = Path(to_fs_path(uri) or uri)
+    response = text_field(message, "response") or ""
+    origin = text_field(message, "origin", optional=True)
+    buffer = ls.buffers.get(uri)
+    before = buffer.text if buffer is not None else ""
+    served_write.begin(path, response)
+    try:
+        reply = await _write(ls, uri, {**message, "finish": False})
+        changed, merged = served_write.finish(
+            path, reply["content_ours"], reply["text"], before, origin
+        )
+    finally:
+        served_write.end(path)
+    return {"finished": True, "warnings": reply["warnings"], "changed": changed,
+            "merged": merged}  # fmt: skip
+
+
 async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
-    component = _text(message, "component") or ""
-    content = _text(message, "content") or ""
-    mode = _text(message, "mode", optional=True)
+    finisher = FINISHERS.get("patch")
+    if message.get("finish") is True and finisher is not None:
+        return await finisher(ls, uri, message)  # a hand-off: the whole command
+    component = text_field(message, "component") or ""
+    content = text_field(message, "content") or ""
+    mode = text_field(message, "mode", optional=True)
     plan = await patch_buffer(ls, uri, component, content, mode, _timeout_ms(message))
     return {"text": plan.merged}
 
@@ -284,9 +317,7 @@ async def _unused(_ls: AgentDocLanguageServer, _uri: str, _message: Message) -> 
     return {}  # read/typing are answered by _describe
 
 
-_HANDLERS: dict[
-    str, Callable[[AgentDocLanguageServer, str, Message], Awaitable[Message]]
-] = {
+_HANDLERS: dict[str, Handler] = {
     "read": _unused,
     "typing": _unused,
     "write": _write,

@@ -5,7 +5,10 @@ against the editor's own state (API objects and what the workbench shows);
 each check is reported here as its own test. Setup: a git project with two
 session documents, a private tmux server whose pane runs the stand-in agent
 (``TMUX_PANE`` points at it, as when VS Code is started from tmux), the server
-started through a wrapper that logs each start. See tests/editors/README.md.
+started through a wrapper that logs each start; for the ACP checks
+(``vscode_e2e/features_acp.js``) a third kind of document, ``acp.md``, whose
+agent is the stand-in ACP agent (``tests/acp_standin.py``) configured in the
+run's own ``XDG_CONFIG_HOME``. See tests/editors/README.md.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.editors.vscode_fixtures import TIMINGS
+from tests.editors.vscode_fixtures import acp_params
 from tests.editors.vscode_fixtures import make_project
 from tests.editors.vscode_harness import VSCode
 
@@ -43,6 +47,9 @@ CHECKS = [
     "auto_sync_on_visible_editors",
     "settings_reach_server",
     "restart_language_server",
+    "acp_answer_streams_while_typing_one_undo",
+    "acp_ask_and_stop_commands",
+    "acp_permission_question_in_notification",
 ]
 
 
@@ -58,7 +65,7 @@ def features(
         result = editor.run(
             "all_features.js",
             project.root,
-            project.params(),
+            {**project.params(), **acp_params(project, editor.workdir)},
             settings={
                 **project.settings(),
                 "agentDoc.autoSync": False,

@@ -10,6 +10,7 @@ installed ``.vsix`` runs in a real VS Code in ``test_vscode_e2e.py``.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import zipfile
@@ -28,6 +29,11 @@ def _manifest() -> dict[str, Any]:
     return data
 
 
+def _server_sources() -> str:
+    root = VSCODE.parent.parent / "agent_doc_lsp"
+    return "".join(p.read_text("utf-8") for p in sorted(root.rglob("*.py")))
+
+
 def test_manifest_commands_keys_and_settings() -> None:
     manifest = _manifest()
     contributes = manifest["contributes"]
@@ -37,9 +43,15 @@ def test_manifest_commands_keys_and_settings() -> None:
         "agentDoc.claimPane": "ctrl+shift+alt+c",
         "agentDoc.syncLayout": "ctrl+shift+alt+l",
         "agentDoc.commitDocument": "ctrl+shift+alt+m",
+        "agentDoc.askAgent": "ctrl+shift+alt+enter",
+        "agentDoc.stopAsking": "ctrl+shift+alt+x",
     }
     commands = {c["command"] for c in contributes["commands"]}
     assert set(keys) <= commands
+    # vscode-languageclient registers the server's commands itself: no id may collide
+    server = set(re.findall(r'"(agentDoc\.[A-Za-z]+)"', _server_sources()))
+    assert "agentDoc.stopAgent" in server
+    assert not commands & server
     props = contributes["configuration"]["properties"]
     assert props["agentDoc.server.command"]["default"] == "agent-doc-lsp"
     assert props["agentDoc.server.args"]["type"] == "array"

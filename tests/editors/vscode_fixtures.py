@@ -125,6 +125,36 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
 
 
+def acp_params(project: Project, workdir: Path) -> dict[str, object]:
+    """An ACP session document ``acp.md`` whose agent is the stand-in ACP agent.
+
+    The agent is configured in the run's own config folder (``workdir``'s
+    ``XDG_CONFIG_HOME``, see :class:`~tests.editors.vscode_harness.VSCode`);
+    it reads what to do from ``acpSettings`` each time it starts.
+    """
+    from agent_doc.cycle.acp_run import INTERRUPTED_NOTE
+    from tests.acp_standin import ACP_AGENT
+    from tests.acp_standin import SESSION_DOC
+
+    doc = project.root / "acp.md"
+    doc.write_text(SESSION_DOC, "utf-8")
+    settings = project.root.parent / "acp-agent-settings.json"
+    settings.write_text("{}")
+    config = workdir / "home" / ".config" / "agent-doc" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.standin]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{ACP_AGENT}", "{settings}"]\n'
+        'transport = "acp"\n'
+    )
+    return {
+        "acpDoc": str(doc),
+        "acpSettings": str(settings),
+        "interruptedNote": INTERRUPTED_NOTE,
+    }
+
+
 @contextmanager
 def make_project(base: Path) -> Iterator[Project]:
     """Set up a :class:`Project` under ``base``; kill its tmux server after."""

@@ -1,10 +1,11 @@
 """The ``write`` hand-off does only hand-off work (issue 17).
 
-When a server has the document open, ``agent-doc write`` reads stdin, saves the
-response as pending, asks the server, and saves the snapshot the server's reply
-carries: no typer, no pycrdt, no patch parsing in the CLI — the server builds
-content_ours once and records its digest before it edits the buffer, so a CLI
-killed after the edit landed is finished by ``recover`` without a second copy.
+When a server has the document open, ``agent-doc write`` reads stdin, connects,
+sends and prints: no typer, no pycrdt, no patch parsing, no state store in the
+CLI. The server saves the response as pending, builds content_ours once,
+records its digest before it edits the buffer (so a writer killed after the
+edit landed is finished by ``recover`` without a second copy), then saves the
+snapshot and CRDT state and clears the pending response.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
-from agent_doc.cycle.project import recover_pending
+from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.merge import encode_text_state
+from agent_doc.errors import ComponentNotFound
 from agent_doc.store.state import StateStore
 from agent_doc.write.server_link import ServerLink
 from tests.lsp.editor_client import Editor
@@ -26,6 +28,7 @@ from tests.lsp.editor_client import start_editor
 from tests.lsp.test_live_write import DOC
 from tests.lsp.test_live_write import RESPONSE
 from tests.lsp.test_live_write import open_doc
+from tests.lsp.test_live_write import run_cli
 from tests.lsp.test_live_write import type_prompt
 
 NOT_ON_THE_HANDOFF = (
@@ -35,6 +38,8 @@ NOT_ON_THE_HANDOFF = (
     "agent_doc.document.apply",
     "agent_doc.document.patch_blocks",
     "agent_doc.document.merge",
+    "agent_doc.store.state",
+    "agent_doc.automation.lifecycle",
 )
 
 
@@ -74,6 +79,42 @@ async def test_handoff_imports_no_pycrdt_typer_or_patch_parsing(ed: Editor, proj
     assert store.load_pending(doc) is None
     assert store.load_expected(doc) is None
     assert doc.read_text() == DOC  # the editor owns the file
+    status = (project / ".agent-doc" / "status").glob("*")
+    assert [p.read_text().split(":")[0] for p in status] == ["idle"]
+
+
+def _imported(log: str) -> set[str]:
+    return {
+        line.rsplit("|", 1)[-1].strip()
+        for line in log.splitlines()
+        if line.startswith("import time:")
+    }
+
+
+async def test_patch_hands_off_the_whole_command(ed: Editor, project):
+    doc = await open_doc(ed, project)
+    uri = doc.as_uri()
+    type_prompt(ed, uri, "Unsaved prompt\n")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-X", "importtime", "-m", "agent_doc.cli.entry",
+        "patch", str(doc), "exchange", "Patched by the agent.\n",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _out, err = await asyncio.wait_for(proc.communicate(), 30)
+    log = err.decode()
+    assert proc.returncode == 0, log[-2000:]
+    assert _imported(log) & set(NOT_ON_THE_HANDOFF) == set()
+    assert "patched exchange in" in log
+    assert "(server)" in log
+    text = ed.text(uri)
+    assert "Patched by the agent." in text
+    assert StateStore(project).load_snapshot(doc) == text
+    assert doc.read_text() == DOC  # the editor owns the file
+    code, stderr = await run_cli("patch", str(doc), "nosuch", "x")
+    assert code == ComponentNotFound.exit_code, stderr
+    assert stderr.startswith("agent-doc: ")
+    assert "nosuch" in stderr
+    assert ed.text(uri) == text
 
 
 async def test_cli_killed_after_the_edit_landed_is_recovered_once(ed: Editor, project):

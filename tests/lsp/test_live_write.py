@@ -66,7 +66,27 @@ async def open_doc(editor: Editor, project: Path, name: str = "doc.md") -> Path:
     doc.write_text(DOC)
     editor.open(doc.as_uri(), DOC)
     await registered(editor, project)
+    await opened(project, doc)
     return doc
+
+
+async def opened(project: Path, doc: Path, count: int = 1) -> None:
+    """Wait (bounded) until ``count`` servers have ``doc`` open: didOpen travels
+    over stdio, a CLI's request over the project socket; either may come first."""
+    from tests.reliability._server import ask
+    from tests.reliability._server import request
+
+    deadline = asyncio.get_running_loop().time() + 10
+    while True:
+        sockets = [
+            json.loads(entry.read_text())["socket"]
+            for entry in (project / ".agent-doc" / "servers").glob("*.json")
+        ]
+        replies = [await ask(s, request(type="read", file=str(doc))) for s in sockets]
+        if sum(1 for r in replies if r.get("open")) >= count:
+            return
+        assert asyncio.get_running_loop().time() < deadline, f"{doc} never opened"
+        await asyncio.sleep(0.02)
 
 
 def type_prompt(editor: Editor, uri: str, text: str) -> None:
@@ -186,6 +206,7 @@ async def test_two_servers_cli_picks_the_one_with_the_document(ed, project):
         doc_b.write_text(DOC)
         ed2.open(doc_b.as_uri(), DOC)
         await registered(ed, project, count=2)
+        await opened(project, doc_b)
         code, err = await write(doc_b)
         assert code == 0, err
         assert "The answer is 42." in ed2.text(doc_b.as_uri())
@@ -334,6 +355,7 @@ async def test_cli_reset_clears_resume_in_the_buffer_not_the_file(ed, project):
     uri = doc.as_uri()
     ed.open(uri, text)
     await registered(ed, project)
+    await opened(project, doc)
     StateStore(project).save_snapshot(doc, text)
     type_prompt(ed, uri, "Unsaved line\n")
     code, err = await run_cli("reset", str(doc))

@@ -20,6 +20,7 @@ from tests.lsp.editor_client import offset_of
 from tests.lsp.editor_client import position_of
 from tests.lsp.editor_client import start_editor
 from tests.lsp.test_live_write import SERVER
+from tests.lsp.test_live_write import opened
 from tests.lsp.test_live_write import registered
 from tests.lsp.test_live_write import run_cli
 
@@ -55,6 +56,7 @@ async def open_doc(editor: Editor, project: Path) -> Path:
     doc.write_text(DOC)
     editor.open(doc.as_uri(), DOC)
     await registered(editor, project)
+    await opened(project, doc)
     return doc
 
 
@@ -150,6 +152,7 @@ async def test_two_editors_the_write_goes_to_the_one_typed_in_last(client, proje
         ed1.open(doc.as_uri(), DOC)
         ed2.open(doc.as_uri(), DOC)
         await registered(ed1, project, count=2)
+        await opened(project, doc, count=2)
         uri = doc.as_uri()
         type_at_prompt_end(ed1, uri, " one")
         await asyncio.sleep(0.05)

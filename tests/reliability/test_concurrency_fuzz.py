@@ -42,7 +42,7 @@ from pathlib import Path
 import pytest
 from pytest_lsp import LanguageClient
 
-from agent_doc.cycle.project import recover_pending
+from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.errors import ServerTimeout
 from agent_doc.store.state import StateStore

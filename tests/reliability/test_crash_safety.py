@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.cycle.project import recover_pending
+from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.store.state import StateStore

@@ -17,7 +17,10 @@ from agent_doc.document.frontmatter import parse_frontmatter
 KEYS = st.sampled_from(["agent_doc_format", "model", "on", "Yes", "k", "_x", "a1"])
 VALUES = st.sampled_from(
     ["template", "crdt", "", "yes", "No", "null", "True", "off", "claude-3", "a_b",
-     "1234", "1e3", "x:y", "'q'", "~", "nan", ".inf", "2024-01-01", "a b", "é"]
+     "1234", "1e3", "x:y", "'q'", "~", "nan", ".inf", "2024-01-01", "a b", "é",
+     "11111111-2222-3333-4444-555555555555", "0e4f9c2a-1d3b-4c5e-8f90-123456789abc",
+     "2024-1111-2222-3333-444444444444", "1e100000-0000-0000-0000-000000000000",
+     "12345678-1234-1234-1234-12345678901"]
 )  # fmt: skip
 SEPARATORS = st.sampled_from([": ", ":", ":  ", ":\t", " : "])
 TRAILERS = st.sampled_from(["", " ", "\t", " # c", "\r"])
@@ -43,8 +46,9 @@ def test_a_template_document_is_parsed_without_importing_yaml() -> None:
         "import sys\n"
         "from agent_doc.document.frontmatter import parse_frontmatter\n"
         "fm = parse_frontmatter('---\\nagent_doc_format: template\\nmodel: x-1\\n"
-        "---\\nbody\\n')\n"
+        "agent_doc_session: 0e4f9c2a-1d3b-4c5e-8f90-123456789abc\\n---\\nbody\\n')\n"
         "assert fm.format == 'template' and fm.model == 'x-1', fm\n"
+        "assert fm.session == '0e4f9c2a-1d3b-4c5e-8f90-123456789abc', fm\n"
         "print('yaml' in sys.modules)\n"
     )
     out = subprocess.run(

@@ -1,20 +1,20 @@
 """The bodies of ``write`` and ``diff``, shared by typer and the fast path.
 
-These two commands run on every agent cycle, so :mod:`agent_doc.cli.entry`
-answers them with argparse (≈5 ms) instead of typer (≈85 ms). Both front-ends
+These commands run on every agent cycle, so :mod:`agent_doc.cli.entry` answers
+them with a plain parser (:mod:`._argv`) instead of typer (≈85 ms). Both front-ends
 call :func:`do_write` / :func:`do_diff` here, so the core call and the output
 are defined once. This module must not import typer.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
-from typing import NoReturn
 
+from agent_doc.cli.commands._argv import Spec
+from agent_doc.cli.commands._argv import Unhandled
+from agent_doc.cli.commands._argv import parse
 from agent_doc.errors import PatchError
 
 
@@ -48,17 +48,31 @@ def do_write(
     as_json: bool,
 ) -> int:
     """``agent-doc write``: the response is read from stdin."""
+    response = read_stdin()
+    if not force_disk and baseline_file is None and not as_json:
+        from agent_doc.write.handoff import hand_off_write
+
+        handed = hand_off_write(file, response, origin)
+        if handed is not None:  # a server owns the document and did it all
+            for warning in handed.warnings:
+                sys.stderr.write(f"warning: {warning}\n")
+            what = "wrote" if handed.changed else "unchanged"
+            extra = ", merged with concurrent edits" if handed.merged else ""
+            sys.stderr.write(f"agent-doc: {what} {file} (server{extra})\n")
+            return 0
     from agent_doc.automation.lifecycle import write_with_hooks
 
     outcome = write_with_hooks(
         file,
-        read_stdin(),
+        response,
         baseline_file=baseline_file,
         stream=stream,
         force_disk=force_disk,
         origin=origin,
     )
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(_jsonable(outcome), ensure_ascii=False) + "\n")
     else:
         what = "wrote" if outcome.changed else "unchanged"
@@ -69,11 +83,13 @@ def do_write(
 
 def do_diff(file: Path, *, as_json: bool) -> int:
     """``agent-doc diff``: snapshot → document (live buffer when one is open)."""
-    from agent_doc.cycle.project import document_diff
+    from agent_doc.cycle.doc_diff import document_diff
     from agent_doc.write.server_link import ServerLink
 
     result = document_diff(file, ServerLink())
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(_jsonable(result), ensure_ascii=False) + "\n")
     elif result.diff is None:
         sys.stderr.write("no changes\n")
@@ -92,50 +108,51 @@ def do_patch(
     as_json: bool,
 ) -> int:
     """``agent-doc patch``: one component, content from the argument or stdin."""
-    from agent_doc.write.pipeline import patch_component
-    from agent_doc.write.server_link import ServerLink
-
     text = read_stdin() if content is None else content
-    link = None if force_disk else ServerLink()
-    outcome = patch_component(file, component, text, force_disk, link=link)
+    changed: bool | None = None
+    if not force_disk:
+        from agent_doc.write.handoff import hand_off_patch
+
+        changed = hand_off_patch(file, component, text)  # a server owns it
+    if changed is not None:
+        path, target = file, "server"
+    else:
+        from agent_doc.write.pipeline import patch_component
+        from agent_doc.write.server_link import ServerLink
+
+        link = None if force_disk else ServerLink()
+        outcome = patch_component(file, component, text, force_disk, link=link)
+        path, target, changed = outcome.path, outcome.target, outcome.changed
     if as_json:
+        import json
+
         summary = {
-            "file": str(outcome.path),
-            "component": outcome.component,
-            "target": outcome.target,
-            "changed": outcome.changed,
+            "file": str(path),
+            "component": component,
+            "target": target,
+            "changed": changed,
         }
         sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
     else:
-        what = "patched" if outcome.changed else "unchanged"
-        sys.stderr.write(f"{what} {component} in {file} ({outcome.target})\n")
+        what = "patched" if changed else "unchanged"
+        sys.stderr.write(f"{what} {component} in {file} ({target})\n")
     return 0
 
 
-class _UnhandledError(Exception):
-    """The fast parser cannot handle these arguments; typer takes over."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _UnhandledError(message)
-
-
-def _parser(command: str) -> _Parser:
-    """The parser of one fast command (building all three costs more)."""
-    parser = _Parser(prog=f"agent-doc {command}", add_help=False)
-    parser.add_argument("file", type=Path)
-    if command == "write":
-        parser.add_argument("--baseline-file", type=Path, default=None)
-        parser.add_argument("--stream", action="store_true")
-        parser.add_argument("--origin", default=None)
-    elif command == "patch":
-        parser.add_argument("component")
-        parser.add_argument("content", nargs="?", default=None)
-    if command in ("write", "patch"):
-        parser.add_argument("--force-disk", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    return parser
+_SPECS = {
+    "write": Spec(
+        positionals=("file",),
+        flags=("stream", "force-disk", "json"),
+        options={"baseline-file": (Path, None), "origin": (str, None)},
+    ),
+    "patch": Spec(
+        positionals=("file", "component"),
+        optional=("content",),
+        flags=("force-disk", "json"),
+    ),
+    "diff": Spec(positionals=("file",), flags=("json",)),
+}
+"""The command lines of the fast commands (see :mod:`._argv`)."""
 
 
 def run_fast(args: list[str]) -> int | None:
@@ -146,28 +163,28 @@ def run_fast(args: list[str]) -> int | None:
     if command not in ("write", "patch", "diff"):
         return None
     try:
-        ns = _parser(command).parse_args(args[1:])
-    except _UnhandledError:
+        ns = parse(args[1:], _SPECS[command])
+    except Unhandled:
         return None
     try:
         if command == "write":
             return do_write(
-                ns.file,
-                baseline_file=ns.baseline_file,
-                stream=ns.stream,
-                force_disk=ns.force_disk,
-                origin=ns.origin,
-                as_json=ns.json,
+                Path(ns["file"]),
+                baseline_file=ns["baseline_file"],
+                stream=ns["stream"],
+                force_disk=ns["force_disk"],
+                origin=ns["origin"],
+                as_json=ns["json"],
             )
         if command == "patch":
             return do_patch(
-                ns.file,
-                ns.component,
-                ns.content,
-                force_disk=ns.force_disk,
-                as_json=ns.json,
+                Path(ns["file"]),
+                ns["component"],
+                ns["content"],
+                force_disk=ns["force_disk"],
+                as_json=ns["json"],
             )
-        return do_diff(ns.file, as_json=ns.json)
+        return do_diff(Path(ns["file"]), as_json=ns["json"])
     except (Exception, KeyboardInterrupt) as exc:
         from agent_doc.cli._errors import report_error
 

@@ -1,20 +1,21 @@
 """Bodies of ``outline``, ``status``, ``preflight`` and ``route`` without typer.
 
 An agent or editor runs these every turn, so :mod:`agent_doc.cli.entry` parses
-them with argparse (like ``write``/``diff``/``patch`` in
+them with a plain parser, :mod:`._argv` (like ``write``/``diff``/``patch`` in
 :mod:`agent_doc.cli.commands._fast`) and never imports typer (≈85 ms) for them.
 The typer commands call the same ``do_*`` functions, so the core call and the
-output are defined once. ``--help`` and anything argparse cannot parse go to
+output are defined once. ``--help`` and anything that parser cannot parse go to
 typer. This module must not import typer.
 """
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import NoReturn
+
+from agent_doc.cli.commands._argv import Spec
+from agent_doc.cli.commands._argv import Unhandled
+from agent_doc.cli.commands._argv import parse
 
 if TYPE_CHECKING:
     from agent_doc.tmux.agent_state import AgentStatus
@@ -48,7 +49,7 @@ def do_status(root: Path | None, *, as_json: bool) -> int:
 
     states = agent_states(project_root_for(root or Path.cwd()))
     if as_json:
-        emit_json([asdict(s) for s in states])
+        emit_json([s._asdict() for s in states])
         return 0
     if not states:
         from agent_doc.cli._output import info
@@ -107,36 +108,27 @@ def do_route(
         file, pane=pane, debounce_ms=debounce, prompt_timeout_s=prompt_timeout
     )
     if as_json:
-        emit_json(asdict(result))
+        emit_json(result._asdict())
         return 0
     info(f"{result.file}: {result.status} (pane {result.pane or '-'})")
     return 0
 
 
-class _Unhandled(Exception):
-    """argparse cannot parse these arguments; typer takes over."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _Unhandled(message)
-
-
-def _parser(command: str) -> _Parser:
-    parser = _Parser(prog=f"agent-doc {command}", add_help=False)
-    if command == "status":
-        parser.add_argument("--root", type=Path, default=None)
-    else:
-        parser.add_argument("file", type=Path)
-    if command == "preflight":
-        parser.add_argument("--no-wait", action="store_true")
-    else:
-        parser.add_argument("--json", action="store_true")
-    if command == "route":
-        parser.add_argument("--pane", default=None)
-        parser.add_argument("--debounce", type=int, default=None)
-        parser.add_argument("--prompt-timeout", type=float, default=30.0)
-    return parser
+_SPECS = {
+    "outline": Spec(positionals=("file",), flags=("json",)),
+    "status": Spec(flags=("json",), options={"root": (Path, None)}),
+    "preflight": Spec(positionals=("file",), flags=("no-wait",)),
+    "route": Spec(
+        positionals=("file",),
+        flags=("json",),
+        options={
+            "pane": (str, None),
+            "debounce": (int, None),
+            "prompt-timeout": (float, 30.0),
+        },
+    ),
+}
+"""The command lines of :data:`COMMANDS` (see :mod:`._argv`)."""
 
 
 def run_turn_command(args: list[str]) -> int | None:
@@ -145,23 +137,23 @@ def run_turn_command(args: list[str]) -> int | None:
     if command not in COMMANDS or any(a in ("-h", "--help") for a in args):
         return None
     try:
-        ns = _parser(command).parse_args(args[1:])
-    except _Unhandled:
+        ns = parse(args[1:], _SPECS[command])
+    except Unhandled:
         return None
     try:
-        if command != "status":  # as typer's document_argument: refuse at once
-            from agent_doc.store.docfile import require_document
-
-            require_document(ns.file)
-        if command == "outline":
-            return do_outline(ns.file, as_json=ns.json)
         if command == "status":
-            return do_status(ns.root, as_json=ns.json)
+            return do_status(ns["root"], as_json=ns["json"])
+        from agent_doc.store.docfile import require_document
+
+        file = Path(ns["file"])
+        require_document(file)  # as typer's document_argument: refuse at once
+        if command == "outline":
+            return do_outline(file, as_json=ns["json"])
         if command == "preflight":
-            return do_preflight(ns.file, no_wait=ns.no_wait)
+            return do_preflight(file, no_wait=ns["no_wait"])
         return do_route(
-            ns.file, pane=ns.pane, debounce=ns.debounce, as_json=ns.json,
-            prompt_timeout=ns.prompt_timeout,
+            file, pane=ns["pane"], debounce=ns["debounce"], as_json=ns["json"],
+            prompt_timeout=ns["prompt_timeout"],
         )  # fmt: skip
     except (Exception, KeyboardInterrupt) as exc:
         from agent_doc.cli._errors import report_error

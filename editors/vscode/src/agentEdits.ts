@@ -10,7 +10,12 @@
  *     so one Undo removes exactly the agent's write;
  *   - every visible editor's selections are restored, mapped through the
  *     edits so that text inserted exactly at a cursor goes after it (VS Code
- *     would move the cursor to the end of the inserted answer).
+ *     would move the cursor to the end of the inserted answer);
+ *   - a streamed edit (label `agent-doc stream <id>`) records the text before
+ *     its stream's first edit (`StreamStarts`, see `answerUndo.ts`); streamed
+ *     edits with nothing else in between share one undo step (fewer steps to
+ *     regroup), and edits wait (rejected, the server retries) while a landed
+ *     answer is regrouped.
  */
 import * as vscode from "vscode";
 import {
@@ -22,6 +27,8 @@ import {
   TextEdit,
 } from "vscode-languageclient/node";
 
+import { streamOf } from "./answerText";
+import { StreamStarts } from "./answerUndo";
 import { OffsetEdit, mapOffset } from "./logic";
 
 interface DocumentEdits {
@@ -50,7 +57,15 @@ function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
 }
 
-async function applyToDocument(client: LanguageClient, item: DocumentEdits): Promise<boolean> {
+/** Undo stops around one agent edit; `true`/`true` makes it its own undo step. */
+interface UndoStops {
+  undoStopBefore: boolean;
+  undoStopAfter: boolean;
+}
+
+const OWN_STEP: UndoStops = { undoStopBefore: true, undoStopAfter: true };
+
+async function applyToDocument(client: LanguageClient, item: DocumentEdits, stops: UndoStops): Promise<boolean> {
   const document = openDocument(item.uri);
   if (!document) {
     return false;
@@ -69,7 +84,7 @@ async function applyToDocument(client: LanguageClient, item: DocumentEdits): Pro
   if (editors.length > 0) {
     applied = await editors[0].edit(
       (builder) => replacements.forEach((r) => builder.replace(r.range, r.text)),
-      { undoStopBefore: true, undoStopAfter: true },
+      stops,
     );
   } else {
     const edit = new vscode.WorkspaceEdit();
@@ -94,6 +109,7 @@ async function applyToDocument(client: LanguageClient, item: DocumentEdits): Pro
 export async function applyAgentEdit(
   client: LanguageClient,
   params: ApplyWorkspaceEditParams,
+  starts: StreamStarts,
 ): Promise<ApplyWorkspaceEditResult> {
   const items = documentEdits(client, params);
   if (typeof items === "string") {
@@ -107,16 +123,31 @@ export async function applyAgentEdit(
     if (item.version !== undefined && item.version !== null && document.version !== item.version) {
       return { applied: false, failureReason: `document is at version ${document.version}, the edit is for ${item.version}` };
     }
+    if (starts.busy.has(document.uri.toString())) {
+      return { applied: false, failureReason: "agent-doc is regrouping the undo steps of the last answer" };
+    }
   }
+  const stream = streamOf(params.label);
   for (const item of items) {
-    if (!(await applyToDocument(client, item))) {
+    const document = openDocument(item.uri);
+    const before = document?.getText() ?? "";
+    // Consecutive edits of one stream with nothing in between share one undo
+    // step (left open: the person's next keystroke closes it).
+    const stops =
+      stream === undefined
+        ? OWN_STEP
+        : { undoStopBefore: !starts.continues(stream, item.uri, document?.version), undoStopAfter: false };
+    if (!(await applyToDocument(client, item, stops))) {
       return { applied: false, failureReason: "the document changed while the edit was applied" };
+    }
+    if (stream !== undefined) {
+      starts.applied(stream, item.uri, before, openDocument(item.uri)?.version);
     }
   }
   return { applied: true };
 }
 
 /** Install the handler now (the client must be running). */
-export function installAgentEditHandler(client: LanguageClient): vscode.Disposable {
-  return client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
+export function installAgentEditHandler(client: LanguageClient, starts: StreamStarts): vscode.Disposable {
+  return client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params, starts));
 }

@@ -10,6 +10,12 @@
  * restarted by vscode-languageclient (at most `maxRestartCount` times in three
  * minutes) and the open documents are re-sent. Permission prompts arrive as
  * `window/showMessageRequest`.
+ *
+ * ACP agents: Ask / Stop (`agentDoc.askAgent` / `agentDoc.stopAsking`: the
+ * server's ids are taken by vscode-languageclient) map to the server's
+ * `agentDoc.runAgent` / `agentDoc.stopAgent`; a streamed answer becomes one undo step on
+ * `agentDoc/answerLanded` (`answerUndo.ts`). `activate` returns
+ * `{ onAnswerLanded }`, an event telling what became of each landed answer.
  */
 import * as vscode from "vscode";
 import {
@@ -21,6 +27,7 @@ import {
 } from "vscode-languageclient/node";
 
 import { installAgentEditHandler } from "./agentEdits";
+import { AnswerLanded, LandedOutcome, StreamStarts, regroup } from "./answerUndo";
 
 import {
   AgentStatus,
@@ -92,6 +99,24 @@ function documentCommand(serverCommand: string) {
   };
 }
 
+/** agent-doc: Ask the agent (ACP): the whole turn; the result says how it ended. */
+async function askAgent(): Promise<unknown> {
+  const document = activeMarkdown();
+  if (!document) {
+    return undefined;
+  }
+  const result = (await execute("agentDoc.runAgent", { uri: protocolUri(document) })) as
+    | { agent?: string; interrupted?: boolean; noChanges?: boolean }
+    | undefined;
+  if (result) {
+    const said = result.noChanges
+      ? "no changes to send"
+      : `${result.agent ?? "the agent"} ${result.interrupted ? "stopped (answer marked interrupted)" : "answered"}`;
+    void vscode.window.setStatusBarMessage(`agent-doc: ${said}`, 5000);
+  }
+  return result;
+}
+
 async function claim(): Promise<void> {
   const document = activeMarkdown();
   if (!document) {
@@ -135,7 +160,13 @@ async function sync(force: boolean): Promise<void> {
   }
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+/** What `activate` returns to other extensions (and the tests). */
+export interface AgentDocApi {
+  /** Fires after each `agentDoc/answerLanded`: was the answer made one undo step? */
+  onAnswerLanded: vscode.Event<LandedOutcome>;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<AgentDocApi> {
   const statusItem = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   context.subscriptions.push(statusItem);
   const showStatus = (): void => {
@@ -170,12 +201,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client.onNotification("agentDoc/vcsRefresh", () => {
     void vscode.commands.executeCommand("git.refresh").then(undefined, () => undefined);
   });
+  const starts = new StreamStarts();
+  const landed = new vscode.EventEmitter<LandedOutcome>();
+  const landing = client;
+  client.onNotification("agentDoc/answerLanded", async (params: AnswerLanded) => {
+    landed.fire(await regroup(landing, starts, params));
+  });
 
   context.subscriptions.push(
     vscode.commands.registerCommand("agentDoc.run", documentCommand("agentDoc.route")),
     vscode.commands.registerCommand("agentDoc.claimPane", claim),
     vscode.commands.registerCommand("agentDoc.syncLayout", () => manualSync.fire()),
     vscode.commands.registerCommand("agentDoc.commitDocument", documentCommand("agentDoc.commit")),
+    vscode.commands.registerCommand("agentDoc.askAgent", askAgent),
+    vscode.commands.registerCommand("agentDoc.stopAsking", documentCommand("agentDoc.stopAgent")),
+    vscode.workspace.onDidCloseTextDocument((document) => starts.forget(document.uri)),
+    landed,
     vscode.commands.registerCommand("agentDoc.restartServer", async () => {
       await client?.restart();
     }),
@@ -192,7 +233,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     running.onDidChangeState((event) => {
       if (event.newState === State.Running) {
         handler?.dispose();
-        handler = installAgentEditHandler(running); // again after a restart
+        handler = installAgentEditHandler(running, starts); // again after a restart
       }
     }),
     { dispose: () => handler?.dispose() },
@@ -200,9 +241,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   await running.start();
   if (running.state === State.Running) {
     handler?.dispose();
-    handler = installAgentEditHandler(running);
+    handler = installAgentEditHandler(running, starts);
   }
   await sessions.refresh();
+  return { onAnswerLanded: landed.event };
 }
 
 export async function deactivate(): Promise<void> {

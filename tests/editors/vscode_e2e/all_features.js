@@ -4,6 +4,7 @@ const vscode = require("vscode");
 const { params, Checks, log } = require("./lib");
 const features = require("./features");
 const server = require("./features_server");
+const { acp } = require("./features_acp");
 
 exports.run = async function run() {
   const checks = new Checks();
@@ -19,6 +20,7 @@ exports.run = async function run() {
     await server.sync(checks, docUri);
     await server.settings(checks, docUri);
     await server.restart(checks, docUri);
+    await acp(checks);
   } catch (error) {
     log(`aborted: ${error && error.stack}`);
     checks.results._aborted = { ok: false, detail: String(error && error.stack) };

@@ -1,0 +1,67 @@
+"""The bookkeeping of a write that ``agent-doc write`` handed to a language server.
+
+When a server has the document open, the CLI only sends the response over the
+project socket (:mod:`agent_doc.write.handoff`) and the server does the rest,
+in the order of the CLI's own write path (spec §7.22): status ``writing`` and
+the response saved as *pending* before the buffer is edited; afterwards the
+snapshot (= ``content_ours``) and the CRDT state are saved, the pending response
+is cleared, the origin is logged, ``post_write`` fires and the status goes
+back to ``idle``. The server has pycrdt and the patch parser loaded already, so
+the CLI process never imports them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+
+from agent_doc.errors import AgentDocError
+
+
+def begin(path: Path, response: str) -> None:
+    """Status ``writing`` and the response saved as pending (``recover`` input)."""
+    from agent_doc.automation.busy import set_status
+    from agent_doc.store.state import StateStore
+
+    with contextlib.suppress(AgentDocError):  # the busy guard is best effort
+        set_status(path, "writing")
+    StateStore.for_document(path).save_pending(path, response)
+
+
+def finish(
+    path: Path, content_ours: str, final: str, before: str, origin: str | None
+) -> tuple[bool, bool]:
+    """Snapshot + CRDT state of ``content_ours``, pending cleared, hooks fired.
+
+    ``final`` is the buffer after the edit, ``before`` the buffer before it.
+    Returns ``(changed, merged)`` as the CLI reports them: the buffer changed;
+    the person's concurrent edits were merged in (the buffer is not
+    ``content_ours``).
+    """
+    from agent_doc.document._yrs import encode_text_state
+    from agent_doc.store.events import fire_quietly
+    from agent_doc.store.state import StateStore
+    from agent_doc.write.pipeline import normalize_text
+
+    content_ours, final = normalize_text(content_ours), normalize_text(final)
+    store = StateStore.for_document(path)
+    store.save_snapshot(path, content_ours)
+    store.save_crdt(path, encode_text_state(content_ours))
+    store.delete_pending(path)
+    if origin:
+        logs = store.state_dir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        with (logs / "ops.log").open("a", encoding="utf-8") as log:
+            log.write(f"{stamp} write_origin file={path} origin={origin}\n")
+    fire_quietly("post_write", path)
+    return final != normalize_text(before), final != content_ours
+
+
+def end(path: Path) -> None:
+    """Status back to ``idle`` (after success or failure, like the CLI's guard)."""
+    from agent_doc.automation.busy import set_status
+
+    with contextlib.suppress(AgentDocError):
+        set_status(path, "idle")

@@ -1,0 +1,75 @@
+"""The argument parser of the fast-path commands: plain lists, no argparse.
+
+The per-turn commands start in a few tens of milliseconds, and argparse (with
+gettext and the help formatter it builds) costs several of them. This parser
+knows positionals, ``--flag`` switches and ``--option VALUE`` /
+``--option=VALUE``; anything else (``-h``, an unknown or abbreviated option, a
+missing argument, a value that does not convert) raises :class:`Unhandled`, and
+typer then parses the command line so usage errors and help read as usual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from typing import NamedTuple
+
+
+class Unhandled(Exception):
+    """These arguments are not for the fast path; typer takes over."""
+
+
+class Spec(NamedTuple):
+    """The shape of one command line."""
+
+    positionals: tuple[str, ...] = ()
+    """Required positional arguments, in order."""
+    optional: tuple[str, ...] = ()
+    """Positionals that may follow the required ones (default ``None``)."""
+    flags: tuple[str, ...] = ()
+    """``--switch`` names (without the dashes), ``False`` unless given."""
+    options: dict[str, tuple[Callable[[str], Any], Any]] | None = None
+    """``--name VALUE`` options: name → (conversion, default)."""
+
+
+def _dest(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def parse(args: list[str], spec: Spec) -> dict[str, Any]:
+    """The values of ``args`` by name (``--force-disk`` is ``force_disk``)."""
+    options = spec.options or {}
+    values: dict[str, Any] = {_dest(f): False for f in spec.flags}
+    values.update({_dest(n): default for n, (_, default) in options.items()})
+    values.update({_dest(n): None for n in spec.optional})
+    positional: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            positional.extend(rest)
+            break
+        if not arg.startswith("-") or arg == "-":
+            positional.append(arg)
+            continue
+        name, has_value, value = arg[2:].partition("=")
+        if not arg.startswith("--"):
+            raise Unhandled(arg)
+        if name in spec.flags and not has_value:
+            values[_dest(name)] = True
+        elif name in options:
+            if not has_value:
+                following = next(rest, None)
+                if following is None:
+                    raise Unhandled(f"{arg} needs a value")
+                value = following
+            try:
+                values[_dest(name)] = options[name][0](value)
+            except ValueError as exc:
+                raise Unhandled(str(exc)) from None
+        else:
+            raise Unhandled(arg)
+    names = spec.positionals + spec.optional
+    if not len(spec.positionals) <= len(positional) <= len(names):
+        raise Unhandled("wrong number of arguments")
+    values.update(zip(names, positional, strict=False))
+    return values

@@ -1,0 +1,111 @@
+"""``recover``: re-apply orphaned pending responses; ``preflight`` runs it too.
+
+A response is saved as *pending* before it is written; a writer that died
+leaves it behind. :func:`recover_pending` finishes a write that had landed
+(bookkeeping only) or applies the response again through the write path.
+The write path is imported only when there is something to recover, so a
+``preflight`` with nothing pending stays cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+if TYPE_CHECKING:
+    from agent_doc.write.pipeline import WriteOutcome
+    from agent_doc.write.server_link import ServerLink
+
+SKIP_DIRS = frozenset({".git", ".agent-doc", ".venv", "venv", "node_modules"})
+"""Folders never searched for documents."""
+
+
+class Recovered(NamedTuple):
+    """One orphaned pending response and what ``recover`` did with it."""
+
+    pending: Path
+    path: Path | None
+    status: str
+    """``written``, ``completed`` (the interrupted write had already landed; only
+    its bookkeeping was finished, the response is not added again), ``dropped``
+    (an empty response: nothing to write, so the file is removed instead of
+    failing every later ``recover`` and preflight) or ``failed`` (the pending
+    file is then kept)."""
+    error: str | None = None
+    outcome: WriteOutcome | None = None
+    """What the write did (``written``/``completed``)."""
+
+
+def _documents_by_hash(root: Path) -> dict[str, Path]:
+    from agent_doc.store.state import doc_hash
+
+    found: dict[str, Path] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
+        for name in files:
+            if name.endswith(".md"):
+                doc = Path(folder) / name
+                found[doc_hash(doc)] = doc
+    return found
+
+
+def _drop_pending(pending: Path) -> None:
+    """Remove a pending response and its ``.expect`` digest."""
+    for path in (pending, pending.with_suffix(".expect")):
+        path.unlink(missing_ok=True)
+
+
+def recover_pending(
+    path: Path | None = None, link: ServerLink | None = None
+) -> list[Recovered]:
+    """Re-apply orphaned pending responses through the write path.
+
+    With ``path``: that document's pending response; otherwise every pending
+    response of the current folder's project (documents found by hash). A
+    response that fails again stays pending, so it is never lost.
+    """
+    from agent_doc.store.state import StateStore
+
+    if path is not None:
+        store = StateStore.for_document(Path(path))
+        pending = store.pending_path(Path(path))
+        todo: list[tuple[Path, Path | None]] = (
+            [(pending, Path(path))] if pending.is_file() else []
+        )
+    else:
+        store = StateStore.for_document(Path.cwd())
+        docs = _documents_by_hash(store.root) if store.list_pending() else {}
+        todo = [(p, docs.get(p.stem)) for p in store.list_pending()]
+    return [_recover_one(pending, doc, link) for pending, doc in todo]
+
+
+def _recover_one(pending: Path, doc: Path | None, link: ServerLink | None) -> Recovered:
+    """Recover one pending response of ``doc`` (``None``: document not found)."""
+    from agent_doc.errors import AgentDocError
+    from agent_doc.write.pipeline import WriteRequest
+    from agent_doc.write.pipeline import finish_interrupted
+    from agent_doc.write.pipeline import normalize_text
+    from agent_doc.write.pipeline import write_response
+
+    try:
+        response = pending.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Recovered(pending, doc, "failed", f"unreadable: {exc}")
+    if not response.strip():
+        _drop_pending(pending)
+        return Recovered(pending, doc, "dropped", "empty response")
+    if doc is None:
+        return Recovered(pending, None, "failed", "document not found")
+    try:
+        handle = link.find_owner(doc) if link is not None else None
+        live = normalize_text(handle.text) if handle is not None else None
+        done = finish_interrupted(doc, live)
+        if done is not None:
+            return Recovered(pending, doc, "completed", outcome=done)
+        request = WriteRequest(doc, response, origin="recover")
+        outcome = write_response(request, link)
+    except AgentDocError as exc:
+        return Recovered(pending, doc, "failed", str(exc))
+    return Recovered(pending, doc, "written", outcome=outcome)
