@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
+from typing import TypeVar
 
 Hunk = tuple[int, int, int, int]
 """``(a_start, a_end, b_start, b_end)``: ``a[a_start:a_end]`` → ``b[b_start:b_end]``."""
@@ -33,11 +34,16 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def common_prefix(a: list[str], b: list[str], lo: int = 0) -> int:
-    """Number of equal leading items of ``a`` and ``b``, starting at index ``lo``."""
+_Seq = TypeVar("_Seq", str, list[str])
+"""Lines, or the characters of one string."""
+
+
+def common_prefix(a: _Seq, b: _Seq, lo: int = 0, chunk: int = _CHUNK) -> int:
+    """Number of equal leading items (lines, or characters of two strings) of
+    ``a`` and ``b``, starting at index ``lo``; ``chunk`` items compared at once."""
     n = min(len(a), len(b))
     i = lo
-    step = _CHUNK
+    step = chunk
     while step:  # whole chunks first (compared in C), then halve
         while i + step <= n and a[i : i + step] == b[i : i + step]:
             i += step
@@ -45,11 +51,11 @@ def common_prefix(a: list[str], b: list[str], lo: int = 0) -> int:
     return i - lo
 
 
-def common_suffix(a: list[str], b: list[str], limit: int) -> int:
+def common_suffix(a: _Seq, b: _Seq, limit: int, chunk: int = _CHUNK) -> int:
     """Number of equal trailing items of ``a`` and ``b``, at most ``limit``."""
     i = 0
     la, lb = len(a), len(b)
-    step = _CHUNK
+    step = chunk
     while step:
         while (
             i + step <= limit and a[la - i - step : la - i] == b[lb - i - step : lb - i]

@@ -270,30 +270,16 @@ _CHUNK = 1 << 12
 
 def _common_head(a: str, b: str) -> int:
     """Length of the longest common start of ``a`` and ``b`` made of whole lines."""
-    n = min(len(a), len(b))
-    i = 0
-    step = _CHUNK
-    while step:  # chunks first (compared in C, small copies), then halve
-        while i + step <= n and a[i : i + step] == b[i : i + step]:
-            i += step
-        step //= 2
+    i = common_prefix(a, b, chunk=_CHUNK)
     return a.rfind("\n", 0, i) + 1  # back to the start of a line
 
 
 def _common_tail(a: str, b: str, limit: int) -> int:
     """Length of the longest common end of ``a`` and ``b`` (at most ``limit``)
     that starts a line in both (0 when there is none)."""
-    la, lb = len(a), len(b)
-    i = 0
-    step = _CHUNK
-    while step:
-        while (
-            i + step <= limit and a[la - i - step : la - i] == b[lb - i - step : lb - i]
-        ):
-            i += step
-        step //= 2
-    newline = a.find("\n", la - i)  # the shared end starts after a shared "\n"
-    return 0 if newline < 0 else la - newline - 1
+    i = common_suffix(a, b, limit, chunk=_CHUNK)
+    newline = a.find("\n", len(a) - i)  # the shared end starts after a shared "\n"
+    return 0 if newline < 0 else len(a) - newline - 1
 
 
 def _plan(
