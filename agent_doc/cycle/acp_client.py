@@ -134,9 +134,8 @@ class AcpTurn:
             agent.client.turn = self
         else:
             await agent.close()
-            conn = await agent.start(AcpClient(self))
-            self._conn = conn
-            agent.init = await self._initialize(conn)
+            self._conn = await agent.start(AcpClient(self))
+            agent.init = await self._initialize(self._conn)
         self._conn = agent.conn
         return agent.init
 

@@ -10,6 +10,7 @@ from typing import Any
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.acp_standin import SESSION_DOC as DOC
 from tests.acp_standin import configure_standin
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import capabilities
@@ -32,6 +33,13 @@ class Session:
         self.on_question: list[Any] = []
         """Called (no arguments) when a permission question arrives."""
         self.pick: str | None = None
+
+    def open_document(self, name: str = "plan.md") -> tuple[Path, str]:
+        """Write the session document as ``name`` and open it: its path and URI."""
+        doc = self.root / name
+        doc.write_text(DOC)
+        self.editor.open(doc.as_uri(), DOC)
+        return doc, doc.as_uri()
 
     def configure(self, **settings: str) -> None:
         self.settings.write_text(json.dumps(settings))

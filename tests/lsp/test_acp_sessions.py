@@ -14,7 +14,6 @@ from typing import Any
 
 from pytest_lsp import LanguageClient
 
-from tests.acp_standin import SESSION_DOC as DOC
 from tests.lsp.acp_editor import Session
 from tests.lsp.acp_editor import start
 
@@ -50,10 +49,7 @@ async def first_turn(
     session = await start(client, tmp_path)
     log = tmp_path / "agent.log"
     session.configure(ACP_AGENT_LOG=str(log), ACP_AGENT_REPLY="First answer.")
-    doc = session.root / "plan.md"
-    doc.write_text(DOC)
-    uri = doc.as_uri()
-    session.editor.open(uri, DOC)
+    _doc, uri = session.open_document()
     first = await asyncio.wait_for(session.run(uri), 60)
     return session, uri, log, first
 

@@ -37,11 +37,8 @@ async def test_answer_streams_into_the_buffer_while_the_person_types(
     session.configure(
         ACP_AGENT_REPLY=REPLY, ACP_AGENT_CHUNK="4", ACP_AGENT_DELAY="0.03"
     )
-    doc = session.root / "plan.md"
-    doc.write_text(DOC)
-    uri = doc.as_uri()
+    doc, uri = session.open_document()
     editor = session.editor
-    editor.open(uri, DOC)
     running = asyncio.ensure_future(session.run(uri))
     await editor.wait_for(
         lambda: "### Re: sum" in editor.text(uri), timeout=60, what="first chunk"
@@ -204,11 +201,8 @@ async def test_stop_agent_keeps_what_streamed_marked_interrupted(
 ) -> None:
     session = await start(client, tmp_path)
     session.configure(ACP_AGENT_REPLY=REPLY, ACP_AGENT_CHUNK="4", ACP_AGENT_DELAY="0.1")
-    doc = session.root / "plan.md"
-    doc.write_text(DOC)
-    uri = doc.as_uri()
+    _doc, uri = session.open_document()
     editor = session.editor
-    editor.open(uri, DOC)
     running = asyncio.ensure_future(session.run(uri))
     await editor.wait_for(
         lambda: "word1 " in editor.text(uri), timeout=60, what="some words"
@@ -245,11 +239,8 @@ async def test_saved_and_closed_mid_stream_lands_once_on_disk(
     session.configure(
         ACP_AGENT_REPLY=REPLY, ACP_AGENT_CHUNK="4", ACP_AGENT_DELAY="0.03"
     )
-    doc = session.root / "plan.md"
-    doc.write_text(DOC)
-    uri = doc.as_uri()
+    doc, uri = session.open_document()
     editor = session.editor
-    editor.open(uri, DOC)
     running = asyncio.ensure_future(session.run(uri))
     await editor.wait_for(
         lambda: "word2 " in editor.text(uri), timeout=60, what="words"
@@ -270,11 +261,8 @@ async def test_cli_run_answers_into_the_open_buffer_and_reads_it_live(
     client: LanguageClient, tmp_path: Path
 ) -> None:
     session = await start(client, tmp_path)
-    doc = session.root / "plan.md"
-    doc.write_text(DOC)
-    uri = doc.as_uri()
+    doc, uri = session.open_document()
     editor = session.editor
-    editor.open(uri, DOC)
     editor.type(uri, 5, 0, "UNSAVED LINE\n")
     servers = session.root / ".agent-doc" / "servers"
     await editor.wait_for(lambda: any(servers.glob("*.json")), what="registration")
@@ -356,11 +344,8 @@ async def test_agent_dying_mid_answer_keeps_what_streamed_marked(
         ACP_AGENT_DELAY="0.05",
         ACP_AGENT_CRASH_AFTER="20",
     )
-    doc = session.root / "plan.md"
-    doc.write_text(DOC)
-    uri = doc.as_uri()
+    doc, uri = session.open_document()
     editor = session.editor
-    editor.open(uri, DOC)
     with pytest.raises(JsonRpcServerError, match="exited during session/prompt"):
         await asyncio.wait_for(session.run(uri), 60)
     text = editor.text(uri)
