@@ -4,85 +4,103 @@ A heading is *new* when it occurs more often in the snapshot than in git HEAD
 (occurrence counting, so repeated ``### Re: …`` titles across cycles work).
 When the text has no ATX headings, bold pseudo-headers (``**…**`` alone on a
 line) get the marker instead. Lines inside fenced code are never touched.
+
+``preflight`` runs this on every turn over the whole document and its HEAD
+version, so the heading lines are counted by one regular-expression pass per
+stretch of text outside fenced code; the lines are walked one by one only when
+some heading is new.
 """
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 from agent_doc.document._lazy_re import lazy_compile
 
 HEAD_SUFFIX = " (HEAD)"
-_ATX = lazy_compile(r"^ {0,3}#{1,6}(?:[ \t]+.*)?$")
-_BOLD = lazy_compile(r"^\*\*[^*].*\*\*\s*$")
-_LINE_STARTS = {  # every line the pattern can match starts like this (a prefilter)
-    _ATX: lazy_compile(r"^ {0,3}#", re.MULTILINE),
-    _BOLD: lazy_compile(r"^\*\*", re.MULTILINE),
-}
+# Whole heading lines (``$`` is the line's end; nothing here crosses a "\n").
+_ATX = lazy_compile(r"^ {0,3}#{1,6}(?:[ \t]+.*)?$", re.MULTILINE)
+_BOLD = lazy_compile(r"^\*\*[^*\n].*\*\*[^\S\n]*$", re.MULTILINE)
 
 
-def _fenced_lines(text: str) -> set[int]:
-    """0-based lines that start inside a fenced code block (or HTML comment)."""
-    from agent_doc.document.codeblocks import block_ranges
-
-    starts = [0, *itertools.accumulate(len(line) + 1 for line in text.split("\n"))]
-    fences, comments = block_ranges(text)
-    inside: set[int] = set()
-    for start, end in fences + comments:
-        first = bisect.bisect_left(starts, start)
-        last = bisect.bisect_left(starts, end)
-        inside.update(range(first, last))
-    return inside
+def _is_marked_kind(line: str) -> bool:
+    """Whether ``line`` (no ``\\n``) is an ATX heading or a bold pseudo-header."""
+    return bool(_ATX.fullmatch(line) or _BOLD.fullmatch(line))
 
 
 def strip_head_markers(text: str) -> str:
     """Remove every ``(HEAD)`` suffix from heading and pseudo-header lines."""
     if HEAD_SUFFIX not in text:
         return text
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        bare = line.rstrip()
+    out: list[str] = []
+    pos = 0  # text[pos:] is not emitted yet
+    found = text.find(HEAD_SUFFIX)
+    while found >= 0:
+        start = text.rfind("\n", 0, found) + 1
+        end = text.find("\n", found)
+        end = len(text) if end < 0 else end
+        bare = text[start:end].rstrip()
         if bare.endswith(HEAD_SUFFIX) and _is_marked_kind(bare[: -len(HEAD_SUFFIX)]):
-            lines[index] = bare[: -len(HEAD_SUFFIX)]
-    return "\n".join(lines)
+            out.append(text[pos:start])
+            out.append(bare[: -len(HEAD_SUFFIX)])
+            pos = end
+        found = text.find(HEAD_SUFFIX, end)
+    out.append(text[pos:])
+    return "".join(out)
 
 
-def _is_marked_kind(line: str) -> bool:
-    return bool(_ATX.match(line) or _BOLD.match(line))
+def _outside_fences(text: str) -> Iterator[tuple[int, int]]:
+    """``[start, end)`` stretches of whole lines outside fenced code blocks.
+
+    (Once a fence exists, HTML comment blocks are left out too.)
+    """
+    if "```" not in text and "~~~" not in text:
+        yield 0, len(text)
+        return
+    from agent_doc.document.codeblocks import block_ranges
+
+    fences, comments = block_ranges(text)
+    pos = 0
+    for start, end in sorted(fences + comments):
+        if start > pos:
+            yield pos, start
+        pos = max(pos, end)
+    if pos < len(text):
+        yield pos, len(text)
 
 
-def _candidates(text: str, pattern: re.Pattern[str]) -> list[int]:
-    """0-based lines outside fenced code that ``pattern`` matches (whole line)."""
-    fenced = _fenced_lines(text) if "```" in text or "~~~" in text else set()
-    lines = text.split("\n")
-    found: list[int] = []
-    index, offset = 0, 0
-    for start in _LINE_STARTS[pattern].finditer(text):
-        index += text.count("\n", offset, start.start())
-        offset = start.start()
-        if index not in fenced and pattern.match(lines[index]):
-            found.append(index)
-    return found
+def _heading_counts(text: str, pattern: re.Pattern[str]) -> Counter[str]:
+    """How often each heading line (right-stripped) occurs outside fenced code."""
+    counts: Counter[str] = Counter()
+    for start, end in _outside_fences(text):
+        counts.update(map(str.rstrip, pattern.findall(text, start, end)))
+    return counts
 
 
 def mark_new_headings(snapshot: str, head: str | None) -> str:
     """Append ``(HEAD)`` to the headings of ``snapshot`` that are new since ``head``."""
     text = strip_head_markers(snapshot)
     previous = strip_head_markers(head or "")
-    found = _candidates(text, _ATX)
-    pattern = _ATX if found else _BOLD
-    if not found:
-        found = _candidates(text, _BOLD)
-    before = previous.split("\n")
-    seen_before = Counter(before[i].rstrip() for i in _candidates(previous, pattern))
-    lines = text.split("\n")
-    seen_now: Counter[str] = Counter()
-    for index in found:
-        key = lines[index].rstrip()
-        seen_now[key] += 1
-        if seen_now[key] > seen_before[key]:
-            lines[index] = key + HEAD_SUFFIX
-    return "\n".join(lines)
+    pattern = _ATX
+    now = _heading_counts(text, pattern)
+    if not now:
+        pattern = _BOLD
+        now = _heading_counts(text, pattern)
+    before = _heading_counts(previous, pattern)
+    if all(count <= before[key] for key, count in now.items()):
+        return text
+    out: list[str] = []
+    pos = 0  # text[pos:] is not emitted yet
+    seen: Counter[str] = Counter()
+    for start, end in _outside_fences(text):
+        for line in pattern.finditer(text, start, end):
+            key = line.group().rstrip()
+            seen[key] += 1
+            if seen[key] > before[key]:
+                out.append(text[pos : line.start()])
+                out.append(key + HEAD_SUFFIX)
+                pos = line.end()
+    out.append(text[pos:])
+    return "".join(out)
