@@ -20,14 +20,26 @@ __all__ = ["compute_diff", "strip_comments"]
 DEFAULT_CONTEXT = 5
 """Lines of unchanged context around each hunk (spec §7.28)."""
 
-_TOKEN = lazy_compile(
-    r"(?P<comment><!--)"
-    r"|(?P<linkref>^[ ]{0,3}\[//\]:[ \t]+#"
-    r"(?:[ \t]+(?:\([^\n]*\)|\"[^\n]*\"|'[^\n]*'))?[ \t]*(?:\n|\Z))",
-    re.MULTILINE,
+# A ``[//]: # (...)`` comment line, matched at its line's start.
+_LINKREF = lazy_compile(
+    r"[ ]{0,3}\[//\]:[ \t]+#"
+    r"(?:[ \t]+(?:\([^\n]*\)|\"[^\n]*\"|'[^\n]*'))?[ \t]*(?:\n|\Z)"
 )
 _KEPT_MARKER = lazy_compile(r"/?agent:[a-zA-Z0-9][a-zA-Z0-9-]*(?:\s.*)?", re.DOTALL)
 _HUNK = lazy_compile(r"@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@")
+
+
+def _next_linkref(text: str, search: int) -> re.Match[str] | None:
+    """The first ``[//]: #`` comment line starting at or after ``search``."""
+    at = text.find("[//]:", search)
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        if line_start >= search and not text[line_start:at].strip(" "):
+            m = _LINKREF.match(text, line_start)
+            if m is not None:
+                return m
+        at = text.find("[//]:", at + 1)
+    return None
 
 
 def _is_kept(inner: str) -> bool:
@@ -73,21 +85,29 @@ def strip_comments(text: str) -> str:
     pos = 0  # text[pos:] has not been emitted yet
     search = 0
     size = len(text)
-    while (m := _TOKEN.search(text, search)) is not None:
-        start = m.start()
+    link = _next_linkref(text, 0) if "[//]:" in text else None
+    while True:
+        start = text.find("<!--", search)
+        if link is not None and link.start() < search:
+            link = _next_linkref(text, search)
+        if link is not None and (start < 0 or link.start() < start):
+            start = link.start()
+            if not code.contains(start):
+                out.append(text[pos:start])
+                pos = link.end()
+            search = link.end()
+            continue
+        if start < 0:
+            break
         if code.contains(start):
-            search = m.end()
+            search = start + 4
             continue
-        if m.group("linkref") is not None:
-            out.append(text[pos:start])
-            pos = search = m.end()
-            continue
-        close = text.find("-->", m.end())
+        close = text.find("-->", start + 4)
         if close < 0:
             break
         end = close + 3
         search = end
-        if _is_kept(text[m.end() : close]):
+        if _is_kept(text[start + 4 : close]):
             continue
         line_start = text.rfind("\n", 0, start) + 1
         if line_start >= pos:
@@ -156,14 +176,11 @@ def compute_diff(
 
 def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
     """Counts of equal leading and trailing lines (not overlapping)."""
-    limit = min(len(a), len(b))
-    head = 0
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    return head, tail
+    from agent_doc.document._linediff import common_prefix
+    from agent_doc.document._linediff import common_suffix
+
+    head = common_prefix(a, b)
+    return head, common_suffix(a, b, min(len(a), len(b)) - head)
 
 
 def _shift_hunk(header: str, offset: int) -> str:
