@@ -9,7 +9,6 @@ exchange; the caller tells an open editor to reposition its buffer too.
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import NamedTuple
@@ -19,6 +18,8 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
@@ -48,8 +49,7 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
 
     Returns ``(committed, message)``.
     """
-    from agent_doc.cycle.gitcli import commit_blob
-    from agent_doc.cycle.gitcli import head_text
+    from agent_doc.cycle.gitcli import Git
     from agent_doc.cycle.gitcli import open_work_tree
     from agent_doc.cycle.gitcli import relative_path
     from agent_doc.cycle.vcs import commit_message
@@ -61,16 +61,17 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
     from agent_doc.store.state import read_document
 
     original = read_document(path)
-    tree = open_work_tree(path)
-    rel = relative_path(tree, path)
-    store = StateStore.for_document(path)
-    snapshot = store.load_snapshot(path)
-    if snapshot is None:
-        data = path.read_bytes()
-    else:
-        prepared = mark_new_headings(snapshot, head_text(tree, rel))
-        data = encode_document(original, prepared)
-    result = commit_blob(tree, rel, data, commit_message(path, now))
+    with Git(path.parent) as git:  # its helpers start beside rev-parse
+        tree = open_work_tree(path)
+        rel = relative_path(tree, path)
+        store = StateStore.for_document(path)
+        snapshot = store.load_snapshot(path)
+        if snapshot is None:
+            data = path.read_bytes()
+        else:
+            prepared = mark_new_headings(snapshot, git.head_text(tree, rel))
+            data = encode_document(original, prepared)
+        result = git.commit(tree, rel, data, commit_message(path, now))
     if result.committed and snapshot is not None:
         cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
         if cleaned != snapshot:

@@ -1,15 +1,20 @@
 """The per-turn selective commit through the ``git`` command line (spec §7.15).
 
 ``preflight`` commits the previous cycle on every turn, so this path runs plain
-git plumbing instead of importing gitpython (≈35 ms per process): one
-``rev-parse`` finds the work tree, the git directory and HEAD; the blob is
-written with ``hash-object`` and committed through a temporary index
-(``read-tree``, ``update-index``, ``write-tree``, ``commit-tree``,
-``update-ref``) for a repository's first commit, and through one
-``fast-import`` otherwise; either way the user's uncommitted edits stay
-uncommitted and other staged files are left alone. History, squash and
-branches stay on gitpython (:mod:`agent_doc.cycle.vcs`); they do not run
-every turn.
+git plumbing instead of importing gitpython (≈35 ms per process), and as few
+git processes as it can, side by side: :class:`Git` starts ``git var -l``
+(who commits) and ``git cat-file --batch`` (HEAD's trees and the document's
+blob) while ``rev-parse`` finds the work tree, the git directory and HEAD.
+On a branch with commits the blob, trees and commit are written as loose
+objects in-process (:mod:`agent_doc.cycle.gitobjects`), the branch moves with
+a compare-and-swap ``update-ref`` (fast-forward only) and ``update-index``
+keeps the user's index in step; repositories whose object files need more
+(SHA-256, shared permissions, fsync) go through one ``fast-import``, and a
+repository's first commit through a temporary index (``read-tree``,
+``update-index``, ``write-tree``, ``commit-tree``, ``update-ref``). Either way
+the user's uncommitted edits stay uncommitted and other staged files are left
+alone; no hook runs. History, squash and branches stay on gitpython
+(:mod:`agent_doc.cycle.vcs`); they do not run every turn.
 """
 
 from __future__ import annotations
@@ -42,6 +47,10 @@ class WorkTree(NamedTuple):
     """True when HEAD is not a branch."""
     ref: str | None = None
     """The branch HEAD names (``refs/heads/…``); ``None`` when unborn or detached."""
+    objects: Path | None = None
+    """The objects folder."""
+    object_format: str = "sha1"
+    """The repository's hash (``sha1`` or ``sha256``)."""
 
 
 class CommitResult(NamedTuple):
@@ -84,23 +93,30 @@ def _checked(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return _out(proc)
 
 
+_REV_PARSE = (
+    "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "objects",
+    "--show-object-format", "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD",
+)  # fmt: skip
+
+
 def open_work_tree(path: Path) -> WorkTree:
     """The work tree holding ``path`` (``VcsError`` when there is none)."""
     where = path if path.is_dir() else path.parent
     try:
-        proc = _git(where, "rev-parse", "--show-toplevel", "--absolute-git-dir",
-                    "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD")  # fmt: skip
+        proc = _git(where, *_REV_PARSE)
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise VcsError(f"not a git repository: {path}") from exc
     lines = _out(proc).splitlines()
-    if len(lines) < 2:
+    if len(lines) < 4:
         raise VcsError(f"not a git repository: {path}")
-    if proc.returncode != 0 or len(lines) < 5:  # no commit yet: HEAD is unborn
-        return WorkTree(Path(lines[0]), Path(lines[1]), None, None, detached=False)
-    top, git_dir, head, tree, ref = lines[:5]
+    top, git_dir, fmt = Path(lines[0]), Path(lines[1]), lines[3]
+    objects = where / lines[2]  # (relative to where rev-parse ran)
+    if proc.returncode != 0 or len(lines) < 7:  # no commit yet: HEAD is unborn
+        return WorkTree(top, git_dir, None, None, False, None, objects, fmt)
+    head, tree, ref = lines[4:7]
     detached = ref == "HEAD"
     return WorkTree(
-        Path(top), Path(git_dir), head, tree, detached, None if detached else ref
+        top, git_dir, head, tree, detached, None if detached else ref, objects, fmt
     )
 
 
@@ -123,17 +139,6 @@ def check_committable(git_dir: Path, *, detached: bool) -> None:
         raise VcsError("HEAD is detached; check out a branch before committing")
 
 
-def head_text(tree: WorkTree, rel: str) -> str | None:
-    """The file's content at HEAD (``None`` when absent there)."""
-    if tree.head is None:
-        return None
-    proc = _git(tree.top, "cat-file", "blob", f"{tree.head}:{rel}")
-    if proc.returncode != 0:
-        return None
-    text = proc.stdout.decode("utf-8", "surrogateescape")
-    return text.replace("\r\n", "\n").lstrip("\ufeff")
-
-
 @contextlib.contextmanager
 def _scratch(git_dir: Path) -> Iterator[Path]:
     """A private folder in the git directory for the blob and the temporary index.
@@ -153,20 +158,140 @@ def _scratch(git_dir: Path) -> Iterator[Path]:
         folder.rmdir()
 
 
-def commit_blob(tree: WorkTree, rel: str, data: bytes, message: str) -> CommitResult:
-    """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree.
+class Git:
+    """git's helper processes for one commit, started before they are needed.
 
-    On a branch with commits this takes three git processes: ``var`` (who
-    commits), one ``fast-import`` (is the blob new? then the blob, tree and
-    commit and the branch update, refused unless it fast-forwards) and
-    ``update-index`` (the user's index follows, so ``git status`` shows
-    nothing staged for the file).
+    Made in the document's folder before :func:`open_work_tree`, so
+    ``git var -l`` and ``git cat-file --batch`` run beside ``rev-parse``.
     """
-    check_committable(tree.git_dir, detached=tree.detached)
-    if tree.head is None or tree.ref is None:  # unborn: no branch to import onto
-        return _commit_through_index(tree, rel, data, message)
-    blob = _blob_id(data)
-    author, committer = _identities(tree.top)
+
+    def __init__(self, cwd: Path) -> None:
+        """Start the helpers in ``cwd``."""
+        from agent_doc.cycle.gitobjects import ObjectReader
+
+        env = {**os.environ, **_ENV}
+        try:
+            self._var = subprocess.Popen(
+                ["git", "var", "-l"], cwd=cwd, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=env,
+            )  # fmt: skip
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise VcsError(f"not a git repository: {cwd}") from exc
+        self._reader = ObjectReader(cwd)
+        self._var_out: tuple[bytes, bytes] | None = None
+        self._paths: dict[tuple[str, str], Any] = {}
+
+    def __enter__(self) -> Git:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the helper processes."""
+        self._reader.close()
+        self._var_output()
+
+    def _var_output(self) -> tuple[bytes, bytes]:
+        if self._var_out is None:
+            self._var_out = self._var.communicate()
+        return self._var_out
+
+    def _identities(self) -> tuple[str, str, dict[str, str]]:
+        """``(author, committer, config)`` as git would record them now."""
+        out, err = self._var_output()
+        found: dict[str, str] = {}
+        for line in out.decode("utf-8", "surrogateescape").splitlines():
+            key, _, value = line.partition("=")
+            found[key] = value
+        if self._var.returncode != 0 or not (
+            "GIT_AUTHOR_IDENT" in found and "GIT_COMMITTER_IDENT" in found
+        ):
+            stderr = err.decode("utf-8", "surrogateescape").strip()
+            raise VcsError(f"git cannot tell who commits: {stderr or 'no identity'}")
+        return found["GIT_AUTHOR_IDENT"], found["GIT_COMMITTER_IDENT"], found
+
+    def _path(self, tree: WorkTree, rel: str) -> Any:
+        """HEAD's trees along ``rel`` (a :class:`gitobjects.PathInTree`)."""
+        from agent_doc.cycle.gitobjects import PathInTree
+
+        assert tree.head_tree is not None
+        key = (tree.head_tree, rel)
+        if key not in self._paths:
+            parts = rel.encode("utf-8", "surrogateescape").split(b"/")
+            self._paths[key] = PathInTree(self._reader, tree.head_tree, parts)
+        return self._paths[key]
+
+    def head_text(self, tree: WorkTree, rel: str) -> str | None:
+        """The file's content at HEAD (``None`` when absent there)."""
+        if tree.head is None:
+            return None
+        target = self._path(tree, rel).target
+        found = self._reader.read(target) if target is not None else None
+        if found is None or found[0] != "blob":
+            return None
+        text = found[1].decode("utf-8", "surrogateescape")
+        return text.replace("\r\n", "\n").lstrip("\ufeff")
+
+    def commit(
+        self, tree: WorkTree, rel: str, data: bytes, message: str
+    ) -> CommitResult:
+        """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree."""
+        from agent_doc.cycle import gitobjects
+
+        check_committable(tree.git_dir, detached=tree.detached)
+        if tree.head is None or tree.ref is None:  # unborn: no branch to build on
+            return _commit_through_index(tree, rel, data, message)
+        author, committer, config = self._identities()
+        if tree.objects is None or not gitobjects.can_write_loose(
+            tree.object_format, config
+        ):
+            return _fast_import(tree, rel, data, message, (author, committer))
+        blob = gitobjects.object_id(b"blob", data)
+        found = self._path(tree, rel)
+        if found.target == blob:
+            return CommitResult(committed=False, sha=None, message="nothing to commit")
+        writer = gitobjects.LooseWriter(tree.objects, gitobjects.loose_level(config))
+        writer.write(b"blob", data)
+        body = (
+            f"tree {found.replaced(blob, writer.write)}\nparent {tree.head}\n"
+            f"author {author}\ncommitter {committer}\n\n{message}"
+        )
+        sha = writer.write(b"commit", body.encode("utf-8", "surrogateescape"))
+        try:  # only from the commit this one builds on: fast-forward only
+            _checked(tree.top, "update-ref", "-m", f"commit: {message}",
+                     tree.ref, sha, tree.head)  # fmt: skip
+        except _GitFailed as exc:
+            raise VcsError(f"git could not commit {rel}: {exc.stderr}") from exc
+        _stage(tree, rel, blob)
+        return CommitResult(committed=True, sha=sha, message=message)
+
+
+def _stage(tree: WorkTree, rel: str, blob: str) -> None:
+    """Point the user's index entry for ``rel`` at ``blob`` (nothing else changes)."""
+    _checked(tree.top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
+
+
+def head_text(tree: WorkTree, rel: str) -> str | None:
+    """The file's content at HEAD (``None`` when absent there)."""
+    with Git(tree.top) as git:
+        return git.head_text(tree, rel)
+
+
+def commit_blob(tree: WorkTree, rel: str, data: bytes, message: str) -> CommitResult:
+    """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree."""
+    with Git(tree.top) as git:
+        return git.commit(tree, rel, data, message)
+
+
+def _fast_import(
+    tree: WorkTree, rel: str, data: bytes, message: str, idents: tuple[str, str]
+) -> CommitResult:
+    """The commit through one ``fast-import``: is the blob new? then the blob,
+    tree and commit and the branch update, refused unless it fast-forwards;
+    then ``update-index`` (the user's index follows)."""
+    blob = _blob_id(data, tree.object_format)
+    author, committer = idents
     importer = subprocess.Popen(
         ["git", "fast-import", "--quiet", "--done"],
         cwd=tree.top, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -198,7 +323,7 @@ def commit_blob(tree: WorkTree, rel: str, data: bytes, message: str) -> CommitRe
     sha = stdout.readline().decode().strip()
     stdin.write(b"done\n")
     _finish(importer, rel)
-    _checked(tree.top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
+    _stage(tree, rel, blob)
     return CommitResult(committed=True, sha=sha, message=message)
 
 
@@ -220,34 +345,15 @@ def _commit_through_index(
             raise VcsError(f"git could not stage {rel}: {exc.stderr}") from exc
     sha = _checked(top, "commit-tree", new_tree, "-m", message)
     _checked(top, "update-ref", "HEAD", sha)
-    _checked(top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
+    _stage(tree, rel, blob)
     return CommitResult(committed=True, sha=sha, message=message)
 
 
-def _blob_id(data: bytes) -> str:
-    """The id git gives ``data`` as a blob (SHA-1 of ``blob <size>\\0<data>``)."""
-    import importlib
+def _blob_id(data: bytes, object_format: str) -> str:
+    """The id git gives ``data`` as a blob (a hash of ``blob <size>\\0<data>``)."""
+    from agent_doc.cycle.gitobjects import object_id
 
-    try:  # CPython's own SHA-1: no OpenSSL load (see document/_sha256.py)
-        sha1: Any = importlib.import_module("_sha1").sha1
-    except (ImportError, AttributeError):  # pragma: no cover - other builds
-        from hashlib import sha1
-    digest: str = sha1(b"blob %d\0" % len(data) + data).hexdigest()
-    return digest
-
-
-def _identities(top: Path) -> tuple[str, str]:
-    """``(author, committer)`` as git would record them now (``git var -l``)."""
-    proc = _git(top, "var", "-l")
-    found: dict[str, str] = {}
-    for line in _out(proc).splitlines():
-        key, _, value = line.partition("=")
-        if key in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
-            found[key] = value
-    if proc.returncode != 0 or len(found) < 2:
-        stderr = proc.stderr.decode("utf-8", "surrogateescape").strip()
-        raise VcsError(f"git cannot tell who commits: {stderr or 'no identity'}")
-    return found["GIT_AUTHOR_IDENT"], found["GIT_COMMITTER_IDENT"]
+    return object_id(b"blob", data, object_format)
 
 
 def _quote(rel: str) -> str:

@@ -7,7 +7,6 @@ these operations run rarely and keep it.
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +15,8 @@ from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from git import Repo
 
 AGENT_PREFIX = "agent-doc"
@@ -58,7 +59,10 @@ def has_head(repo: Repo) -> bool:
 
 def commit_message(path: Path, now: datetime | None = None) -> str:
     """Return ``agent-doc(<stem>): <local timestamp>``."""
-    stamp = (now or datetime.now()).strftime("%Y-%m-%d %H:%M:%S")
+    import time  # (``datetime`` costs a few ms of imports every turn)
+
+    form = "%Y-%m-%d %H:%M:%S"
+    stamp = now.strftime(form) if now is not None else time.strftime(form)
     return f"{AGENT_PREFIX}({path.stem}): {stamp}"
 
 

@@ -144,7 +144,7 @@ def test_squash_and_history(project: Path) -> None:
 
 
 def test_commit_on_a_branch_with_history_odd_paths(project: Path) -> None:
-    """After the first commit, commits go through one ``fast-import``: the
+    """After the first commit, commits are written as loose objects: the
     user's index follows, identity is git's, objects stay loose, fsck is clean."""
     folder = project / 'notes "draft" é'
     folder.mkdir()
@@ -168,7 +168,7 @@ def test_commit_on_a_branch_with_history_odd_paths(project: Path) -> None:
 
 
 def test_a_branch_moved_meanwhile_is_not_overwritten(project: Path) -> None:
-    """fast-import refuses a commit that would not fast-forward the branch."""
+    """The branch moves only from the commit the new one builds on."""
     from agent_doc.cycle import gitcli
 
     doc = project / "plan.md"
