@@ -155,15 +155,12 @@ def compute_diff(
     head, tail = _common_ends(a, b)
     skip = max(head - context, 0)
     drop = max(tail - context, 0)
-    import difflib  # only the diff path pays for it
+    a, b = a[skip : len(a) - drop], b[skip : len(b) - drop]
+    lines = _one_hunk(a, b, head - skip, tail - drop)
+    if lines is None:
+        import difflib  # only a diff that needs it pays for it
 
-    lines = difflib.unified_diff(
-        a[skip : len(a) - drop],
-        b[skip : len(b) - drop],
-        "snapshot",
-        "document",
-        n=context,
-    )
+        lines = difflib.unified_diff(a, b, "snapshot", "document", n=context)
     out: list[str] = []
     for line in lines:
         if skip and line.startswith("@@"):
@@ -172,6 +169,48 @@ def compute_diff(
         if not line.endswith("\n"):
             out.append("\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _one_hunk(a: list[str], b: list[str], head: int, tail: int) -> list[str] | None:
+    """``difflib.unified_diff(a, b, "snapshot", "document")`` without difflib, for
+    the common case where its answer is known; ``None`` otherwise.
+
+    ``a`` and ``b`` share ``head`` leading and ``tail`` trailing lines, at most
+    the context each (the region between them changed). When no changed line of
+    one side occurs anywhere in the other, difflib can only match the shared
+    lines in place, giving one hunk over both lists: shared head, ``-`` lines,
+    ``+`` lines, shared tail. Two cases are left to difflib: 200 lines or more
+    (its popular-line heuristic), and an insertion or deletion whose shared tail
+    is longer than its head and occurs earlier in the unchanged side (difflib
+    matches its first occurrence). ``tests/unit/test_diff_fast.py`` compares
+    this with difflib on random inputs.
+    """
+    if len(b) >= 200 or head < 0 or tail < 0:
+        return None
+    removed, added = a[head : len(a) - tail], b[head : len(b) - tail]
+    if not set(removed).isdisjoint(b) or not set(added).isdisjoint(a):
+        return None
+    if not (removed and added) and tail > head:
+        same = b if removed else a  # the side that is head + tail only
+        ending = same[head:]
+        if any(same[i : i + tail] == ending for i in range(head)):
+            return None
+    return [
+        "--- snapshot\n",
+        "+++ document\n",
+        f"@@ -{_range(len(a))} +{_range(len(b))} @@\n",
+        *[" " + line for line in a[:head]],
+        *["-" + line for line in removed],
+        *["+" + line for line in added],
+        *[" " + line for line in a[len(a) - tail :]],
+    ]
+
+
+def _range(length: int) -> str:
+    """A hunk range from line 1, as difflib writes it."""
+    if length == 1:
+        return "1"
+    return f"{1 if length else 0},{length}"
 
 
 def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
