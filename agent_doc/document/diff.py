@@ -11,9 +11,13 @@ Anything inside fenced code or inline code spans is content and is kept.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document.codeblocks import CodeIndex
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["compute_diff", "strip_comments"]
 
@@ -156,7 +160,7 @@ def compute_diff(
     skip = max(head - context, 0)
     drop = max(tail - context, 0)
     a, b = a[skip : len(a) - drop], b[skip : len(b) - drop]
-    lines = _one_hunk(a, b, head - skip, tail - drop)
+    lines: Iterable[str] | None = _one_hunk(a, b, head - skip, tail - drop)
     if lines is None:
         import difflib  # only a diff that needs it pays for it
 
