@@ -50,7 +50,6 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
     Returns ``(committed, message)``.
     """
     from agent_doc.cycle.gitcli import Git
-    from agent_doc.cycle.gitcli import open_work_tree
     from agent_doc.cycle.gitcli import relative_path
     from agent_doc.cycle.vcs import commit_message
     from agent_doc.document.boundary import reposition_boundary_to_end
@@ -61,21 +60,22 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
     from agent_doc.store.state import read_document
 
     original = read_document(path)
-    with Git(path.parent) as git:  # its helpers start beside rev-parse
-        tree = open_work_tree(path)
-        rel = relative_path(tree, path)
+    with Git(path) as git:  # git works while the snapshot is read and prepared
         store = StateStore.for_document(path)
         snapshot = store.load_snapshot(path)
+        cleaned = None
+        if snapshot is not None:
+            cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
+        tree = git.work_tree()
+        rel = relative_path(tree, path)
         if snapshot is None:
             data = path.read_bytes()
         else:
             prepared = mark_new_headings(snapshot, git.head_text(tree, rel))
             data = encode_document(original, prepared)
         result = git.commit(tree, rel, data, commit_message(path, now))
-    if result.committed and snapshot is not None:
-        cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
-        if cleaned != snapshot:
-            store.save_snapshot(path, cleaned)
+    if result.committed and cleaned is not None and cleaned != snapshot:
+        store.save_snapshot(path, cleaned)
     return result.committed, result.message
 
 

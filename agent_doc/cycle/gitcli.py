@@ -77,6 +77,10 @@ def _out(proc: subprocess.CompletedProcess[bytes]) -> str:
     return proc.stdout.decode("utf-8", "surrogateescape").strip()
 
 
+def _text(stderr: bytes) -> str:
+    return stderr.decode("utf-8", "surrogateescape").strip()
+
+
 class _GitFailed(VcsError):
     """A git command exited non-zero; ``stderr`` is what it said."""
 
@@ -106,12 +110,17 @@ def open_work_tree(path: Path) -> WorkTree:
         proc = _git(where, *_REV_PARSE)
     except (FileNotFoundError, NotADirectoryError) as exc:
         raise VcsError(f"not a git repository: {path}") from exc
-    lines = _out(proc).splitlines()
+    return _work_tree(path, where, proc.returncode, proc.stdout)
+
+
+def _work_tree(path: Path, where: Path, returncode: int, stdout: bytes) -> WorkTree:
+    """The :class:`WorkTree` that ``git rev-parse`` (:data:`_REV_PARSE`) printed."""
+    lines = stdout.decode("utf-8", "surrogateescape").strip().splitlines()
     if len(lines) < 4:
         raise VcsError(f"not a git repository: {path}")
     top, git_dir, fmt = Path(lines[0]), Path(lines[1]), lines[3]
     objects = where / lines[2]  # (relative to where rev-parse ran)
-    if proc.returncode != 0 or len(lines) < 7:  # no commit yet: HEAD is unborn
+    if returncode != 0 or len(lines) < 7:  # no commit yet: HEAD is unborn
         return WorkTree(top, git_dir, None, None, False, None, objects, fmt)
     head, tree, ref = lines[4:7]
     detached = ref == "HEAD"
@@ -159,27 +168,43 @@ def _scratch(git_dir: Path) -> Iterator[Path]:
 
 
 class Git:
-    """git's helper processes for one commit, started before they are needed.
+    """git's processes for one commit of ``path``, started before they are needed.
 
-    Made in the document's folder before :func:`open_work_tree`, so
-    ``git var -l`` and ``git cat-file --batch`` run beside ``rev-parse``.
+    ``rev-parse`` (:meth:`work_tree`), ``git var -l`` (who commits) and
+    ``git cat-file --batch`` (HEAD's trees and the document's blob) start
+    together when this is made, so they run side by side, and beside whatever
+    the caller computes before it asks for their answers.
     """
 
-    def __init__(self, cwd: Path) -> None:
-        """Start the helpers in ``cwd``."""
+    def __init__(self, path: Path) -> None:
+        """Start the processes in ``path``'s folder (``path`` itself if one)."""
         from agent_doc.cycle.gitobjects import ObjectReader
 
-        env = {**os.environ, **_ENV}
-        try:
-            self._var = subprocess.Popen(
-                ["git", "var", "-l"], cwd=cwd, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=env,
-            )  # fmt: skip
-        except (FileNotFoundError, NotADirectoryError) as exc:
-            raise VcsError(f"not a git repository: {cwd}") from exc
-        self._reader = ObjectReader(cwd)
+        self._doc = path
+        self._where = path if path.is_dir() else path.parent
+        self._started: list[subprocess.Popen[bytes]] = []
+        self._tree: WorkTree | None = None
         self._var_out: tuple[bytes, bytes] | None = None
         self._paths: dict[tuple[str, str], Any] = {}
+        try:
+            self._rev_parse = self._start(*_REV_PARSE)
+            self._reader = ObjectReader(self._where)
+            self._started.append(self._reader.process)
+            self._var = self._start("var", "-l")
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            self.close()
+            raise VcsError(f"not a git repository: {path}") from exc
+
+    def _start(
+        self, *args: str, cwd: Path | None = None, stdin: bool = False
+    ) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(
+            ["git", *args], cwd=cwd or self._where,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **_ENV},
+        )  # fmt: skip
+        self._started.append(proc)
+        return proc
 
     def __enter__(self) -> Git:
         return self
@@ -188,9 +213,21 @@ class Git:
         self.close()
 
     def close(self) -> None:
-        """End the helper processes."""
-        self._reader.close()
-        self._var_output()
+        """End the processes (waiting for those still running)."""
+        for proc in self._started:
+            try:
+                proc.communicate(timeout=10)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+
+    def work_tree(self) -> WorkTree:
+        """The work tree holding the path (``VcsError`` when there is none)."""
+        if self._tree is None:
+            out, _ = self._rev_parse.communicate()
+            code = self._rev_parse.returncode
+            self._tree = _work_tree(self._doc, self._where, code, out)
+        return self._tree
 
     def _var_output(self) -> tuple[bytes, bytes]:
         if self._var_out is None:
@@ -251,6 +288,11 @@ class Git:
         found = self._path(tree, rel)
         if found.target == blob:
             return CommitResult(committed=False, sha=None, message="nothing to commit")
+        # Both start now and wait on their input while the objects are written.
+        move = self._start("update-ref", "-m", f"commit: {message}", "--stdin",
+                           cwd=tree.top, stdin=True)  # fmt: skip
+        stage = self._start("update-index", "--add", "-z", "--index-info",
+                            cwd=tree.top, stdin=True)  # fmt: skip
         writer = gitobjects.LooseWriter(tree.objects, gitobjects.loose_level(config))
         writer.write(b"blob", data)
         body = (
@@ -258,28 +300,40 @@ class Git:
             f"author {author}\ncommitter {committer}\n\n{message}"
         )
         sha = writer.write(b"commit", body.encode("utf-8", "surrogateescape"))
-        try:  # only from the commit this one builds on: fast-forward only
-            _checked(tree.top, "update-ref", "-m", f"commit: {message}",
-                     tree.ref, sha, tree.head)  # fmt: skip
-        except _GitFailed as exc:
-            raise VcsError(f"git could not commit {rel}: {exc.stderr}") from exc
-        _stage(tree, rel, blob)
+        # Only from the commit this one builds on (fast-forward only); the
+        # user's index follows only once the branch has moved.
+        _, err = move.communicate(f"update {tree.ref} {sha} {tree.head}\n".encode())
+        if move.returncode != 0:
+            stage.communicate()  # no input: the index stays as it was
+            raise VcsError(f"git could not commit {rel}: {_text(err)}")
+        _, err = stage.communicate(_index_entry(rel, blob))
+        if stage.returncode != 0:
+            raise _GitFailed("update-index", _text(err))
         return CommitResult(committed=True, sha=sha, message=message)
 
 
 def _stage(tree: WorkTree, rel: str, blob: str) -> None:
-    """Point the user's index entry for ``rel`` at ``blob`` (nothing else changes)."""
-    _checked(tree.top, "update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}")
+    """Point the user's index entry for ``rel`` at ``blob`` (as :meth:`Git.commit`)."""
+    proc = subprocess.run(
+        ["git", "update-index", "--add", "-z", "--index-info"], cwd=tree.top,
+        input=_index_entry(rel, blob), capture_output=True, check=False,
+        env={**os.environ, **_ENV},
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise _GitFailed("update-index", _text(proc.stderr))
 
 
-def head_text(tree: WorkTree, rel: str) -> str | None:
-    """The file's content at HEAD (``None`` when absent there)."""
-    with Git(tree.top) as git:
-        return git.head_text(tree, rel)
+def _index_entry(rel: str, blob: str) -> bytes:
+    """``rel`` at ``blob`` for ``update-index -z --index-info``.
+
+    (Unlike ``--cacheinfo``, this replaces a file or folder in the way of
+    ``rel``, as the commit's tree did.)
+    """
+    return f"100644 {blob}\t{rel}\0".encode("utf-8", "surrogateescape")
 
 
 def commit_blob(tree: WorkTree, rel: str, data: bytes, message: str) -> CommitResult:
-    """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree."""
+    """Commit ``data`` as ``rel`` on top of ``tree.head`` (not the work tree)."""
     with Git(tree.top) as git:
         return git.commit(tree, rel, data, message)
 

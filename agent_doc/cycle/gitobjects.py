@@ -71,14 +71,15 @@ class ObjectReader:
 
     def __init__(self, cwd: Path) -> None:
         """Start the process in ``cwd`` (its repository is the one read)."""
-        self._proc = subprocess.Popen(
+        self.process = subprocess.Popen(
             ["git", "cat-file", "--batch"], cwd=cwd, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )  # fmt: skip
+        """The ``cat-file`` process (its owner ends it)."""
 
     def read(self, oid: str) -> tuple[str, bytes] | None:
         """``(type, content)`` of object ``oid``; ``None`` when it is missing."""
-        stdin, stdout = self._proc.stdin, self._proc.stdout
+        stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None
         assert stdout is not None
         stdin.write(oid.encode("ascii") + b"\n")
@@ -89,14 +90,6 @@ class ObjectReader:
         body = stdout.read(int(header[2]))
         stdout.read(1)  # the newline after the content
         return header[1].decode("ascii"), body
-
-    def close(self) -> None:
-        """End the process."""
-        try:
-            self._proc.communicate(timeout=10)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            self._proc.kill()
-            self._proc.wait()
 
 
 def parse_tree(body: bytes) -> list[Entry]:

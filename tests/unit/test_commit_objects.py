@@ -47,7 +47,8 @@ def _commit(root: Path, rel: str, data: bytes) -> str:
 
 
 @pytest.mark.parametrize(
-    "rel", ["plan.md", "a/new.md", "a.md", "n/e/w é.md", "é/x", "zz", "a!.md"]
+    "rel",
+    ["plan.md", "a/new.md", "a.md", "n/e/w é.md", "é/x", "zz", "a!.md", "a-b/x.md"],
 )
 def test_loose_objects_make_the_commit_fast_import_makes(
     history: Path, tmp_path: Path, rel: str
@@ -60,6 +61,7 @@ def test_loose_objects_make_the_commit_fast_import_makes(
     assert _commit(other, rel, data) == ours
     assert git(history, "ls-files", "-s") == git(other, "ls-files", "-s")
     assert git(history, "status", "--porcelain") == git(other, "status", "--porcelain")
+    git(history, "diff", "--cached", "--exit-code")  # the index follows HEAD
     assert not list((history / ".git" / "objects" / "pack").glob("*.pack"))
     assert git(history, "show", f"HEAD:{rel}") == "# Plan\n\nanswer é\n"
 

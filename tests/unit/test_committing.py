@@ -179,6 +179,9 @@ def test_a_branch_moved_meanwhile_is_not_overwritten(project: Path) -> None:
     git(project, "add", "other.txt")
     git(project, "commit", "-qm", "someone else's commit")
     moved = git(project, "rev-parse", "HEAD")
+    staged = git(project, "ls-files", "-s")
     with pytest.raises(VcsError, match=r"could not commit plan\.md"):
         gitcli.commit_blob(tree, "plan.md", b"stale view\n", "agent-doc(plan): x")
     assert git(project, "rev-parse", "HEAD") == moved
+    assert git(project, "ls-files", "-s") == staged  # the index did not follow
+    assert not (project / ".git" / "index.lock").exists()
