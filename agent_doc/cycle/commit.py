@@ -60,7 +60,8 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
     from agent_doc.store.state import read_document
 
     original = read_document(path)
-    with Git(path) as git:  # git works while the snapshot is read and prepared
+    message = commit_message(path, now)
+    with Git(path, message) as git:  # git works while the snapshot is prepared
         store = StateStore.for_document(path)
         snapshot = store.load_snapshot(path)
         cleaned = None
@@ -73,7 +74,7 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
         else:
             prepared = mark_new_headings(snapshot, git.head_text(tree, rel))
             data = encode_document(original, prepared)
-        result = git.commit(tree, rel, data, commit_message(path, now))
+        result = git.commit(tree, rel, data, message)
     if result.committed and cleaned is not None and cleaned != snapshot:
         store.save_snapshot(path, cleaned)
     return result.committed, result.message

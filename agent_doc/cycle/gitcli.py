@@ -168,29 +168,35 @@ def _scratch(git_dir: Path) -> Iterator[Path]:
 
 
 class Git:
-    """git's processes for one commit of ``path``, started before they are needed.
+    """git's processes for one commit of ``path``, each started before it is needed.
 
-    ``rev-parse`` (:meth:`work_tree`), ``git var -l`` (who commits) and
-    ``git cat-file --batch`` (HEAD's trees and the document's blob) start
-    together when this is made, so they run side by side, and beside whatever
-    the caller computes before it asks for their answers.
+    ``rev-parse`` (:meth:`work_tree`) and ``git cat-file --batch`` (HEAD's trees
+    and the document's blob) start when this is made; ``git var -l`` (who
+    commits) and ``git update-ref --stdin`` once the work tree is known;
+    ``git update-index --index-info`` once there is something to commit. Each
+    starts up beside work in this process and gets its input when it is due.
     """
 
-    def __init__(self, path: Path) -> None:
-        """Start the processes in ``path``'s folder (``path`` itself if one)."""
+    def __init__(self, path: Path, message: str | None = None) -> None:
+        """Start the first processes in ``path``'s folder (``path`` itself if one).
+
+        ``message``, the commit message to come, lets ``update-ref`` start early.
+        """
         from agent_doc.cycle.gitobjects import ObjectReader
 
         self._doc = path
+        self._message = message
         self._where = path if path.is_dir() else path.parent
         self._started: list[subprocess.Popen[bytes]] = []
         self._tree: WorkTree | None = None
+        self._var: subprocess.Popen[bytes] | None = None
         self._var_out: tuple[bytes, bytes] | None = None
+        self._move: subprocess.Popen[bytes] | None = None
         self._paths: dict[tuple[str, str], Any] = {}
         try:
             self._rev_parse = self._start(*_REV_PARSE)
             self._reader = ObjectReader(self._where)
             self._started.append(self._reader.process)
-            self._var = self._start("var", "-l")
         except (FileNotFoundError, NotADirectoryError) as exc:
             self.close()
             raise VcsError(f"not a git repository: {path}") from exc
@@ -227,16 +233,31 @@ class Git:
             out, _ = self._rev_parse.communicate()
             code = self._rev_parse.returncode
             self._tree = _work_tree(self._doc, self._where, code, out)
+            self._prepare(self._tree)
         return self._tree
 
-    def _var_output(self) -> tuple[bytes, bytes]:
-        if self._var_out is None:
-            self._var_out = self._var.communicate()
-        return self._var_out
+    def _prepare(self, tree: WorkTree) -> None:
+        """Start ``git var`` and, on a branch with commits, ``update-ref``."""
+        if self._var is None:
+            self._var = self._start("var", "-l")
+        if self._message is not None and tree.head is not None and tree.ref:
+            self._mover(tree, self._message)
+
+    def _mover(self, tree: WorkTree, message: str) -> subprocess.Popen[bytes]:
+        """``git update-ref --stdin`` for the commit ``message`` (started once)."""
+        if self._move is None or self._message != message:
+            self._message = message
+            self._move = self._start("update-ref", "-m", f"commit: {message}",
+                                     "--stdin", cwd=tree.top, stdin=True)  # fmt: skip
+        return self._move
 
     def _identities(self) -> tuple[str, str, dict[str, str]]:
         """``(author, committer, config)`` as git would record them now."""
-        out, err = self._var_output()
+        if self._var is None:
+            self._var = self._start("var", "-l")
+        if self._var_out is None:
+            self._var_out = self._var.communicate()
+        out, err = self._var_out
         found: dict[str, str] = {}
         for line in out.decode("utf-8", "surrogateescape").splitlines():
             key, _, value = line.partition("=")
@@ -244,8 +265,9 @@ class Git:
         if self._var.returncode != 0 or not (
             "GIT_AUTHOR_IDENT" in found and "GIT_COMMITTER_IDENT" in found
         ):
-            stderr = err.decode("utf-8", "surrogateescape").strip()
-            raise VcsError(f"git cannot tell who commits: {stderr or 'no identity'}")
+            raise VcsError(
+                f"git cannot tell who commits: {_text(err) or 'no identity'}"
+            )
         return found["GIT_AUTHOR_IDENT"], found["GIT_COMMITTER_IDENT"], found
 
     def _path(self, tree: WorkTree, rel: str) -> Any:
@@ -288,9 +310,8 @@ class Git:
         found = self._path(tree, rel)
         if found.target == blob:
             return CommitResult(committed=False, sha=None, message="nothing to commit")
-        # Both start now and wait on their input while the objects are written.
-        move = self._start("update-ref", "-m", f"commit: {message}", "--stdin",
-                           cwd=tree.top, stdin=True)  # fmt: skip
+        # Both wait on their input while the objects are written.
+        move = self._mover(tree, message)
         stage = self._start("update-index", "--add", "-z", "--index-info",
                             cwd=tree.top, stdin=True)  # fmt: skip
         writer = gitobjects.LooseWriter(tree.objects, gitobjects.loose_level(config))
