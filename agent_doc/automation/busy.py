@@ -11,7 +11,6 @@ and puts ``idle`` back afterwards, even on errors.
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Iterator
 
 logger = lazy_logger(__name__)
@@ -121,6 +121,8 @@ def busy(
     Raises :class:`DocumentError` first, creating nothing, unless the document
     is a regular file.
     """
+    import threading  # (only this block runs a thread)
+
     from agent_doc.store.state import require_document
 
     require_document(path)

@@ -49,8 +49,8 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
 
     Returns ``(committed, message)``.
     """
-    from agent_doc.cycle.gitcli import Git
     from agent_doc.cycle.gitcli import relative_path
+    from agent_doc.cycle.gitcommit import Git
     from agent_doc.cycle.vcs import commit_message
     from agent_doc.document.boundary import reposition_boundary_to_end
     from agent_doc.document.headings import mark_new_headings

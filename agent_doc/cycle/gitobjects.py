@@ -16,7 +16,6 @@ files (group-shared permissions, fsync): :func:`can_write_loose` tells.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -71,10 +70,9 @@ class ObjectReader:
 
     def __init__(self, cwd: Path) -> None:
         """Start the process in ``cwd`` (its repository is the one read)."""
-        self.process = subprocess.Popen(
-            ["git", "cat-file", "--batch"], cwd=cwd, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        from agent_doc.cycle.gitproc import GitProcess
+
+        self.process = GitProcess(("cat-file", "--batch"), cwd, stdin=True)
         """The ``cat-file`` process (its owner ends it)."""
 
     def read(self, oid: str) -> tuple[str, bytes] | None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent_doc.cycle import gitcli
+from agent_doc.cycle import gitcommit
 
 
 def git(root: Path, *args: str) -> str:
@@ -37,7 +38,7 @@ def history(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _commit(root: Path, rel: str, data: bytes) -> str:
-    result = gitcli.commit_blob(
+    result = gitcommit.commit_blob(
         gitcli.open_work_tree(root), rel, data, "agent-doc(plan): 2026-01-01 10:00:00"
     )
     assert result.committed
@@ -68,7 +69,7 @@ def test_loose_objects_make_the_commit_fast_import_makes(
 
 def test_an_unchanged_blob_is_nothing_to_commit(history: Path) -> None:
     tree = gitcli.open_work_tree(history)
-    result = gitcli.commit_blob(tree, "a0", b"a0\n", "agent-doc(plan): x")
+    result = gitcommit.commit_blob(tree, "a0", b"a0\n", "agent-doc(plan): x")
     assert (result.committed, result.message) == (False, "nothing to commit")
     assert git(history, "rev-list", "--count", "HEAD") == "1\n"
 

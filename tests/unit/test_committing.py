@@ -170,6 +170,7 @@ def test_commit_on_a_branch_with_history_odd_paths(project: Path) -> None:
 def test_a_branch_moved_meanwhile_is_not_overwritten(project: Path) -> None:
     """The branch moves only from the commit the new one builds on."""
     from agent_doc.cycle import gitcli
+    from agent_doc.cycle import gitcommit
 
     doc = project / "plan.md"
     doc.write_text(DOC)
@@ -181,7 +182,7 @@ def test_a_branch_moved_meanwhile_is_not_overwritten(project: Path) -> None:
     moved = git(project, "rev-parse", "HEAD")
     staged = git(project, "ls-files", "-s")
     with pytest.raises(VcsError, match=r"could not commit plan\.md"):
-        gitcli.commit_blob(tree, "plan.md", b"stale view\n", "agent-doc(plan): x")
+        gitcommit.commit_blob(tree, "plan.md", b"stale view\n", "agent-doc(plan): x")
     assert git(project, "rev-parse", "HEAD") == moved
     assert git(project, "ls-files", "-s") == staged  # the index did not follow
     assert not (project / ".git" / "index.lock").exists()

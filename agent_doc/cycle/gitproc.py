@@ -1,0 +1,157 @@
+"""git processes for the per-turn commit, started with ``os.posix_spawnp``.
+
+``preflight`` runs a handful of short git commands on every turn; importing
+``subprocess`` (with ``signal``, ``selectors``, ``threading`` and ``locale``)
+costs about 4 ms per process start, more than the commands need: a command
+line, pipes for its standard streams, its exit status. Every pipe here is read
+to its end before the process is waited for, and git's answers and messages
+are small; a process that must read while it writes (``cat-file --batch``) is
+driven request by request through :attr:`GitProcess.stdin` and
+:attr:`GitProcess.stdout`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+from typing import BinaryIO
+
+from agent_doc.errors import VcsError
+
+GIT_ENV = {"LANGUAGE": "C", "LC_ALL": "C"}
+"""English messages, as gitpython asks."""
+
+
+def _default_signals() -> tuple[int, ...]:
+    """Signals Python ignores that a child must get back (``subprocess`` does)."""
+    import importlib
+
+    signals: Any = importlib.import_module("_signal")  # no enum classes built
+    names = ("SIGPIPE", "SIGXFSZ")
+    return tuple(getattr(signals, n) for n in names if hasattr(signals, n))
+
+
+def _pipe() -> tuple[int, int]:
+    """A pipe whose ends are above the standard streams (for ``dup2`` onto them)."""
+    ends = []
+    for fd in os.pipe():
+        if fd <= 2:  # this process runs with a standard stream closed
+            import fcntl
+
+            high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+            os.close(fd)
+            fd = high
+        ends.append(fd)
+    return ends[0], ends[1]
+
+
+class GitProcess:
+    """``git -C <cwd> <args>`` running, with pipes to its standard streams."""
+
+    def __init__(
+        self,
+        args: tuple[str, ...],
+        cwd: Path,
+        *,
+        stdin: bool = False,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """Start it; ``stdin`` gives it a pipe to write to (else ``/dev/null``);
+        ``env`` adds to the environment.
+
+        Raises ``FileNotFoundError`` when there is no ``git`` to run.
+        """
+        out_r, out_w = _pipe()
+        err_r, err_w = _pipe()
+        in_r, in_w = _pipe() if stdin else (-1, -1)
+        actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
+            (os.POSIX_SPAWN_DUP2, out_w, 1),
+            (os.POSIX_SPAWN_DUP2, err_w, 2),
+        ]
+        if stdin:
+            actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
+        else:
+            actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+        try:
+            self.pid = os.posix_spawnp(
+                "git", ["git", "-C", str(cwd), *args],
+                {**os.environ, **GIT_ENV, **(env or {})},
+                file_actions=actions, setsigdef=_default_signals(),
+            )  # fmt: skip
+        except BaseException:
+            for fd in (out_r, err_r, in_w):
+                if fd >= 0:
+                    os.close(fd)
+            raise
+        finally:
+            for fd in (out_w, err_w, in_r):
+                if fd >= 0:
+                    os.close(fd)
+        self.stdin: BinaryIO | None = os.fdopen(in_w, "wb") if stdin else None
+        """The process's standard input (``None`` without ``stdin=True``)."""
+        self.stdout: BinaryIO = os.fdopen(out_r, "rb")
+        """The process's standard output."""
+        self._stderr: BinaryIO = os.fdopen(err_r, "rb")
+        self.returncode: int | None = None
+        """The exit status, once :meth:`communicate` has waited for it."""
+        self._answer: tuple[bytes, bytes] = (b"", b"")
+
+    def communicate(self, data: bytes = b"") -> tuple[bytes, bytes]:
+        """Send ``data`` and end the input; return ``(stdout, stderr)`` once it exits.
+
+        A second call returns the same answer.
+        """
+        if self.returncode is not None:
+            return self._answer
+        if self.stdin is not None:
+            try:
+                if data:
+                    self.stdin.write(data)
+            except BrokenPipeError:  # it exited already: its status tells why
+                pass
+            try:
+                self.stdin.close()
+            except BrokenPipeError:
+                pass
+        out = self.stdout.read()
+        err = self._stderr.read()
+        self.stdout.close()
+        self._stderr.close()
+        _, status = os.waitpid(self.pid, 0)
+        self.returncode = os.waitstatus_to_exitcode(status)
+        self._answer = (out, err)
+        return self._answer
+
+
+class GitFailed(VcsError):
+    """A git command exited non-zero; ``stderr`` is what it said."""
+
+    def __init__(self, command: str, stderr: str) -> None:
+        super().__init__(f"git {command} failed: {stderr}")
+        self.stderr = stderr
+
+
+def text(output: bytes) -> str:
+    """A git command's output as text, stripped."""
+    return output.decode("utf-8", "surrogateescape").strip()
+
+
+def run_git(
+    cwd: Path, *args: str, data: bytes = b"", env: dict[str, str] | None = None
+) -> tuple[int, bytes, bytes]:
+    """Run ``git <args>`` in ``cwd`` with ``data`` as input; ``(status, out, err)``."""
+    proc = GitProcess(args, cwd, stdin=bool(data), env=env)
+    out, err = proc.communicate(data)
+    assert proc.returncode is not None
+    return proc.returncode, out, err
+
+
+def checked(
+    cwd: Path, *args: str, data: bytes = b"", env: dict[str, str] | None = None
+) -> str:
+    """The stripped output of ``git <args>``; :class:`GitFailed` when it fails."""
+    code, out, err = run_git(cwd, *args, data=data, env=env)
+    if code != 0:
+        raise GitFailed(args[0], text(err) or f"exit {code}")
+    return text(out)
