@@ -1,4 +1,4 @@
-"""git processes for the per-turn commit, started with ``os.posix_spawnp``.
+"""git processes for the per-turn commit, started with ``os.posix_spawn``.
 
 ``preflight`` runs a handful of short git commands on every turn; importing
 ``subprocess`` (with ``signal``, ``selectors``, ``threading`` and ``locale``)
@@ -12,6 +12,7 @@ driven request by request through :attr:`GitProcess.stdin` and
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,20 @@ def _default_signals() -> tuple[int, ...]:
     signals: Any = importlib.import_module("_signal")  # no enum classes built
     names = ("SIGPIPE", "SIGXFSZ")
     return tuple(getattr(signals, n) for n in names if hasattr(signals, n))
+
+
+@functools.lru_cache(maxsize=4)
+def _git_program(search_path: str | None) -> str:
+    """The ``git`` that ``search_path`` (``$PATH``) finds, as an absolute path.
+
+    (Found once: ``posix_spawnp`` would try every folder before it on each start.)
+    """
+    env = {} if search_path is None else {"PATH": search_path}
+    for folder in os.get_exec_path(env):
+        program = Path(folder or ".") / "git"
+        if program.is_file() and os.access(program, os.X_OK):
+            return str(program.absolute())
+    raise FileNotFoundError("git")
 
 
 def _pipe() -> tuple[int, int]:
@@ -74,8 +89,8 @@ class GitProcess:
         else:
             actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
         try:
-            self.pid = os.posix_spawnp(
-                "git", ["git", "-C", str(cwd), *args],
+            self.pid = os.posix_spawn(
+                _git_program(os.environ.get("PATH")), ["git", "-C", str(cwd), *args],
                 {**os.environ, **GIT_ENV, **(env or {})},
                 file_actions=actions, setsigdef=_default_signals(),
             )  # fmt: skip

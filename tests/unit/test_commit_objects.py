@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,19 @@ def test_a_sha256_repository_commits_through_fast_import(tmp_path: Path) -> None
     sha = _commit(root, "plan.md", b"two\n")
     assert len(sha) == 64
     assert git(root, "show", "HEAD:plan.md") == "two\n"
+
+
+def test_a_process_without_standard_streams_still_commits(history: Path) -> None:
+    """git's pipes must not land on a closed standard stream of ours."""
+    code = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from agent_doc.cycle import gitcli, gitcommit\n"
+        "os.close(0); os.close(1); os.close(2)\n"
+        "tree = gitcli.open_work_tree(Path(sys.argv[1]))\n"
+        "result = gitcommit.commit_blob(tree, 'plan.md', b'closed\\n', 'agent-doc(p): x')\n"
+        "sys.exit(0 if result.committed else 3)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(history)], check=True)
+    assert git(history, "show", "HEAD:plan.md") == "closed\n"
+    git(history, "fsck", "--strict")
