@@ -11,7 +11,6 @@ and puts ``idle`` back afterwards, even on errors.
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Iterator
 
 logger = lazy_logger(__name__)
@@ -125,22 +125,25 @@ def busy(
 
     require_document(path)
     _record(path, status, root)
-    stop = threading.Event()
-    beat = None
+    beat: tuple[threading.Thread, threading.Event] | None = None
     if heartbeat:
-        beat = threading.Thread(
+        import threading  # only here: a per-turn write has no heartbeat
+
+        stop = threading.Event()
+        thread = threading.Thread(
             target=_refresh,
             args=(path, status, root, stop),
             name=HEARTBEAT_THREAD,
             daemon=True,
         )
-        beat.start()
+        thread.start()
+        beat = (thread, stop)
     try:
         yield
     finally:
-        stop.set()
         if beat is not None:
-            beat.join()
+            beat[1].set()
+            beat[0].join()
         try:
             set_status(path, "idle", root=root)
         except AgentDocError as exc:
