@@ -29,7 +29,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from agent_doc.document.components import _scan_memo
+from agent_doc.document.components import clear_scan_memos
 from agent_doc.editor import outline_parts
 from agent_doc.editor import problems
 from agent_doc_lsp import convert
@@ -97,7 +97,7 @@ def bench_structure(text: str, repeat: int = 15) -> tuple[float, float, float]:
     clock = time.thread_time  # CPU time: the benchmark host is shared
     for i in range(repeat):
         fresh = text[:-1] + text[-1:] + " " * (i % 2)
-        _scan_memo.cache_clear()  # the core memoises scans by text equality
+        clear_scan_memos()  # the core memoises scans by text equality
         start = clock()
         index = convert.LineIndex(fresh, "utf-16")
         SymbolEncoder().encode(index, outline_parts(fresh, {}, reuse=False))
@@ -107,7 +107,7 @@ def bench_structure(text: str, repeat: int = 15) -> tuple[float, float, float]:
         symbols_ms.append((middle - start) * 1000)
         both_ms.append((end - start) * 1000)
         fresh2 = text[:-1] + text[-1:]
-        _scan_memo.cache_clear()
+        clear_scan_memos()
         start = clock()
         index = convert.LineIndex(fresh2, "utf-16")
         [convert.diagnostic(index, p) for p in problems(fresh2)]

@@ -14,10 +14,9 @@ import time
 from collections.abc import Callable
 
 from agent_doc.document.boundary import find_boundaries
-from agent_doc.document.codeblocks import _block_ranges_memo
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.codeblocks import code_ranges
-from agent_doc.document.components import _scan_memo
+from agent_doc.document.components import clear_scan_memos
 from agent_doc.document.components import parse_components
 from agent_doc.document.components import scan_components
 
@@ -66,8 +65,7 @@ def timings_ms(fn: Callable[[], object], runs: int) -> tuple[float, float]:
 
 def cold(fn: Callable[[str], object], text: str) -> object:
     """Call ``fn`` with the scan memos emptied (a first parse)."""
-    _scan_memo.cache_clear()
-    _block_ranges_memo.cache_clear()
+    clear_scan_memos()
     return fn(text)
 
 

@@ -121,28 +121,29 @@ def busy(
     Raises :class:`DocumentError` first, creating nothing, unless the document
     is a regular file.
     """
-    import threading  # (only this block runs a thread)
-
     from agent_doc.store.state import require_document
 
     require_document(path)
     _record(path, status, root)
-    stop = threading.Event()
-    beat = None
+    beat: tuple[threading.Thread, threading.Event] | None = None
     if heartbeat:
-        beat = threading.Thread(
+        import threading  # only here: a per-turn write has no heartbeat
+
+        stop = threading.Event()
+        thread = threading.Thread(
             target=_refresh,
             args=(path, status, root, stop),
             name=HEARTBEAT_THREAD,
             daemon=True,
         )
-        beat.start()
+        thread.start()
+        beat = (thread, stop)
     try:
         yield
     finally:
-        stop.set()
         if beat is not None:
-            beat.join()
+            beat[1].set()
+            beat[0].join()
         try:
             set_status(path, "idle", root=root)
         except AgentDocError as exc:

@@ -17,12 +17,13 @@ items or block quotes are recognised only when indented by at most 3 spaces.
 
 from __future__ import annotations
 
-import functools
 import re
 from bisect import bisect_left
 from bisect import bisect_right
 
 from agent_doc.document._lazy_re import lazy_compile
+from agent_doc.document._textmemo import TextMemo
+from agent_doc.document._textmemo import restart_point
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
 
@@ -76,24 +77,58 @@ def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     return list(fences), list(comments)
 
 
-@functools.lru_cache(maxsize=8)
+_BLOCKS: TextMemo[tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]]
+_BLOCKS = TextMemo(8)
+
+
 def _block_ranges_memo(
     text: str,
 ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
-    fences, comments = _scan_blocks(text)
-    return tuple(fences), tuple(comments)
+    found = _BLOCKS.get(text)
+    if found is None:
+        found = _scan_after_latest(text)
+        _BLOCKS.put(text, found)
+    return found
 
 
-def _scan_blocks(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _scan_after_latest(
+    text: str,
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """Scan ``text``, reusing the blocks of the latest text before the point
+    where the two differ (an answer spliced in near the end costs a scan of
+    the end only)."""
+    latest = _BLOCKS.latest_like(text)
+    if latest is not None:
+        old, (fences, comments) = latest
+        restart = restart_point(old, text, _merge(list(fences), list(comments)))
+        if restart:
+            new_fences, new_comments = _scan_blocks(text, restart)
+            return (
+                tuple(r for r in fences if r[1] <= restart) + tuple(new_fences),
+                tuple(r for r in comments if r[1] <= restart) + tuple(new_comments),
+            )
+    fences_found, comments_found = _scan_blocks(text)
+    return tuple(fences_found), tuple(comments_found)
+
+
+def clear_block_memo() -> None:
+    """Forget the remembered block ranges (benchmarks of a first scan)."""
+    _BLOCKS.clear()
+
+
+def _scan_blocks(
+    text: str, start: int = 0
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The blocks of ``text`` from the line start ``start`` on (outside any block)."""
     fences: list[tuple[int, int]] = []
     comments: list[tuple[int, int]] = []
     if "```" not in text and "~~~" not in text and "<!--" not in text:
         return fences, comments
     size = len(text)
     # ``m`` opens a block on the line at ``line``; ``m.end()`` is in ``text``.
-    m = _BLOCK_OPEN_AT.match(text)
-    line = 0
-    pos = 0  # where the next "\n"-prefixed search starts
+    m = _BLOCK_OPEN_AT.match(text, start)
+    line = start
+    pos = start  # where the next "\n"-prefixed search starts
     while True:
         if m is None:
             m = _BLOCK_OPEN.search(text, pos)

@@ -9,10 +9,12 @@ markers (``<!-- agent:boundary:… -->``) are never components.
 
 from __future__ import annotations
 
-import functools
+from bisect import bisect_right
 from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
+from agent_doc.document._textmemo import TextMemo
+from agent_doc.document._textmemo import restart_point
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.splice import splice
@@ -133,15 +135,49 @@ def _parse_attrs(raw: str | None) -> tuple[tuple[str, str], ...]:
 
 
 def _markers(text: str) -> list[_Marker]:
-    """All component markers outside code, in document order."""
+    """All component markers outside code, in document order (remembered for
+    the last few texts; a text that begins like the latest one is scanned from
+    where they differ, see :func:`agent_doc.document._textmemo.restart_point`)."""
+    found = _MARKERS.get(text)
+    if found is not None:
+        return found
+    blocks = block_ranges(text)
+    found = None
+    latest = _MARKERS.latest_like(text)
+    if latest is not None:
+        old, markers = latest
+        old_fences, old_comments = block_ranges(old)
+        restart = restart_point(old, text, sorted(old_fences + old_comments))
+        if restart:
+            kept = [m for m in markers if m.start < restart]
+            line = kept[-1].line if kept else 0
+            line += text.count("\n", kept[-1].start if kept else 0, restart)
+            found = kept + _scan_markers(text, blocks, restart, line)
+    if found is None:
+        found = _scan_markers(text, blocks, 0, 0)
+    _MARKERS.put(text, found)
+    return found
+
+
+_MARKERS: TextMemo[list[_Marker]] = TextMemo(4)
+
+
+def _scan_markers(
+    text: str,
+    blocks: tuple[list[tuple[int, int]], list[tuple[int, int]]],
+    start: int,
+    line: int,
+) -> list[_Marker]:
+    """The markers outside code from ``start`` (a line start outside every
+    block, on line ``line``) to the end."""
     if "agent:" not in text:
         return []
-    blocks = block_ranges(text)
     fences = blocks[0]
     code: CodeIndex | None = None
     out: list[_Marker] = []
-    line = counted = fi = 0
-    for m in _MARKER.finditer(text):
+    counted = start
+    fi = bisect_right(fences, (start, start))
+    for m in _MARKER.finditer(text, start):
         name = m.group(2)
         if name.startswith("boundary:"):
             continue
@@ -181,12 +217,29 @@ def scan_components(text: str) -> ComponentScan:
     return ComponentScan(list(components), list(issues))
 
 
-@functools.lru_cache(maxsize=4)
 def _scan_memo(
     text: str,
 ) -> tuple[tuple[Component, ...], tuple[ComponentIssue, ...]]:
-    scan = _scan(text)
-    return tuple(scan.components), tuple(scan.issues)
+    found = _SCANS.get(text)
+    if found is None:
+        scan = _scan(text)
+        found = tuple(scan.components), tuple(scan.issues)
+        _SCANS.put(text, found)
+    return found
+
+
+_SCANS: TextMemo[tuple[tuple[Component, ...], tuple[ComponentIssue, ...]]]
+_SCANS = TextMemo(4)
+
+
+def clear_scan_memos() -> None:
+    """Forget every remembered scan: components, markers and code blocks
+    (benchmarks of a first parse)."""
+    from agent_doc.document.codeblocks import clear_block_memo
+
+    _SCANS.clear()
+    _MARKERS.clear()
+    clear_block_memo()
 
 
 def _scan(text: str) -> ComponentScan:

@@ -29,6 +29,13 @@ from agent_doc.document._linediff import Hunk
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
 from agent_doc.document._linediff import diff_lines
+from agent_doc.document._textwalk import TRIES
+from agent_doc.document._textwalk import WINDOW
+from agent_doc.document._textwalk import common_head
+from agent_doc.document._textwalk import common_run
+from agent_doc.document._textwalk import common_tail
+from agent_doc.document._textwalk import merge_by_windows
+from agent_doc.document._textwalk import resync
 from agent_doc.errors import MergeError
 
 AGENT_CLIENT_ID = 1
@@ -63,16 +70,29 @@ def merge_texts(
     ``MergeError`` when pycrdt fails or the result cannot be encoded.
     """
     del base_state
+    return _result(_merge(base, ours, theirs))
+
+
+WINDOWS_FROM = 1 << 16
+"""Base size (characters) from which a merge goes window by window."""
+
+
+def _merge(base: str, ours: str, theirs: str, by_windows: bool = True) -> str:
+    """The merged text (see :func:`merge_texts`); ``by_windows=False`` merges
+    line by line whatever the size (one window of a large document)."""
     if ours == theirs or theirs == base:
-        return _result(ours)
+        return ours
     if ours == base:
-        return _result(theirs)
+        return theirs
     # An unterminated last line gets a sentinel newline on all three sides, so
     # text typed at its end stays on that line instead of after the response,
     # and a side's unterminated last line does not run into the other's text.
     sentinel = not (
         base.endswith("\n") and ours.endswith("\n") and theirs.endswith("\n")
     )
+    if by_windows and not sentinel and len(base) >= WINDOWS_FROM:
+        # a large document: only the lines around the edits become line lists
+        return merge_by_windows(base, ours, theirs, _merge_window)
     base_lines = _lines(base, sentinel)
     ours_lines = _lines(ours, sentinel, base, base_lines)
     theirs_lines = _lines(theirs, sentinel, base, base_lines)
@@ -81,8 +101,8 @@ def merge_texts(
         eff_lines, (ours_lines, theirs_lines), (ours_hunks, theirs_hunks)
     )
     if not sentinel or out[-1]:  # the text ends with its last item
-        return _result("\n".join(out))
-    return _result("\n".join(out[:-1]))  # without the sentinel newline
+        return "\n".join(out)
+    return "\n".join(out[:-1])  # without the sentinel newline
 
 
 def plan_ops(base: str, ours: str, theirs: str) -> tuple[str, list[Op], list[Op]]:
@@ -120,6 +140,11 @@ def _result(text: str) -> MergeResult:
         raise MergeError(f"cannot encode the merged document: {exc}") from exc
 
 
+def _merge_window(base: str, ours: str, theirs: str) -> str:
+    """One window of :func:`merge_by_windows`, merged line by line."""
+    return _merge(base, ours, theirs, by_windows=False)
+
+
 def _lines(
     text: str,
     sentinel: bool,
@@ -138,8 +163,8 @@ def _lines(
         if not sentinel:
             lines.pop()  # the "" after the final "\n"
         return lines
-    head = _common_head(base, text)
-    tail = _common_tail(base, text, min(len(base), len(text)) - head)
+    head = common_head(base, text)
+    tail = common_tail(base, text, min(len(base), len(text)) - head)
     head_count = base.count("\n", 0, head)
     if not tail:  # the rest may end without a newline (sentinel)
         rest = _walk(
@@ -170,16 +195,6 @@ class _Walked(list[str]):
     end = 0
 
 
-_ANCHOR = 64
-"""Characters of a base line (and what follows) looked for in the text."""
-_NEAR = 1 << 9
-"""How far ahead in the text an anchor is looked for first."""
-_WINDOW = 1 << 14
-"""How far ahead in the text an anchor is looked for at most."""
-_TRIES = 6
-"""Base lines tried as anchors after a difference."""
-
-
 def _walk(
     text: str,
     t: int,
@@ -199,9 +214,9 @@ def _walk(
     lines are exactly ``text``'s whatever the anchors found.
     """
     out = _Walked()
-    budget = [2 * (t_end - t) + _TRIES * _WINDOW]  # characters searched, at most
+    budget = [2 * (t_end - t) + TRIES * WINDOW]  # characters searched, at most
     while True:
-        run = _common_run(base, b, b_end, text, t, t_end)
+        run = common_run(base, b, b_end, text, t, t_end)
         last = base.rfind("\n", b, b + run)
         if last >= 0:  # whole lines in common
             count = base.count("\n", b, last + 1)
@@ -209,7 +224,7 @@ def _walk(
             line += count
             t += last + 1 - b
             b = last + 1
-        found = _resync(text, t, t_end, base, b, b_end, budget) if t < t_end else None
+        found = resync(text, t, t_end, base, b, b_end, budget) if t < t_end else None
         if found is None:
             out.end = t
             return out
@@ -217,69 +232,6 @@ def _walk(
         out.extend(text[t:t_at].split("\n")[:-1])
         line += base.count("\n", b, b_at)
         t, b = t_at, b_at
-
-
-def _common_run(a: str, i: int, a_end: int, b: str, j: int, b_end: int) -> int:
-    """How many characters ``a[i:a_end]`` and ``b[j:b_end]`` share from the start."""
-    limit = min(a_end - i, b_end - j)
-    n = 0
-    step = _CHUNK
-    while step:  # chunks first (compared in C, small copies), then halve
-        while n + step <= limit and a[i + n : i + n + step] == b[j + n : j + n + step]:
-            n += step
-        step //= 2
-    return n
-
-
-def _resync(
-    text: str,
-    t: int,
-    t_end: int,
-    base: str,
-    b: int,
-    b_end: int,
-    budget: list[int],
-) -> tuple[int, int] | None:
-    """Line starts ``(t_at, b_at)`` after the difference at ``(t, b)`` where
-    ``text`` seems to continue like ``base``; ``None`` when none is found or
-    the walk has searched ``budget[0]`` characters (a text edited on most lines
-    is then split as it is, in linear time)."""
-    for window in (_NEAR, _WINDOW):  # most edits are a line or two: look near first
-        stop = min(t + window, t_end)
-        at = b
-        for _ in range(_TRIES):
-            anchor = base[at : min(at + _ANCHOR, b_end)]
-            if not anchor or budget[0] < 0:
-                return None
-            pos = text.find(anchor, t, stop)
-            while pos > 0 and text[pos - 1] != "\n":  # a line start only
-                pos = text.find(anchor, pos + 1, stop)
-            budget[0] -= (stop if pos < 0 else pos + len(anchor)) - t  # searched
-            if pos >= 0 and (pos, at) != (t, b):
-                return pos, at
-            newline = base.find("\n", at, b_end)
-            if newline < 0:
-                break
-            at = newline + 1
-    return None
-
-
-_CHUNK = 1 << 12
-"""Characters compared at once when looking for a common start or end."""
-
-
-def _common_head(a: str, b: str) -> int:
-    """Length of the longest common start of ``a`` and ``b`` made of whole lines."""
-    i = common_prefix(a, b, chunk=_CHUNK)
-    return a.rfind("\n", 0, i) + 1  # back to the start of a line
-
-
-def _common_tail(a: str, b: str, limit: int) -> int:
-    """Length of the longest common end of ``a`` and ``b`` (at most ``limit``)
-    that starts a line in both (0 when there is none)."""
-    i = common_suffix(a, b, limit, chunk=_CHUNK)
-    newline = a.find("\n", len(a) - i)  # the shared end starts after a shared "\n"
-    return 0 if newline < 0 else len(a) - newline - 1
 
 
 def _plan(

@@ -15,7 +15,6 @@ agent-doc itself fires ``post_write`` (after a response lands) and
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from pathlib import Path
@@ -116,14 +115,34 @@ def store_event(root: Path, event: HookEvent) -> Path:
 
     name = f"{event.timestamp:013d}-{os.urandom(4).hex()}.json"
     target = hooks_dir(root) / check_event_name(event.event) / name
-    data = json.dumps(event.to_json(), ensure_ascii=False) + "\n"
+    data = event_json(event) + "\n"
     # atomic for every reader, not fsynced: a notification, not user data
     atomic_write_text(target, data, durable=False)
     return target
 
 
+def event_json(event: HookEvent) -> str:
+    """``event`` as one line of JSON: what ``json.dumps(event.to_json(),
+    ensure_ascii=False)`` gives, without importing :mod:`json` (a write fires
+    ``post_write`` and needs nothing else of it)."""
+    try:
+        from _json import encode_basestring as quote
+    except ImportError:  # pragma: no cover - a Python without the accelerator
+        import json
+
+        return json.dumps(event.to_json(), ensure_ascii=False)
+    session = "null" if event.session is None else quote(event.session)
+    return (
+        f'{{"event": {quote(event.event)}, "file": {quote(event.file)}, '
+        f'"session": {session}, "timestamp": {int(event.timestamp)}, '
+        f'"pid": {int(event.pid)}}}'
+    )
+
+
 def accept_event_line(root: Path, line: str) -> str:
     """Store one NDJSON event received by the hook listener; the reply to send."""
+    import json
+
     try:
         store_event(root, HookEvent.from_json(json.loads(line)))
     except (ValueError, StateError) as exc:
@@ -179,6 +198,8 @@ def poll_events(
 
     Expired events of every hook are cleaned on the way.
     """
+    import json
+
     now = _now_ms() if now_ms is None else now_ms
     gc_events(root, now_ms=now)
     found = []
@@ -221,7 +242,7 @@ class SocketTransport:
         """True when the listener acknowledged the event."""
         from agent_doc.store.event_socket import send_line
 
-        line = json.dumps(event.to_json(), ensure_ascii=False)
+        line = event_json(event)
         return send_line(root, line, timeout=self.timeout) == "ok"
 
 

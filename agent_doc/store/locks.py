@@ -14,7 +14,7 @@ import contextlib
 import fcntl
 import os
 import time
-from _thread import _local  # threading.local itself, without importing threading
+from _thread import _local
 from typing import TYPE_CHECKING
 
 from agent_doc.errors import StateError
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 30.0
 """Seconds a lock acquisition waits before giving up."""
 
-_held = _local()
+_held = _local()  # threading.local itself, without importing threading
 
 
 def _held_set() -> set[str]:

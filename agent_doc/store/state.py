@@ -213,7 +213,7 @@ class StateStore:
         _delete(self.expected_path(doc))
 
     def expected_path(self, doc: Path) -> Path:
-        """``pending/<hash>.expect``: SHA-256 of a pending write's content_ours.
+        """``pending/<hash>.expect``: the digest of a pending write's content_ours.
 
         ``recover`` compares it with the snapshot and the document to tell a
         write that never landed from one killed after the document was written.

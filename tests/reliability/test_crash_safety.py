@@ -186,14 +186,18 @@ def test_kill_9_during_write_never_tears_and_recovers_once(tmp_path: Path) -> No
     assert sum(states.values()) == KILLS
 
 
-@pytest.mark.parametrize("snapshot_saved", [False, True])
+@pytest.mark.parametrize(
+    ("snapshot_saved", "older_digest"),
+    [(False, False), (True, False), (False, True)],
+)
 def test_recover_does_not_duplicate_a_write_that_landed(
-    tmp_path: Path, snapshot_saved: bool
+    tmp_path: Path, snapshot_saved: bool, older_digest: bool
 ) -> None:
     """Regression: ``recover`` after a kill between document write and cleanup.
 
     The state a SIGKILL leaves (document written, pending response and expected
-    digest still there, snapshot old or new) is rebuilt from a real write; the
+    digest still there, snapshot old or new; the digest also as an older
+    version wrote it) is rebuilt from a real write; the
     old ``recover_pending`` replayed the response and answered twice.
     """
     from agent_doc.write.pipeline import text_digest
@@ -207,7 +211,12 @@ def test_recover_does_not_duplicate_a_write_that_landed(
     assert done.returncode == 0, done.stderr.decode()
     written = doc.read_text()
     store.save_pending(doc, RESPONSE)
-    store.save_expected(doc, text_digest(written))
+    if older_digest:  # written by a version that stored SHA-256 hex
+        import hashlib
+
+        store.save_expected(doc, hashlib.sha256(written.encode()).hexdigest())
+    else:
+        store.save_expected(doc, text_digest(written))
     if not snapshot_saved:
         store.save_snapshot(doc, old)
     [result] = recover_pending(doc, None)

@@ -18,7 +18,9 @@ from agent_doc.store.event_socket import send_line
 from agent_doc.store.event_socket import socket_path
 from agent_doc.store.events import ChainTransport
 from agent_doc.store.events import FileTransport
+from agent_doc.store.events import HookEvent
 from agent_doc.store.events import SocketTransport
+from agent_doc.store.events import event_json
 from agent_doc.store.events import event_listener
 from agent_doc.store.events import fire_event
 from agent_doc.store.events import gc_events
@@ -54,6 +56,22 @@ def test_fire_stores_event_json_with_session(project: Path, doc: Path) -> None:
     assert set(data) == {"event", "file", "session", "timestamp", "pid"}
     assert data["session"] == "abc-123"
     assert data["file"] == str(doc.resolve())
+
+
+@pytest.mark.parametrize(
+    ("file", "session"),
+    [
+        ("/tmp/plain.md", None),
+        ('/tmp/q"uote\\back\tslash\n.md', "s-1"),
+        ("/tmp/ünï😀 é.md", "sessión\u2028"),
+        ("/tmp/\x01ctl\x7f.md", ""),
+    ],
+)
+def test_event_json_is_what_json_dumps_gives(file: str, session: str | None) -> None:
+    event = HookEvent("post_write", file, session, 1_700_000_000_123, 4242)
+    line = event_json(event)
+    assert line == json.dumps(event.to_json(), ensure_ascii=False)
+    assert "\n" not in line
 
 
 def test_poll_returns_recent_events_and_cleans_expired(

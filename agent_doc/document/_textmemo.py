@@ -1,0 +1,88 @@
+"""Results computed for the last few texts, and where a new text may reuse them.
+
+The write path asks about the same large document several times in a row and
+then about a copy of it with an answer spliced in near the end. Keyed by the
+text in a dict (``functools.lru_cache``), every new text is hashed first: about
+a millisecond for a megabyte of non-ASCII text, before anything is found. A
+:class:`TextMemo` finds a text by identity, then by equality (texts of another
+length are skipped at once), and offers the latest text of a similar size,
+so a scan of a new one can start where the two differ (:func:`restart_point`).
+"""
+
+from __future__ import annotations
+
+from typing import Generic
+from typing import TypeVar
+
+from agent_doc.document._linediff import common_prefix
+
+T = TypeVar("T")
+
+_PREFIX_CHUNK = 1 << 12
+"""Characters compared at once when looking for where two texts differ."""
+
+
+class TextMemo(Generic[T]):
+    """The values of the last ``size`` texts, most recently used first."""
+
+    __slots__ = ("_items", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: list[tuple[str, T]] = []
+
+    def get(self, text: str) -> T | None:
+        """The value remembered for ``text`` (the same or an equal string)."""
+        items = self._items
+        for i, (known, value) in enumerate(items):
+            if known is text:
+                items.insert(0, items.pop(i))
+                return value
+        for i, (known, value) in enumerate(items):  # no hashing: compare once
+            if len(known) == len(text) and known == text:
+                items.insert(0, items.pop(i))
+                return value
+        return None
+
+    def put(self, text: str, value: T) -> None:
+        """Remember ``value`` for ``text``; the least recent past ``size`` go."""
+        self._items.insert(0, (text, value))
+        del self._items[self._size :]
+
+    def latest_like(self, text: str) -> tuple[str, T] | None:
+        """The most recently used text of about ``text``'s size, and its value:
+        the one most likely to begin like ``text`` (a small text scanned
+        meanwhile, such as the answer alone, is passed over)."""
+        for known, value in self._items:
+            if len(text) <= 2 * len(known) and len(known) <= 2 * len(text):
+                return known, value
+        return None
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self._items.clear()
+
+
+def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:
+    """Where a scan of ``new`` may start, reusing the scan of ``old`` before it.
+
+    A line start that both texts reach with the same text before it, right
+    after an empty line (no paragraph, so no code span, runs across it) and
+    outside every block of ``old`` (``blocks``: sorted ``[start, end)`` fenced
+    and comment blocks; inside one, or before one left open to the end of
+    ``old``, the block's own start). 0 when there is
+    none, or when the texts differ in their first half (a full scan is then as
+    cheap).
+    """
+    differ = common_prefix(old, new, chunk=_PREFIX_CHUNK)
+    if 2 * differ < len(new):
+        return 0
+    restart = old.rfind("\n\n", 0, differ) + 2
+    if restart < 2:
+        return 0
+    for start, end in reversed(blocks):
+        if start < restart and (end > restart or end >= len(old)):
+            return start  # inside it, or it runs to the end of ``old``: open
+        if end <= restart:
+            break
+    return restart
