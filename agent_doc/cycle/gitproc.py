@@ -129,14 +129,36 @@ class GitProcess:
                 self.stdin.close()
             except BrokenPipeError:
                 pass
-        out = self.stdout.read()
-        err = self._stderr.read()
+        out, err = self._drain()
         self.stdout.close()
         self._stderr.close()
         _, status = os.waitpid(self.pid, 0)
         self.returncode = os.waitstatus_to_exitcode(status)
         self._answer = (out, err)
         return self._answer
+
+    def _drain(self) -> tuple[bytes, bytes]:
+        """Read standard output and error to their ends, whichever has data
+        (so a chatty hook on stderr cannot block git while stdout is read)."""
+        import select  # the C module; ``selectors`` would cost more
+
+        chunks: dict[int, list[bytes]] = {}
+        streams = {}
+        poller = select.poll()
+        for stream in (self.stdout, self._stderr):
+            streams[stream.fileno()] = stream
+            chunks[stream.fileno()] = []
+            poller.register(stream, select.POLLIN)
+        order = list(chunks)
+        while streams:
+            for fd, _ in poller.poll():
+                chunk = streams[fd].read1(65536)  # type: ignore[attr-defined]
+                if chunk:
+                    chunks[fd].append(chunk)
+                else:
+                    poller.unregister(fd)
+                    del streams[fd]
+        return b"".join(chunks[order[0]]), b"".join(chunks[order[1]])
 
 
 class GitFailed(VcsError):

@@ -115,3 +115,22 @@ def test_a_process_without_standard_streams_still_commits(history: Path) -> None
     subprocess.run([sys.executable, "-c", code, str(history)], check=True)
     assert git(history, "show", "HEAD:plan.md") == "closed\n"
     git(history, "fsck", "--strict")
+
+
+def test_a_hook_that_writes_much_to_stderr_does_not_block_the_commit(
+    history: Path,
+) -> None:
+    """git's messages are read while its output is: a hook may say a lot."""
+    hook = history / ".git" / "hooks" / "reference-transaction"
+    hook.write_text("#!/bin/sh\nhead -c 300000 /dev/zero | tr '\\0' x >&2\nexit 0\n")
+    hook.chmod(0o755)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from agent_doc.cycle import gitcli, gitcommit\n"
+        "tree = gitcli.open_work_tree(Path(sys.argv[1]))\n"
+        "result = gitcommit.commit_blob(tree, 'plan.md', b'loud\\n', 'agent-doc(p): x')\n"
+        "sys.exit(0 if result.committed else 3)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(history)], check=True, timeout=60)
+    assert git(history, "show", "HEAD:plan.md") == "loud\n"
