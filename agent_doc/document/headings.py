@@ -23,6 +23,15 @@ HEAD_SUFFIX = " (HEAD)"
 # Whole heading lines (``$`` is the line's end; nothing here crosses a "\n").
 _ATX = lazy_compile(r"^ {0,3}#{1,6}(?:[ \t]+.*)?$", re.MULTILINE)
 _BOLD = lazy_compile(r"^\*\*[^*\n].*\*\*[^\S\n]*$", re.MULTILINE)
+# The same lines after a "\n", as searches with a literal start (about twice as
+# fast as ``^``, which is tried at every offset): for counting, not for order.
+_AFTER_NEWLINE = {
+    _ATX: (
+        lazy_compile(r"\n(#{1,6}(?:[ \t]+.*)?)$", re.MULTILINE),
+        lazy_compile(r"\n( {1,3}#{1,6}(?:[ \t]+.*)?)$", re.MULTILINE),
+    ),
+    _BOLD: (lazy_compile(r"\n(\*\*[^*\n].*\*\*[^\S\n]*)$", re.MULTILINE),),
+}
 
 
 def _is_marked_kind(line: str) -> bool:
@@ -75,7 +84,11 @@ def _heading_counts(text: str, pattern: re.Pattern[str]) -> Counter[str]:
     """How often each heading line (right-stripped) occurs outside fenced code."""
     counts: Counter[str] = Counter()
     for start, end in _outside_fences(text):
-        counts.update(map(str.rstrip, pattern.findall(text, start, end)))
+        first = pattern.match(text, start, end)  # the stretch's first line
+        if first is not None:
+            counts[first.group().rstrip()] += 1
+        for after_newline in _AFTER_NEWLINE[pattern]:
+            counts.update(map(str.rstrip, after_newline.findall(text, start, end)))
     return counts
 
 
