@@ -20,6 +20,7 @@ from agent_doc.errors import VcsError
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from agent_doc.cycle.gitcommit import Git
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
@@ -44,14 +45,24 @@ class HistoryEntry(NamedTuple):
         return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, str]:
-    """Commit the document's snapshot (or the file when no snapshot exists).
-
-    Returns ``(committed, message)``.
-    """
-    from agent_doc.cycle.gitcli import relative_path
+def start_commit(path: Path, now: datetime | None = None) -> Git:
+    """Start the git processes of :func:`commit_document` (they start up while
+    the caller does other work); ``VcsError`` when git cannot run."""
     from agent_doc.cycle.gitcommit import Git
     from agent_doc.cycle.vcs import commit_message
+
+    return Git(path, commit_message(path, now))
+
+
+def commit_document(
+    path: Path, *, now: datetime | None = None, git: Git | None = None
+) -> tuple[bool, str]:
+    """Commit the document's snapshot (or the file when no snapshot exists).
+
+    ``git``: from :func:`start_commit` for this document, when started earlier
+    (this closes it). Returns ``(committed, message)``.
+    """
+    from agent_doc.cycle.gitcli import relative_path
     from agent_doc.document.boundary import reposition_boundary_to_end
     from agent_doc.document.headings import mark_new_headings
     from agent_doc.document.headings import strip_head_markers
@@ -59,9 +70,10 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import read_document
 
-    original = read_document(path)
-    message = commit_message(path, now)
-    with Git(path, message) as git:  # git works while the snapshot is prepared
+    if git is None:
+        git = start_commit(path, now)
+    with git:  # git works while the snapshot is read and prepared
+        original = read_document(path)
         store = StateStore.for_document(path)
         snapshot = store.load_snapshot(path)
         cleaned = None
@@ -74,23 +86,26 @@ def commit_document(path: Path, *, now: datetime | None = None) -> tuple[bool, s
         else:
             prepared = mark_new_headings(snapshot, git.head_text(tree, rel))
             data = encode_document(original, prepared)
-        result = git.commit(tree, rel, data, message)
+        result = git.commit(tree, rel, data, git.message)
     if result.committed and cleaned is not None and cleaned != snapshot:
         store.save_snapshot(path, cleaned)
     return result.committed, result.message
 
 
-def commit_and_refresh(path: Path, link: ServerLink | None = None) -> tuple[bool, str]:
+def commit_and_refresh(
+    path: Path, link: ServerLink | None = None, *, git: Git | None = None
+) -> tuple[bool, str]:
     """Commit the document, fire ``post_commit``, and update an open editor.
 
     The one commit every front-end uses (CLI ``commit``, ``preflight``, ``run``,
     the language server): after a commit, a server that has the document open
     repositions its live boundary and refreshes its git gutter. A failure to
-    reach the editor is logged, never fatal: the commit has happened.
+    reach the editor is logged, never fatal: the commit has happened. ``git``:
+    see :func:`commit_document`.
     """
     from agent_doc.store.events import fire_quietly
 
-    committed, message = commit_document(path)
+    committed, message = commit_document(path, git=git)
     if committed:
         fire_quietly("post_commit", path)
         if link is not None:

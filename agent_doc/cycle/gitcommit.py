@@ -64,6 +64,13 @@ class Git:
             self.close()
             raise VcsError(f"not a git repository: {path}") from exc
 
+    @property
+    def message(self) -> str:
+        """The commit message given when this was made."""
+        if self._message is None:
+            raise VcsError("no commit message was given")
+        return self._message
+
     def _start(
         self, *args: str, cwd: Path | None = None, stdin: bool = False
     ) -> GitProcess:

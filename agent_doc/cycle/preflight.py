@@ -22,6 +22,7 @@ from agent_doc.errors import AgentDocError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from agent_doc.cycle.gitcommit import Git
     from agent_doc.cycle.links import LinkedChange
     from agent_doc.write.server_link import ServerLink
 
@@ -101,11 +102,21 @@ def read_claims(root: Path) -> list[str]:
     return [ln for ln in text.splitlines() if ln]
 
 
-def _commit_previous(path: Path, link: ServerLink | None) -> bool:
+def _start_commit(path: Path) -> Git | None:
+    """git's processes for the commit, started now (``None``: the commit says why)."""
+    from agent_doc.cycle.commit import start_commit
+
+    try:
+        return start_commit(path)
+    except AgentDocError:
+        return None
+
+
+def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bool:
     from agent_doc.cycle.commit import commit_and_refresh
 
     try:
-        committed, _ = commit_and_refresh(path, link)
+        committed, _ = commit_and_refresh(path, link, git=git)
     except AgentDocError as exc:
         logger.warning("preflight: commit skipped: %s", exc)
         return False
@@ -148,14 +159,20 @@ def run_preflight(
             debounce_ms=front.debounce_ms or DEFAULT_DEBOUNCE_MS,
             typing_ms=front.typing_indicator_ms or DEFAULT_TYPING_MS,
         )
-    root = project_root_for(path)
-    store = StateStore(root)
-    recoveries = recover_pending(path, link)
-    for item in recoveries:
-        if item.status == "dropped":
-            logger.warning("preflight: dropped an empty pending response of %s", path)
-    recovered = any(r.status in ("written", "completed") for r in recoveries)
-    committed = _commit_previous(path, link)
+    git = _start_commit(path)  # git starts up during the steps before the commit
+    try:
+        root = project_root_for(path)
+        store = StateStore(root)
+        recoveries = recover_pending(path, link)
+        for item in recoveries:
+            if item.status == "dropped":
+                note = "preflight: dropped an empty pending response of %s"
+                logger.warning(note, path)
+        recovered = any(r.status in ("written", "completed") for r in recoveries)
+        committed = _commit_previous(path, link, git)
+    finally:
+        if git is not None:
+            git.close()
     document = current_text(path, link)
     store.save_baseline(path, document)
     claims = read_claims(root)
