@@ -128,6 +128,7 @@ def update_typing() -> int:
     print(section)
     return 0 if all(s == "passed" for _, s, _ in rows) else 1
 
+
 HARDENED = [
     "**files that are not documents** (FIFO, socket, device, folder, dangling "
     "symlink, missing file) given to any command taking FILE: one "
