@@ -138,6 +138,8 @@ def _markers(text: str) -> list[_Marker]:
     """All component markers outside code, in document order (remembered for
     the last few texts; a text that begins like the latest one is scanned from
     where they differ, see :func:`agent_doc.document._textmemo.restart_point`)."""
+    if "agent:" not in text:  # no marker: no code blocks to find either
+        return []
     found = _MARKERS.get(text)
     if found is not None:
         return found
@@ -170,8 +172,6 @@ def _scan_markers(
 ) -> list[_Marker]:
     """The markers outside code from ``start`` (a line start outside every
     block, on line ``line``) to the end."""
-    if "agent:" not in text:
-        return []
     fences = blocks[0]
     code: CodeIndex | None = None
     out: list[_Marker] = []
