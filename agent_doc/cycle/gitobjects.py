@@ -19,6 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document._sha256 import sha1_hex
+
 TREE_MODE = b"40000"
 BLOB_MODE = b"100644"
 
@@ -41,18 +43,6 @@ def loose_level(config: dict[str, str]) -> int:
     except ValueError:
         return 1
     return level if -1 <= level <= 9 else 1
-
-
-def sha1_hex(data: bytes) -> str:
-    """The SHA-1 of ``data`` in hex."""
-    import importlib
-
-    try:  # CPython's own SHA-1: no OpenSSL load (see document/_sha256.py)
-        sha1: Any = importlib.import_module("_sha1").sha1
-    except (ImportError, AttributeError):  # pragma: no cover - other builds
-        from hashlib import sha1
-    digest: str = sha1(data).hexdigest()
-    return digest
 
 
 def object_id(kind: bytes, body: bytes, object_format: str = "sha1") -> str:
