@@ -8,9 +8,13 @@
  *     (`applied: false`), and the server re-plans on the newer text;
  *   - the edits go through `TextEditor.edit` with undo stops before and after,
  *     so one Undo removes exactly the agent's write;
- *   - every visible editor's selections are restored, mapped through the
- *     edits so that text inserted exactly at a cursor goes after it (VS Code
- *     would move the cursor to the end of the inserted answer);
+ *   - text inserted exactly at a cursor goes after it (VS Code would move
+ *     the cursor to the end of the inserted answer): an editor whose
+ *     selections an edit touches gets them back, mapped through the edits.
+ *     Any other editor is left alone — VS Code moves its cursors with the
+ *     text, atomically with the person's keystrokes, whereas putting saved
+ *     selections back lands one round trip later and would drag the cursor
+ *     behind a key typed in between (the next keys then went before it);
  *   - a streamed edit (label `agent-doc stream <id>`) records the text before
  *     its stream's first edit (`StreamStarts`, see `answerUndo.ts`); streamed
  *     edits with nothing else in between share one undo step (fewer steps to
@@ -29,7 +33,7 @@ import {
 
 import { streamOf } from "./answerText";
 import { StreamStarts } from "./answerUndo";
-import { OffsetEdit, mapOffset } from "./logic";
+import { OffsetEdit, mapOffset, touchesAny } from "./logic";
 
 interface DocumentEdits {
   uri: vscode.Uri;
@@ -93,6 +97,9 @@ async function applyToDocument(client: LanguageClient, item: DocumentEdits, stop
   }
   if (applied) {
     editors.forEach((editor, i) => {
+      if (!touchesAny(saved[i].flat(), offsets)) {
+        return; // VS Code moved these cursors with the text already
+      }
       editor.selections = saved[i].map(
         ([anchor, active]) =>
           new vscode.Selection(
@@ -137,7 +144,14 @@ export async function applyAgentEdit(
       stream === undefined
         ? OWN_STEP
         : { undoStopBefore: !starts.continues(stream, item.uri, document?.version), undoStopAfter: false };
-    if (!(await applyToDocument(client, item, stops))) {
+    starts.applying.add(item.uri.toString());
+    let applied: boolean;
+    try {
+      applied = await applyToDocument(client, item, stops);
+    } finally {
+      starts.applying.delete(item.uri.toString());
+    }
+    if (!applied) {
       return { applied: false, failureReason: "the document changed while the edit was applied" };
     }
     if (stream !== undefined) {

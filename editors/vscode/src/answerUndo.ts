@@ -6,16 +6,21 @@
  * `StreamStarts.applied`, which remembers the text S0 right before the first
  * one). When the answer is final the server sends `agentDoc/answerLanded
  * {uri, version, stream, withoutAnswer}`. If the document is still at
- * `version` (T) and in the active editor, `regroup`:
+ * `version` (T) and in the active editor, `regroup` waits until the person
+ * has not typed for `QUIET_MS` (a key typed meanwhile: nothing is regrouped,
+ * the answer stays a few undo steps), then:
  *   1. runs `undo` until the text is S0 (bounded; when S0 is never reached it
  *      runs `redo` back to T and gives up, leaving the text as it was);
  *   2. applies S0 → T without the answer (the person's typing during the
- *      stream) as one edit with undo stops, then the answer as one more;
- *   3. restores every visible editor's selections and scroll position.
+ *      stream) as one edit with undo stops; puts every visible editor's
+ *      selections back (mapped onto that text); applies the answer as one
+ *      more edit, which VS Code's own cursor tracking moves the cursors past
+ *      (they are set again only where the answer went in right at one);
+ *   3. restores every visible editor's scroll position.
  * Ctrl+Z then removes exactly the answer (and its `resume` line); a second
  * Ctrl+Z removes what the person typed during the stream.
- * If the person types in the middle, their keystrokes are carried over onto
- * the final text (`carryOver`), so nothing typed is ever lost.
+ * If the person types in the middle anyway, their keystrokes are carried over
+ * onto the final text (`carryOver`), so nothing typed is ever lost.
  * `undo`/`redo` act on the focused text input: with the focus in another
  * input (find widget, terminal) they change nothing here and `regroup` gives
  * up after 300 ms (that input may have undone one step of its own).
@@ -24,7 +29,7 @@ import * as vscode from "vscode";
 import { LanguageClient, TextEdit } from "vscode-languageclient/node";
 
 import { SeenChange, applyOffsetEdits, carryOver, inverseEdits, mapThrough, minimalEdit } from "./answerText";
-import { OffsetEdit } from "./logic";
+import { OffsetEdit, mapOffset, touchesAny } from "./logic";
 
 /** `agentDoc/answerLanded` parameters. */
 export interface AnswerLanded {
@@ -56,11 +61,37 @@ interface StreamStart {
 
 const MAX_STREAMS = 32;
 
+/**
+ * Regroup only after this long without the person's typing: `undo` moves the
+ * cursor, so a key pressed while the history is rewritten would land where
+ * the undo put it. Someone still typing when the answer lands keeps typing
+ * into the document instead, and the answer stays a few undo steps.
+ */
+export const QUIET_MS = 1000;
+
 /** The text before each stream's first edit, and documents being regrouped. */
 export class StreamStarts {
   private readonly starts = new Map<string, StreamStart>();
   /** URIs whose undo history is being rewritten: agent edits wait. */
   readonly busy = new Set<string>();
+  /** URIs an agent edit is being applied to (their changes are not typing). */
+  readonly applying = new Set<string>();
+  /** When the person last changed each document (`Date.now()`). */
+  private readonly typedAt = new Map<string, number>();
+
+  /** Note a change of a document: the person's, unless an agent edit or a regrouping is under way. */
+  noteChange(event: vscode.TextDocumentChangeEvent): void {
+    const uri = event.document.uri.toString();
+    if (event.contentChanges.length > 0 && !this.applying.has(uri) && !this.busy.has(uri)) {
+      this.typedAt.set(uri, Date.now());
+    }
+  }
+
+  /** Milliseconds since the person last changed `uri` (Infinity: never). */
+  sinceTyping(uri: string): number {
+    const at = this.typedAt.get(uri);
+    return at === undefined ? Infinity : Date.now() - at;
+  }
 
   /** True when the document is still at the version `stream`'s latest edit left. */
   continues(stream: string, uri: vscode.Uri, version: number | undefined): boolean {
@@ -91,6 +122,7 @@ export class StreamStarts {
 
   /** Forget every stream of a closed document. */
   forget(uri: vscode.Uri): void {
+    this.typedAt.delete(uri.toString());
     for (const [stream, start] of this.starts) {
       if (start.uri === uri.toString()) {
         this.starts.delete(stream);
@@ -210,17 +242,32 @@ function saveViews(document: vscode.TextDocument): View[] {
     }));
 }
 
-function restoreViews(views: View[], through: OffsetEdit | undefined): void {
-  const map = (offset: number): number => mapThrough(offset, through);
+/** Put back each view's selections, mapped by `map`, and (with `reveal`) its scroll position. */
+function restoreViews(views: View[], map: (offset: number) => number, reveal = true): void {
   for (const { editor, selections, visible } of views) {
     const document = editor.document;
     editor.selections = selections.map(
       ([anchor, active]) => new vscode.Selection(document.positionAt(map(anchor)), document.positionAt(map(active))),
     );
+    if (visible && reveal) {
+      editor.revealRange(visible, vscode.TextEditorRevealType.AtTop);
+    }
+  }
+}
+
+/** Put back each view's scroll position. */
+function revealViews(views: View[]): void {
+  for (const { editor, visible } of views) {
     if (visible) {
       editor.revealRange(visible, vscode.TextEditorRevealType.AtTop);
     }
   }
+}
+
+/** True when an edit of `edits` (offsets of the text without the answer) touches a saved selection. */
+function touched(views: View[], removal: OffsetEdit[], edits: OffsetEdit[]): boolean {
+  const offsets = views.flatMap((view) => view.selections.flat().map((offset) => mapOffset(offset, removal)));
+  return touchesAny(offsets, edits);
 }
 
 /** Make a landed answer one undo step (see the module docstring). */
@@ -246,8 +293,15 @@ export async function regroup(
   if (!start || !editor || !document || document.uri.toString() !== uri.toString()) {
     return outcome(false, start ? "not in the active editor" : "no streamed edit of this answer was seen");
   }
+  const pause = QUIET_MS - starts.sinceTyping(start.uri);
+  if (pause > 0 && document.version === params.version && (await nextChange(document, pause))) {
+    return outcome(false, `the person kept typing (no pause of ${QUIET_MS} ms after the answer landed)`);
+  }
   if (document.version !== params.version || starts.busy.has(start.uri)) {
     return outcome(false, `the document moved on (version ${document.version}, the answer landed at ${params.version})`);
+  }
+  if (vscode.window.activeTextEditor !== editor) {
+    return outcome(false, "not in the active editor");
   }
   const final = document.getText();
   const removal = params.withoutAnswer.map((e) => ({
@@ -289,13 +343,22 @@ async function rewrite(
     return giveUp(editor, final, log, views, outcome, "the text before the stream is not in the undo history");
   }
   const typing = minimalEdit(start.text, withoutAnswer);
-  const done =
-    (await replaceWith(editor, typing ? [typing] : [], start.text, withoutAnswer, log)) &&
-    (await replaceWith(editor, answer, withoutAnswer, final, log));
-  if (!done) {
+  // The cursors go back (as offsets of the text without the answer) before
+  // the answer's edit: that edit is version-checked, so a key typed after the
+  // cursors were put back makes it fail (and `giveUp` carries the key over)
+  // instead of being dragged along when the cursors move after the answer.
+  if (!(await replaceWith(editor, typing ? [typing] : [], start.text, withoutAnswer, log))) {
     return giveUp(editor, final, log, views, outcome, "the person typed while the undo steps were regrouped");
   }
-  restoreViews(views, undefined);
+  restoreViews(views, (offset) => mapOffset(offset, removal), false);
+  if (!(await replaceWith(editor, answer, withoutAnswer, final, log))) {
+    return giveUp(editor, final, log, views, outcome, "the person typed while the undo steps were regrouped");
+  }
+  if (touched(views, removal, answer)) {
+    restoreViews(views, (offset) => offset); // the answer went in right at a cursor
+  } else {
+    revealViews(views);
+  }
   return outcome(true, typing ? "answer and typing: one undo step each" : "answer: one undo step");
 }
 
@@ -319,7 +382,8 @@ async function giveUp(
       break;
     }
   }
-  restoreViews(views, minimalEdit(final, document.getText()));
+  const moved = minimalEdit(final, document.getText());
+  restoreViews(views, (offset) => mapThrough(offset, moved));
   return outcome(false, reason);
 }
 

@@ -216,6 +216,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
     vscode.commands.registerCommand("agentDoc.askAgent", askAgent),
     vscode.commands.registerCommand("agentDoc.stopAsking", documentCommand("agentDoc.stopAgent")),
     vscode.workspace.onDidCloseTextDocument((document) => starts.forget(document.uri)),
+    vscode.workspace.onDidChangeTextDocument((event) => starts.noteChange(event)),
     landed,
     vscode.commands.registerCommand("agentDoc.restartServer", async () => {
       await client?.restart();

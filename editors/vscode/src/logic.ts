@@ -230,3 +230,13 @@ export function mapOffset(offset: number, edits: OffsetEdit[]): number {
   }
   return offset + shift;
 }
+
+/**
+ * True when an edit starts or ends at one of `offsets`, or covers one: only
+ * there can VS Code put a cursor somewhere else than `mapOffset` does (it
+ * moves a cursor past text inserted right at it). Elsewhere the editor moves
+ * cursors with the text itself, atomically with the person's keystrokes.
+ */
+export function touchesAny(offsets: number[], edits: OffsetEdit[]): boolean {
+  return edits.some((edit) => offsets.some((offset) => edit.start <= offset && offset <= edit.end));
+}

@@ -11,6 +11,7 @@ import {
   statusItems,
   syncArgs,
   syncKey,
+  touchesAny,
 } from "../logic";
 
 const S = (uri: string, viewColumn: number | undefined, isSession = true) => ({ uri, viewColumn, isSession });
@@ -169,4 +170,15 @@ test("mapOffset keeps the cursor before text inserted at it and moves it with te
   assert.equal(mapOffset(6, statusAbove), 11); // a replacement ending at the cursor
   assert.equal(mapOffset(4, statusAbove), 2); // inside a replaced range: its start
   assert.equal(mapOffset(25, statusAbove), 31);
+});
+
+test("touchesAny: only edits at or around a cursor need the cursor put back", () => {
+  const answerAbove = [{ start: 2, end: 6, text: "answering" }, { start: 8, end: 8, text: "x" }];
+  assert.equal(touchesAny([12, 20], answerAbove), false); // the person types below the answer
+  assert.equal(touchesAny([0, 1], answerAbove), false);
+  assert.equal(touchesAny([8], answerAbove), true); // inserted right at the cursor
+  assert.equal(touchesAny([6], answerAbove), true); // a replacement ending at the cursor
+  assert.equal(touchesAny([2], answerAbove), true);
+  assert.equal(touchesAny([4], answerAbove), true); // inside a replaced range
+  assert.equal(touchesAny([5], []), false);
 });
