@@ -48,6 +48,7 @@ CHECKS = [
     "settings_reach_server",
     "restart_language_server",
     "acp_answer_streams_while_typing_one_undo",
+    "acp_answer_streams_while_typing_fast",
     "acp_ask_and_stop_commands",
     "acp_permission_question_in_notification",
 ]

@@ -104,6 +104,43 @@ async function streamWhileTyping(landed) {
   return { typed, edits: result.edits, outcome, answerSizesSeen: [...seen], timeline };
 }
 
+/**
+ * The person types without pausing (25 keys a second) through the whole
+ * stream and on past the moment the answer lands: every key stays in order
+ * at the end of their own text, the cursor after it, and the answer arrives
+ * once. (Whether the answer is one undo step is not checked: the extension
+ * regroups only after a pause in typing.)
+ */
+async function streamWhileTypingFast(landed) {
+  agentWill({ ACP_AGENT_REPLY: REPLY, ACP_AGENT_CHUNK: "6", ACP_AGENT_DELAY: "0.08" });
+  const editor = await atEnd();
+  const document = editor.document;
+  const original = document.getText();
+  const tail = original.slice(original.lastIndexOf(CLOSE));
+  const count = landed.length;
+  const asking = Promise.resolve(vscode.commands.executeCommand("agentDoc.askAgent"));
+  let settled = false;
+  asking.then(() => (settled = true), () => (settled = true));
+  await waitFor(() => document.getText().split("### Re: sum").length > original.split("### Re: sum").length, "the first streamed chunk", 60000, 20);
+  let typed = "";
+  let after = 0; // words typed after the answer landed
+  for (let n = 0; n < 200 && after < 4; n += 1) {
+    const word = ` fast${n}`;
+    await probe("type", { text: word, delay: 40 });
+    typed += word;
+    after += settled ? 1 : 0;
+  }
+  const result = await asking;
+  assert(result && !result.interrupted && result.edits >= 2, `runAgent: ${JSON.stringify(result)}`);
+  const outcome = await waitFor(() => landed.length > count && landed[landed.length - 1], "agentDoc/answerLanded handled");
+  const text = await waitFor(() => document.getText().endsWith(typed.slice(-6)) && document.getText(), "the last key in the buffer", 5000, 20).catch(() => document.getText());
+  assert(text.endsWith(tail + typed), `typed ${JSON.stringify(typed)}, buffer ends ${JSON.stringify(text.slice(-typed.length - 40))}`);
+  assert(text.split(REPLY).length === original.split(REPLY).length + 1, `the answer is not in the buffer once more: ${text.slice(-1500)}`);
+  const cursor = document.offsetAt(editor.selection.active);
+  assert(cursor === text.length, `cursor at ${cursor}, the person's text ends at ${text.length}`);
+  return { typedChars: typed.length, edits: result.edits, outcome };
+}
+
 async function askAndStop(landed) {
   const errors = {};
   // Stop with no agent answering: the server's error as a notification.
@@ -160,6 +197,7 @@ async function acp(checks) {
     const { document } = await focusAcp();
     await waitFor(async () => (await symbolsOf(document.uri)).some((s) => s.name === "exchange"), "the server has acp.md");
     await checks.check("acp_answer_streams_while_typing_one_undo", () => streamWhileTyping(landed));
+    await checks.check("acp_answer_streams_while_typing_fast", () => streamWhileTypingFast(landed));
     await checks.check("acp_ask_and_stop_commands", () => askAndStop(landed));
     await checks.check("acp_permission_question_in_notification", () => permission());
   } finally {
