@@ -177,6 +177,21 @@ def load(root: Path) -> Registry:
 
 
 @contextlib.contextmanager
+def locked_if_kept(root: Path) -> Iterator[Registry]:
+    """:func:`locked` when the project has a ``sessions.json``; otherwise an
+    empty registry and nothing created (no lock file, no ``.agent-doc/``).
+
+    For checks such as ``resync`` that only prune or unbind existing entries:
+    an empty registry has none, so there is nothing to save.
+    """
+    if registry_path(root).exists():
+        with locked(root) as registry:
+            yield registry
+    else:
+        yield Registry(root, {})
+
+
+@contextlib.contextmanager
 def locked(root: Path) -> Iterator[Registry]:
     """Hold the registry lock; the registry is saved on exit if it changed."""
     with file_lock(registry_path(root).with_name("sessions.json.lock")):
