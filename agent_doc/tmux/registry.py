@@ -14,10 +14,9 @@ import json
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Any
-from typing import NamedTuple
 
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import StateError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
@@ -25,6 +24,7 @@ from agent_doc.store.state import file_lock
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from typing import Any
 
     from agent_doc.tmux.adapter import PaneInfo
 
