@@ -13,20 +13,21 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Literal
 
 from agent_doc.document._lazy_log import lazy_logger
+from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:
     import threading
     from collections.abc import Iterator
+    from typing import Literal
+
+    Status = Literal["generating", "writing", "routing", "idle"]
 
 logger = lazy_logger(__name__)
 
-Status = Literal["generating", "writing", "routing", "idle"]
 STATUSES: tuple[Status, ...] = ("generating", "writing", "routing", "idle")
 DEFAULT_STATUS_TIMEOUT_MS = 30_000
 HEARTBEAT_THREAD = "agent-doc-busy-heartbeat"

@@ -11,10 +11,12 @@ uses. Hooks never fail an operation.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Any
+
+from agent_doc.document._static import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from agent_doc.cycle.run import RunOutcome
     from agent_doc.write.pipeline import WriteOutcome
 

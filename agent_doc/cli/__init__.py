@@ -6,7 +6,10 @@ typer (≈85 ms); see :mod:`agent_doc.cli.entry`.
 
 from __future__ import annotations
 
-from typing import Any
+from agent_doc.document._static import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["app"]
 

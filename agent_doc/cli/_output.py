@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+
+from agent_doc.document._static import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def fail(message: str, code: int = 1) -> None:

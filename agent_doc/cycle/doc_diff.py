@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
+
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink

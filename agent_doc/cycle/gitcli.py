@@ -19,13 +19,13 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import checked
 from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.gitproc import text
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import VcsError
 
 

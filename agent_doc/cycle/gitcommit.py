@@ -14,7 +14,6 @@ repository's first commit, SHA-256 or shared repositories) are in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from agent_doc.cycle.gitcli import REV_PARSE
 from agent_doc.cycle.gitcli import CommitResult
@@ -27,7 +26,11 @@ from agent_doc.cycle.gitcli import work_tree_from
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import text
+from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import VcsError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Git:

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from agent_doc.document._sha256 import sha1_hex
+from agent_doc.document._static import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 TREE_MODE = b"40000"
 BLOB_MODE = b"100644"

@@ -15,10 +15,13 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any
-from typing import BinaryIO
 
+from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import VcsError
+
+if TYPE_CHECKING:
+    from typing import Any
+    from typing import BinaryIO
 
 GIT_ENV = {"LANGUAGE": "C", "LC_ALL": "C"}
 """English messages, as gitpython asks."""

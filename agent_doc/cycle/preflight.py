@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Any
-from typing import NamedTuple
 
 from agent_doc.document._lazy_log import lazy_logger
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import AgentDocError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     from agent_doc.cycle.gitcommit import Git
     from agent_doc.cycle.links import LinkedChange

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
+
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 
 if TYPE_CHECKING:
     from agent_doc.write.pipeline import WriteOutcome

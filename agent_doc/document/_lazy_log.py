@@ -8,12 +8,12 @@ logger (same name, same handlers and levels) on first use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-from typing import Any
-from typing import cast
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import cast
 
 if TYPE_CHECKING:
     import logging
+    from typing import Any
 
 
 class _LazyLogger:

@@ -12,8 +12,12 @@ their methods (never passed to ``re.sub``/``re.match`` as a pattern).
 from __future__ import annotations
 
 import re
-from typing import Any
-from typing import cast
+
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import cast
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class _LazyPattern:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+
+from agent_doc.document._static import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _constructor(algorithm: str, modules: tuple[str, ...]) -> Callable[[bytes], Any]:

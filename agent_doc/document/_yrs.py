@@ -18,7 +18,11 @@ from __future__ import annotations
 import functools
 import sys
 from types import ModuleType
-from typing import Any
+
+from agent_doc.document._static import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 TEXT_KEY = "content"
 """Name of the shared ``Text`` inside the document."""

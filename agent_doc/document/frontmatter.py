@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
-from typing import NamedTuple
 
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.document.frontmatter_text import FrontmatterBlock
 from agent_doc.document.frontmatter_text import field_lines
 from agent_doc.document.frontmatter_text import rename_field
 from agent_doc.document.frontmatter_text import set_field
 from agent_doc.document.frontmatter_text import split_frontmatter
 from agent_doc.errors import FrontmatterError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DeprecatedField",

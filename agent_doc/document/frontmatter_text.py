@@ -10,9 +10,9 @@ the public names.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import FrontmatterError
 
 __all__ = [

@@ -18,11 +18,14 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
-from typing import NamedTuple
 
 from agent_doc.document._lazy_re import lazy_compile
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import ConfigError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
 TRANSPORTS = ("cli", "acp")

@@ -11,17 +11,20 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Literal
-from typing import NamedTuple
 
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.store.atomic import atomic_write_bytes
 
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Newline = Literal["\n", "\r\n"]
+
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark."""
-
-Newline = Literal["\n", "\r\n"]
 
 
 class DocumentFile(NamedTuple):

@@ -18,10 +18,10 @@ import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.document._sha256 import sha256_hex
+from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:

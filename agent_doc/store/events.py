@@ -18,17 +18,18 @@ import contextlib
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Any
-from typing import NamedTuple
-from typing import Protocol
 
 from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.document._lazy_re import lazy_compile
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
+from agent_doc.document._static import Protocol
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from agent_doc.store.event_socket import HookListener
 
 logger = lazy_logger(__name__)
@@ -219,7 +220,6 @@ class HookTransport(Protocol):
 
     def send(self, root: Path, event: HookEvent) -> bool:
         """Deliver ``event`` for the project at ``root``."""
-        ...
 
 
 class FileTransport:

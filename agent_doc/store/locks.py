@@ -15,8 +15,8 @@ import fcntl
 import os
 import time
 from _thread import _local
-from typing import TYPE_CHECKING
 
+from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.document._sha256 import sha256_hex
+from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import StateError
 from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.atomic import atomic_write_text

@@ -21,10 +21,10 @@ import os
 import time
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
-from typing import NamedTuple
 
 from agent_doc.document._sha256 import sha256_hex
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
@@ -33,6 +33,9 @@ from agent_doc.tmux.agent_profile import agent_profile
 from agent_doc.tmux.agent_profile import pane_kind
 from agent_doc.tmux.prompts import parse_prompt
 from agent_doc.tmux.screen import strip_ansi
+
+if TYPE_CHECKING:
+    from typing import Any
 
 STARTING, RUNNING, NEEDS_INPUT, STALE, EXITED = (
     "starting", "running", "needs_input", "stale", "exited",

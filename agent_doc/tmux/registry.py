@@ -14,10 +14,9 @@ import json
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Any
-from typing import NamedTuple
 
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import StateError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
@@ -25,6 +24,7 @@ from agent_doc.store.state import file_lock
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from typing import Any
 
     from agent_doc.tmux.adapter import PaneInfo
 
@@ -174,6 +174,21 @@ def load(root: Path) -> Registry:
         return Registry(root, {})
     with file_lock(registry_path(root).with_name("sessions.json.lock")):
         return _load_unlocked(root)
+
+
+@contextlib.contextmanager
+def locked_if_kept(root: Path) -> Iterator[Registry]:
+    """:func:`locked` when the project has a ``sessions.json``; otherwise an
+    empty registry and nothing created (no lock file, no ``.agent-doc/``).
+
+    For checks such as ``resync`` that only prune or unbind existing entries:
+    an empty registry has none, so there is nothing to save.
+    """
+    if registry_path(root).exists():
+        with locked(root) as registry:
+            yield registry
+    else:
+        yield Registry(root, {})
 
 
 @contextlib.contextmanager

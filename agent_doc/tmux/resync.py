@@ -97,7 +97,7 @@ def resync(
     tmux = tmux or Tmux.from_env()
     profile = agent_profile(root)
     issues: list[ResyncIssue] = []
-    with registry.locked(root) as reg:
+    with registry.locked_if_kept(root) as reg:  # nothing to check: create nothing
         panes = tmux.panes()
         pruned = reg.prune(panes)
         bound = {e.pane for e in reg.entries.values()}

@@ -16,9 +16,9 @@ a server that does not have the document open, a refused request.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-from typing import NamedTuple
 
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerLinkError
@@ -26,6 +26,9 @@ from agent_doc.errors import ServerTimeout
 from agent_doc.write.server_link import Registration
 from agent_doc.write.server_link import ServerLink
 from agent_doc.write.server_link import exchange
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class HandoffReply(NamedTuple):

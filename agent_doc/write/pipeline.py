@@ -21,22 +21,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Literal
-from typing import NamedTuple
 
 from agent_doc.document._lazy_log import lazy_logger
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:
+    from typing import Literal
+
+    Target = Literal["disk", "server"]
+
     from agent_doc.document.component_config import ComponentConfig
     from agent_doc.store.state import StateStore
     from agent_doc.write.server_link import ServerHandle
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
-
-Target = Literal["disk", "server"]
 
 
 class WriteRequest(NamedTuple):

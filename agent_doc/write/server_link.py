@@ -24,10 +24,9 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import Any
-from typing import NamedTuple
 
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
@@ -35,6 +34,7 @@ from agent_doc.store.procs import pid_alive
 
 if TYPE_CHECKING:
     import socket
+    from typing import Any
 
 SUN_PATH_MAX = 100
 """Socket paths at least this long (bytes) are connected to indirectly."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,14 @@ def test_resync_purges_idle_stash_but_never_agents(tmux: Tmux, project: Path) ->
     assert shell not in panes
     assert agent in panes
     assert len(report.purged_windows) == 1
+
+
+def test_resync_in_a_repository_without_state_creates_nothing(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    report = resync(root, fix=True, tmux=tmux)
+    assert (report.pruned, report.issues) == ((), ())
+    assert sorted(p.name for p in root.iterdir()) == [".git"]

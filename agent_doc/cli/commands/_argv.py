@@ -11,8 +11,12 @@ typer then parses the command line so usage errors and help read as usual.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-from typing import NamedTuple
+
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Unhandled(Exception):

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 from agent_doc.cli.commands._argv import Spec
 from agent_doc.cli.commands._argv import Unhandled
 from agent_doc.cli.commands._argv import parse
+from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import PatchError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def read_stdin() -> str:
