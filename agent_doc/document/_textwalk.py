@@ -158,6 +158,18 @@ def merge_by_windows(
     merges a window; everything between windows is equal in all three texts
     and is taken as it is. All three texts end with ``\\n``.
     """
+    pieces = merged_pieces(base, ours, theirs, merge)
+    return base[:0].join(
+        base[p.start : p.stop] if isinstance(p, range) else p for p in pieces
+    )
+
+
+def merged_pieces(
+    base: Text, ours: Text, theirs: Text, merge: Callable[[Text, Text, Text], Text]
+) -> list[Text | range]:
+    """The pieces :func:`merge_by_windows` joins, in order: the merged windows,
+    and between them the stretches of ``base`` all three texts share, as
+    ranges of ``base`` (so bytes can be joined from views, without copies)."""
     spans = sorted(
         (_lines_back(base, h[0]), _lines_ahead(base, h[1]), side, h)
         for side, text in enumerate((ours, theirs))
@@ -170,19 +182,19 @@ def merge_by_windows(
         window = windows[-1]
         window[1] = max(window[1], end)
         window[2 + side] += (t2 - t1) - (b2 - b1)
-    out: list[Text] = []
+    out: list[Text | range] = []
     pos = 0
     shift = [0, 0]  # where the base's offsets are in ours / theirs, so far
     for start, end, grow_ours, grow_theirs in windows:
-        out.append(base[pos:start])
+        out.append(range(pos, start))
         parts = []
         for side, (text, grow) in enumerate(((ours, grow_ours), (theirs, grow_theirs))):
             parts.append(text[start + shift[side] : end + shift[side] + grow])
             shift[side] += grow
         out.append(merge(base[start:end], parts[0], parts[1]))
         pos = end
-    out.append(base[pos:])
-    return base[:0].join(out)
+    out.append(range(pos, len(base)))
+    return out
 
 
 def _lines_back(text: Text, pos: int) -> int:

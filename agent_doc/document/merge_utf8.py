@@ -2,7 +2,7 @@
 
 A disk write has the baseline, the agent's content_ours and the user's file as
 UTF-8 already (read from disk, or encoded once for the snapshot). Merging those
-bytes window by window (:func:`~agent_doc.document._textwalk.merge_by_windows`)
+bytes window by window (:func:`~agent_doc.document._textwalk.merged_pieces`)
 decodes only the few lines around the edits, and the result is the bytes the
 file and the CRDT state take: the merged ``str`` is never built. On a large
 document with non-Latin-1 characters (an emoji makes Python store 4 bytes per
@@ -11,7 +11,7 @@ character) that is a quarter of the memory to walk and to fault in.
 
 from __future__ import annotations
 
-from agent_doc.document._textwalk import merge_by_windows
+from agent_doc.document._textwalk import merged_pieces
 from agent_doc.document.merge import WINDOWS_FROM
 from agent_doc.document.merge import merge_window
 
@@ -30,7 +30,11 @@ def merge_utf8(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
     ended = base.endswith(b"\n") and ours.endswith(b"\n") and theirs.endswith(b"\n")
     if len(base) < WINDOWS_FROM or not ended:
         return None
-    return merge_by_windows(base, ours, theirs, _merge_window)
+    whole = memoryview(base)  # the shared stretches are joined from views of it
+    pieces = merged_pieces(base, ours, theirs, _merge_window)
+    return b"".join(
+        whole[p.start : p.stop] if isinstance(p, range) else p for p in pieces
+    )
 
 
 def _merge_window(base: bytes, ours: bytes, theirs: bytes) -> bytes:

@@ -41,12 +41,13 @@ def write_to_disk(
         plain = current.newline == "\n" and not current.bom
         data: bytes | memoryview | None = None
         final: str | bytes
+        state: bytes | tuple[bytes, ...]
         if current.text == baseline:
             final = ours
             if ours_data is None:
                 state = _yrs.encode_text_state(ours)
             else:
-                state = _yrs.encode_utf8_state(ours_data)
+                state = _yrs.utf8_state_parts(ours_data)
                 data = ours_data if plain else None
             changed = final != current.text
         else:
@@ -74,7 +75,7 @@ def write_to_disk(
 
 def _merged(
     baseline: str, ours: str, current: str, ours_data: bytes | None, plain: bool
-) -> tuple[str | bytes, bytes, bytes | memoryview | None]:
+) -> tuple[str | bytes, bytes | tuple[bytes, ...], bytes | memoryview | None]:
     """The merged document, its CRDT state, and the bytes the file takes
     (``None``: encode the text). The merged document is UTF-8 (``bytes``) when
     the merge ran on the files' bytes."""
@@ -88,7 +89,7 @@ def _merged(
 
         merged = merge_utf8(*usable)  # type: ignore[arg-type]
         if merged is not None and merged.count(_BOUNDARY) <= 1:
-            return merged, _yrs.encode_utf8_state(merged), merged
+            return merged, _yrs.utf8_state_parts(merged), merged
     from agent_doc.document.merge import merge_texts
 
     result = merge_texts(baseline, ours, current)
