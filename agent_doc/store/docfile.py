@@ -8,6 +8,7 @@ back, so a Windows-style document stays Windows-style. Both are re-exported by
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 from pathlib import Path
@@ -143,6 +144,48 @@ def utf8_of(text: str) -> bytes | None:
         if document.text is text and document.newline == "\n" and not document.bom:
             return data
     return None
+
+
+PLAIN = DocumentFile("", "\n", False)
+"""How a plain document is stored (UTF-8, ``\\n`` endings, no BOM), for
+:func:`write_document` when only its bytes were read (:func:`read_plain_utf8`)."""
+
+_CHECK_CHUNK = 1 << 14
+"""Bytes decoded at a time to check a document is UTF-8 without keeping its text."""
+
+
+def read_plain_utf8(path: Path) -> bytes | None:
+    """The document's bytes when they are plain UTF-8 (no BOM, no ``\\r``),
+    checked without building its text; ``None`` when it is not plain (then
+    :func:`read_document` reads it). Raises as :func:`read_document` does.
+
+    A disk merge works on these bytes (:mod:`agent_doc.write.disk`); on a large
+    document with an emoji its text would take four times their size.
+    """
+    data = _read_regular(path)
+    for seen, document in _READS:  # read (and checked) before
+        if seen == data:
+            return data if document.newline == "\n" and not document.bom else None
+    if data.startswith(BOM) or b"\r" in data:
+        return None
+    if data in _CHECKED:
+        return data
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), _CHECK_CHUNK):
+            chunk = data[start : start + _CHECK_CHUNK]
+            decoder.decode(chunk, final=start + _CHECK_CHUNK >= len(data))
+    except UnicodeDecodeError:
+        _decode_document(path, data)  # raises, naming the line
+        raise  # pragma: no cover - the full decode fails where the check did
+    if b"\0" in data:
+        _decode_document(path, data)  # raises, naming the line
+    _CHECKED[:] = [data]
+    return data
+
+
+_CHECKED: list[bytes] = []
+"""The last bytes :func:`read_plain_utf8` checked (read again under the lock)."""
 
 
 def _decode_document(path: Path, data: bytes) -> DocumentFile:

@@ -32,6 +32,7 @@ from agent_doc.write.outcome import WriteRequest as WriteRequest
 
 if TYPE_CHECKING:
     from agent_doc.document.component_config import ComponentConfig
+    from agent_doc.store.docfile import DocumentFile
     from agent_doc.store.state import StateStore
     from agent_doc.write.outcome import Target
     from agent_doc.write.server_link import ServerHandle
@@ -102,7 +103,7 @@ def write_response(
     path = Path(request.path)
     if not request.response.strip():
         raise PatchError("empty response — nothing to write")
-    disk = read_document(path)
+    disk = _checked_document(path, request.baseline is None)
     root = project_root_for(path)
     store = StateStore(root)
     store.save_pending(path, request.response)
@@ -114,7 +115,7 @@ def write_response(
     elif handle is not None:
         baseline = normalize_text(handle.text)
     else:
-        baseline = disk.text
+        baseline = read_document(path).text if disk is None else disk.text
     if handle is not None and link is not None:
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
@@ -139,6 +140,18 @@ def write_response(
     if on_written is not None:
         on_written(outcome)
     return outcome
+
+
+def _checked_document(path: Path, text_needed: bool) -> DocumentFile | None:
+    """Check the document can be written (an existing, regular, UTF-8 file)
+    before any state is; its text when ``text_needed`` or when it is not plain
+    UTF-8, else ``None`` (its bytes were checked without building the text)."""
+    from agent_doc.store.docfile import read_plain_utf8
+    from agent_doc.store.state import read_document
+
+    if not text_needed and read_plain_utf8(path) is not None:
+        return None
+    return read_document(path)
 
 
 def gone_server_notice(path: Path, pid: int) -> str:

@@ -18,7 +18,9 @@ from agent_doc.automation.lifecycle import write_with_hooks
 from agent_doc.document import merge as merge_module
 from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 from agent_doc.document.frontmatter_text import split_frontmatter
+from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
+from agent_doc.store import docfile
 from agent_doc.store.state import StateStore
 from agent_doc.write.outcome import WriteOutcome
 from agent_doc.write.pipeline import WriteRequest
@@ -148,3 +150,56 @@ def test_frontmatter_end_in_utf8_matches_the_text_split(text: str) -> None:
         assert end == 0
     else:
         assert data[:end].decode() == text[: block.end] or end == len(data)
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (b"\xff\xfe broken\n", "not valid UTF-8 \\(line 3\\)"),
+        (b"nul \x00 here\n", "NUL byte on line 3"),
+    ],
+    ids=["not-utf8", "nul"],
+)
+def test_a_damaged_file_is_refused_before_any_state(
+    project: Path, damage: bytes, message: str
+) -> None:
+    baseline = big_session()
+    lines = user_edited(baseline).encode().split(b"\n")
+    data = b"\n".join([*lines[:2], damage.rstrip(b"\n"), *lines[2:]])
+    doc = project / "doc.md"
+    doc.write_bytes(data)
+    (project / "baseline.md").write_text(baseline, "utf-8")
+    with pytest.raises(DocumentError, match=message):
+        run_write(doc, ANSWER, baseline_file=project / "baseline.md", force_disk=True)
+    assert doc.read_bytes() == data
+    store = StateStore(project)
+    assert store.load_pending(doc) is None
+    assert store.load_snapshot(doc) is None
+
+
+def test_a_character_across_the_check_chunks_is_valid(project: Path) -> None:
+    before = len(HEAD[: HEAD.index("# Big\n") + 6].encode())
+    filler = "x" * (docfile._CHECK_CHUNK - 2 - before) + "😀\n"
+    baseline = big_session().replace("# Big\n", "# Big\n" + filler)
+    at = baseline.encode().index("😀".encode())
+    assert at < docfile._CHECK_CHUNK < at + 4  # the emoji straddles two chunks
+    doc = project / "doc.md"
+    doc.write_text(user_edited(baseline), "utf-8")
+    (project / "baseline.md").write_text(baseline, "utf-8")
+    out = run_write(doc, ANSWER, baseline_file=project / "baseline.md", force_disk=True)
+    assert out.merged
+    assert isinstance(out._final, bytes)  # the UTF-8 path took it
+    assert filler in doc.read_text("utf-8")
+
+
+def test_a_crlf_file_merges_on_the_text_and_stays_crlf(project: Path) -> None:
+    baseline = big_session()
+    doc = project / "doc.md"
+    doc.write_bytes(user_edited(baseline).replace("\n", "\r\n").encode())
+    (project / "baseline.md").write_text(baseline, "utf-8")
+    out = run_write(doc, ANSWER, baseline_file=project / "baseline.md", force_disk=True)
+    data = doc.read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n")
+    assert out.final_text == data.decode().replace("\r\n", "\n")
+    assert "user edit" in out.final_text
+    assert "with é and 😀" in out.final_text
