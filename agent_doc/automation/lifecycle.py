@@ -26,7 +26,8 @@ def post_write(outcome: WriteOutcome) -> None:
     from agent_doc.store.events import fire_quietly
 
     # a disk write's final text is the file's text: no need to read it again
-    text = outcome.final_text if outcome.target == "disk" else None
+    # (the event reads the session from its frontmatter only)
+    text = outcome.final_start() if outcome.target == "disk" else None
     fire_quietly("post_write", outcome.path, text)
 
 

@@ -35,8 +35,8 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-_Seq = TypeVar("_Seq", str, list[str])
-"""Lines, or the characters of one string."""
+_Seq = TypeVar("_Seq", str, bytes, list[str])
+"""Lines, or the characters (UTF-8 bytes) of one text."""
 
 
 def common_prefix(a: _Seq, b: _Seq, lo: int = 0, chunk: int = _CHUNK) -> int:

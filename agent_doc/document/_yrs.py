@@ -56,16 +56,17 @@ def encode_text_state(text: str, client_id: int = STATE_CLIENT_ID) -> bytes:
 
 def encode_utf8_state(data: bytes, client_id: int = STATE_CLIENT_ID) -> bytes:
     """:func:`encode_text_state` of the text whose UTF-8 encoding is ``data``."""
+    return b"".join(utf8_state_parts(data, client_id))  # one copy of the text
+
+
+def utf8_state_parts(
+    data: bytes, client_id: int = STATE_CLIENT_ID
+) -> tuple[bytes, ...]:
+    """The pieces of :func:`encode_utf8_state` in order (``data`` itself among
+    them, not copied): a large state is written from them without joining."""
     if not data:
-        return b"\x00\x00"
-    return b"".join(  # one copy of the (large) text
-        (
-            _state_head(client_id),
-            _varuint(len(data)),
-            data,
-            b"\x00",
-        )
-    )
+        return (b"\x00\x00",)
+    return (_state_head(client_id), _varuint(len(data)), data, b"\x00")
 
 
 def _state_head(client_id: int) -> bytes:

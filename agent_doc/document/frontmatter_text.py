@@ -20,6 +20,7 @@ __all__ = [
     "FrontmatterBlock",
     "field_lines",
     "format_value",
+    "frontmatter_end_utf8",
     "rename_field",
     "set_field",
     "split_frontmatter",
@@ -72,6 +73,16 @@ def split_frontmatter(text: str) -> FrontmatterBlock | None:
             f"frontmatter is larger than {MAX_FRONTMATTER_CHARS // 1024} KB", 1
         )
     return FrontmatterBlock(text[4:yaml_end], 0, end, end, 4, yaml_end)
+
+
+def frontmatter_end_utf8(data: bytes) -> int:
+    """Where the frontmatter block of the UTF-8 text ``data`` ends, as
+    :func:`split_frontmatter` finds it: 0 without one, ``len(data)`` when it is
+    not closed. ``data[:end]`` decoded is all :func:`split_frontmatter` reads."""
+    if not data.startswith(b"---\n"):
+        return 0
+    close = data.find(b"\n---\n", 3)
+    return len(data) if close < 0 else close + 5
 
 
 def _entries(yaml: str) -> list[tuple[str, int, int]]:

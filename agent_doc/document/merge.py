@@ -91,7 +91,7 @@ def _merge(base: str, ours: str, theirs: str, by_windows: bool = True) -> str:
     )
     if by_windows and not sentinel and len(base) >= WINDOWS_FROM:
         # a large document: only the lines around the edits become line lists
-        return merge_by_windows(base, ours, theirs, _merge_window)
+        return merge_by_windows(base, ours, theirs, merge_window)
     base_lines = _lines(base, sentinel)
     ours_lines = _lines(ours, sentinel, base, base_lines)
     theirs_lines = _lines(theirs, sentinel, base, base_lines)
@@ -139,8 +139,9 @@ def _result(text: str) -> MergeResult:
         raise MergeError(f"cannot encode the merged document: {exc}") from exc
 
 
-def _merge_window(base: str, ours: str, theirs: str) -> str:
-    """One window of :func:`merge_by_windows`, merged line by line."""
+def merge_window(base: str, ours: str, theirs: str) -> str:
+    """One window of :func:`merge_by_windows`: ``merge_texts(...).text`` of
+    three ``\\n``-ended texts, merged line by line whatever their size."""
     return _merge(base, ours, theirs, by_windows=False)
 
 

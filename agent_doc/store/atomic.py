@@ -23,13 +23,16 @@ DEFAULT_MODE = 0o644
 
 def atomic_write_bytes(
     path: Path,
-    data: bytes | memoryview,
+    data: bytes | memoryview | tuple[bytes | memoryview, ...],
     *,
     mode: int | None = None,
     error: type[AgentDocError] = StateError,
     durable: bool = True,
 ) -> None:
     """Replace ``path`` with ``data`` atomically, creating missing parent folders.
+
+    ``data`` may be a tuple of pieces, written one after the other (a large
+    text and its small header need not be joined into one copy first).
 
     ``mode`` sets the permission bits; by default an existing file keeps its own
     and a new file gets :data:`DEFAULT_MODE`. Failures raise ``error`` (a
@@ -53,10 +56,11 @@ def atomic_write_bytes(
         raise error(f"cannot write {path}: {exc.strerror or exc}") from exc
     try:
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            for piece in data if isinstance(data, tuple) else (data,):
+                view = memoryview(piece)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
             os.fchmod(fd, mode)
             if durable:
                 os.fsync(fd)

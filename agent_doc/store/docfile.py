@@ -8,6 +8,7 @@ back, so a Windows-style document stays Windows-style. Both are re-exported by
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 from pathlib import Path
@@ -118,18 +119,73 @@ def read_document(path: Path) -> DocumentFile:
     unreadable, contains NUL bytes or is not valid UTF-8.
     """
     data = _read_regular(path)
-    last = _LAST_READ.get("data")
-    if last is not None and last[0] == data:  # e.g. re-read under the lock
-        return last[1]
+    for seen, document in _READS:
+        if seen == data:  # e.g. re-read under the lock
+            return document
     document = _decode_document(path, data)
-    _LAST_READ["data"] = (data, document)
+    _READS.insert(0, (data, document))
+    del _READS[_KEPT_READS:]
     return document
 
 
-_LAST_READ: dict[str, tuple[bytes, DocumentFile]] = {}
-"""The bytes and result of the last successful :func:`read_document`: a write
-reads the document before it takes the lock and again under it, and the
-second read is then only a comparison of bytes."""
+_KEPT_READS = 2
+_READS: list[tuple[bytes, DocumentFile]] = []
+"""The bytes and result of the last successful :func:`read_document` calls,
+newest first: a write reads the baseline and the document, then the document
+again under the lock (only a comparison of bytes then), and a disk merge takes
+the UTF-8 of both from here (:func:`utf8_of`) instead of encoding them again."""
+
+
+def utf8_of(text: str) -> bytes | None:
+    """The bytes :func:`read_document` read for the document whose text is
+    ``text`` (that very object), when they are exactly its UTF-8 (no BOM, no
+    CRLF turned into ``\\n``); else ``None``."""
+    for data, document in _READS:
+        if document.text is text and document.newline == "\n" and not document.bom:
+            return data
+    return None
+
+
+PLAIN = DocumentFile("", "\n", False)
+"""How a plain document is stored (UTF-8, ``\\n`` endings, no BOM), for
+:func:`write_document` when only its bytes were read (:func:`read_plain_utf8`)."""
+
+_CHECK_CHUNK = 1 << 14
+"""Bytes decoded at a time to check a document is UTF-8 without keeping its text."""
+
+
+def read_plain_utf8(path: Path) -> bytes | None:
+    """The document's bytes when they are plain UTF-8 (no BOM, no ``\\r``),
+    checked without building its text; ``None`` when it is not plain (then
+    :func:`read_document` reads it). Raises as :func:`read_document` does.
+
+    A disk merge works on these bytes (:mod:`agent_doc.write.disk`); on a large
+    document with an emoji its text would take four times their size.
+    """
+    data = _read_regular(path)
+    for seen, document in _READS:  # read (and checked) before
+        if seen == data:
+            return data if document.newline == "\n" and not document.bom else None
+    if data.startswith(BOM) or b"\r" in data:
+        return None
+    if data in _CHECKED:
+        return data
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for start in range(0, len(data), _CHECK_CHUNK):
+            chunk = data[start : start + _CHECK_CHUNK]
+            decoder.decode(chunk, final=start + _CHECK_CHUNK >= len(data))
+    except UnicodeDecodeError:
+        _decode_document(path, data)  # raises, naming the line
+        raise  # pragma: no cover - the full decode fails where the check did
+    if b"\0" in data:
+        _decode_document(path, data)  # raises, naming the line
+    _CHECKED[:] = [data]
+    return data
+
+
+_CHECKED: list[bytes] = []
+"""The last bytes :func:`read_plain_utf8` checked (read again under the lock)."""
 
 
 def _decode_document(path: Path, data: bytes) -> DocumentFile:
@@ -162,13 +218,14 @@ def encode_document(original: DocumentFile, text: str) -> bytes:
 def write_document(
     path: Path,
     original: DocumentFile,
-    text: str,
+    text: str | None,
     data: bytes | memoryview | None = None,
 ) -> None:
     """Atomically replace the document with ``text``, restoring BOM, CRLF and mode.
 
     ``data``, when given, is ``encode_document(original, text)`` already
-    computed by the caller (a large text is then not encoded twice).
+    computed by the caller (a large text is then not encoded twice); ``text``
+    may then be ``None`` (a merge that produced only the bytes).
 
     A symlinked document is written through the link (the link stays a link).
     Raises :class:`DocumentError` when the file or its folder is read-only (no
@@ -195,5 +252,7 @@ def write_document(
         raise DocumentError(f"cannot write {path}: its folder {folder} is read-only")
     mode = stat.S_IMODE(info.st_mode) if info is not None else None
     if data is None:
+        if text is None:
+            raise ValueError("write_document needs the text or its bytes")
         data = encode_document(original, text)
     atomic_write_bytes(target, data, mode=mode, error=DocumentError)

@@ -26,48 +26,19 @@ from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.document._static import NamedTuple
 from agent_doc.errors import PatchError
+from agent_doc.write.disk import write_to_disk
+from agent_doc.write.outcome import WriteOutcome as WriteOutcome
+from agent_doc.write.outcome import WriteRequest as WriteRequest
 
 if TYPE_CHECKING:
-    from typing import Literal
-
-    Target = Literal["disk", "server"]
-
     from agent_doc.document.component_config import ComponentConfig
+    from agent_doc.store.docfile import DocumentFile
     from agent_doc.store.state import StateStore
+    from agent_doc.write.outcome import Target
     from agent_doc.write.server_link import ServerHandle
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
-
-
-class WriteRequest(NamedTuple):
-    """An agent response to write into one document."""
-
-    path: Path
-    response: str
-    baseline: str | None = None
-    """Document text the response was generated against (``--baseline-file``)."""
-    stream: bool = False
-    """``--stream``: CRDT write strategy (the only merge we implement)."""
-    force_disk: bool = False
-    """Write the file even when a language server has the document open."""
-    origin: str | None = None
-    """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
-
-
-class WriteOutcome(NamedTuple):
-    """What :func:`write_response` did."""
-
-    path: Path
-    content_ours: str
-    """Baseline + response: what the snapshot now holds."""
-    final_text: str
-    """The document (file or live buffer) after the write."""
-    target: Target
-    changed: bool
-    """False when the result equalled the current text and nothing was written."""
-    merged: bool = False
-    """True when user edits made after the baseline were merged in."""
 
 
 def normalize_text(text: str) -> str:
@@ -132,7 +103,7 @@ def write_response(
     path = Path(request.path)
     if not request.response.strip():
         raise PatchError("empty response — nothing to write")
-    disk = read_document(path)
+    disk = _checked_document(path, request.baseline is None)
     root = project_root_for(path)
     store = StateStore(root)
     store.save_pending(path, request.response)
@@ -144,7 +115,7 @@ def write_response(
     elif handle is not None:
         baseline = normalize_text(handle.text)
     else:
-        baseline = disk.text
+        baseline = read_document(path).text if disk is None else disk.text
     if handle is not None and link is not None:
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
@@ -162,13 +133,25 @@ def write_response(
         store.save_expected(path, text_digest(ours, ours_data))
         if link is not None and link.gone:
             logger.warning(gone_server_notice(path, link.gone[0].pid))
-        outcome = _write_to_disk(path, baseline, ours, store, ours_data)
+        outcome = write_to_disk(path, baseline, ours, store, ours_data)
     store.delete_pending(path)
     if request.origin:
         _log_origin(store, path, request.origin)
     if on_written is not None:
         on_written(outcome)
     return outcome
+
+
+def _checked_document(path: Path, text_needed: bool) -> DocumentFile | None:
+    """Check the document can be written (an existing, regular, UTF-8 file)
+    before any state is; its text when ``text_needed`` or when it is not plain
+    UTF-8, else ``None`` (its bytes were checked without building the text)."""
+    from agent_doc.store.docfile import read_plain_utf8
+    from agent_doc.store.state import read_document
+
+    if not text_needed and read_plain_utf8(path) is not None:
+        return None
+    return read_document(path)
 
 
 def gone_server_notice(path: Path, pid: int) -> str:
@@ -289,79 +272,6 @@ def _write_to_server(
         target="server",
         changed=final != normalize_text(handle.text),
         merged=final != ours,
-    )
-
-
-def _single_boundary(merged: str, ours: str) -> str:
-    """Keep only this write's boundary marker in a merged text.
-
-    With a stale baseline the merge also keeps the markers of writes the
-    baseline never saw; those are removed (the newest write's marker stays).
-    """
-    from agent_doc.document.boundary import BOUNDARY_PREFIX
-    from agent_doc.document.boundary import find_boundaries
-
-    if merged.count(BOUNDARY_PREFIX) <= 1:  # at most one marker line at all
-        return merged
-    found = find_boundaries(merged)
-    if len(found) <= 1:
-        return merged
-    keep = {b.id for b in find_boundaries(ours)}
-    drop = [b for b in found if b.id not in keep] or found[:-1]
-    if len(drop) == len(found):
-        drop = drop[:-1]
-    for boundary in reversed(drop):
-        merged = merged[: boundary.start] + merged[boundary.end :]
-    return merged
-
-
-def _write_to_disk(
-    path: Path, baseline: str, ours: str, store: StateStore, ours_data: bytes | None
-) -> WriteOutcome:
-    """Lock, re-read, merge the user's concurrent edits, write atomically.
-
-    ``ours_data`` is ``ours`` as UTF-8 (``None`` with a lone surrogate): the
-    snapshot, the CRDT state and, when the file takes ``ours`` as it is, the
-    document are written from it without encoding the text again.
-    """
-    from agent_doc.document import _yrs
-    from agent_doc.store.state import doc_lock
-    from agent_doc.store.state import read_document
-    from agent_doc.store.state import write_document
-
-    with doc_lock(path, root=store.root):
-        current = read_document(path)
-        plain = current.newline == "\n" and not current.bom
-        data: bytes | memoryview | None = None
-        if current.text == baseline:
-            final = ours
-            if ours_data is None:
-                state = _crdt_state_of(ours)
-            else:
-                state = _yrs.encode_utf8_state(ours_data)
-                data = ours_data if plain else None
-        else:
-            from agent_doc.document.merge import merge_texts
-
-            result = merge_texts(baseline, ours, current.text)
-            final, state = _single_boundary(result.text, ours), result.state
-            if plain and final is result.text:  # the state holds its UTF-8
-                data = _yrs.utf8_in_state(state)
-        changed = final != current.text
-        if changed:
-            write_document(path, current, final, data)
-        if ours_data is None:
-            store.save_snapshot(path, ours)
-        else:
-            store.save_snapshot_data(path, ours_data)
-        store.save_crdt(path, state)
-    return WriteOutcome(
-        path=path,
-        content_ours=ours,
-        final_text=final,
-        target="disk",
-        changed=changed,
-        merged=current.text != baseline,
     )
 
 

@@ -57,7 +57,7 @@ def jsonable(value: Any) -> Any:
     """Dataclasses and named tuples → dicts, paths → strings, recursively."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    elif isinstance(value, tuple) and hasattr(value, "_asdict"):
+    elif hasattr(value, "_asdict"):  # named tuples, WriteOutcome
         value = value._asdict()
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from agent_doc.document import _textwalk
 from agent_doc.document import merge as merge_module
+from agent_doc.document.merge_utf8 import merge_utf8
 
 FILLER = [
     "",
@@ -90,6 +91,24 @@ def test_windows_merge_like_the_whole_document(case: tuple[str, str, str]) -> No
 
 
 @given(large_edits())
+@settings(max_examples=150, deadline=None)
+def test_utf8_merge_gives_the_bytes_of_the_text_merge(
+    case: tuple[str, str, str],
+) -> None:
+    base, ours, theirs = case
+    merged = merge_utf8(base.encode(), ours.encode(), theirs.encode())
+    assert merged == line_by_line(base, ours, theirs).encode()
+
+
+def test_utf8_merge_leaves_small_or_unterminated_texts_to_the_text_merge() -> None:
+    big = "".join(f"line {i} 😀\n" for i in range(9000)).encode()
+    assert merge_utf8(b"a\n", b"a\nb\n", b"c\na\n") is None
+    assert merge_utf8(big, big + b"ours\n", big + b"theirs") is None
+    assert merge_utf8(big, big + b"ours\n", big) == big + b"ours\n"  # one side only
+    assert merge_utf8(big, big, b"theirs\n" + big) == b"theirs\n" + big
+
+
+@given(large_edits())
 @settings(max_examples=100, deadline=None)
 def test_text_hunks_rebuild_the_text(case: tuple[str, str, str]) -> None:
     base, _, theirs = case
@@ -102,6 +121,13 @@ def test_text_hunks_rebuild_the_text(case: tuple[str, str, str]) -> None:
         pos = b2
     out.append(base[pos:])
     assert "".join(out) == theirs
+    data, edited = base.encode(), theirs.encode()
+    pieces, pos = [], 0
+    for b1, b2, t1, t2 in _textwalk.text_hunks(data, edited):
+        assert b1 == 0 or data[b1 - 1 : b1] == b"\n"
+        pieces += [data[pos:b1], edited[t1:t2]]
+        pos = b2
+    assert b"".join([*pieces, data[pos:]]) == edited
 
 
 @pytest.mark.parametrize("lines", [0, 1, 2, 5])

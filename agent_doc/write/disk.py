@@ -1,0 +1,150 @@
+"""The disk side of a write: lock, re-read, merge the user's edits, write.
+
+:func:`write_to_disk` is the seam's disk branch of
+:func:`~agent_doc.write.pipeline.write_response`. When the file, the baseline
+and content_ours are all plain UTF-8 (no BOM, ``\\n`` endings) the merge runs on
+their bytes (:func:`~agent_doc.document.merge_utf8.merge_utf8`): the file's
+text is checked, never built, and the file and the CRDT state are written from
+the merged bytes. Otherwise (a BOM, CRLF, a small text…) on ``str``.
+"""
+
+from __future__ import annotations
+
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.write.outcome import WriteOutcome
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_doc.store.state import StateStore
+
+_BOUNDARY = b"<!-- agent:boundary:"
+""":data:`agent_doc.document.boundary.BOUNDARY_PREFIX` as UTF-8."""
+
+
+def write_to_disk(
+    path: Path, baseline: str, ours: str, store: StateStore, ours_data: bytes | None
+) -> WriteOutcome:
+    """Lock, re-read, merge the user's concurrent edits, write atomically.
+
+    ``ours_data`` is ``ours`` as UTF-8 (``None`` with a lone surrogate): the
+    snapshot, the CRDT state and, when the file takes ``ours`` as it is, the
+    document are written from it without encoding the text again.
+    """
+    from agent_doc.store.docfile import read_plain_utf8
+    from agent_doc.store.docfile import utf8_of
+    from agent_doc.store.state import doc_lock
+
+    with doc_lock(path, root=store.root):
+        theirs, base_data = read_plain_utf8(path), utf8_of(baseline)
+        if theirs is not None and base_data is not None and ours_data is not None:
+            done = _write_utf8(path, base_data, ours, ours_data, theirs, store)
+            if done is not None:
+                return done
+        return _write_text(path, baseline, ours, store, ours_data)
+
+
+def _write_utf8(
+    path: Path,
+    base: bytes,
+    ours: str,
+    ours_data: bytes,
+    theirs: bytes,
+    store: StateStore,
+) -> WriteOutcome | None:
+    """The write when the baseline, content_ours and the file are plain UTF-8:
+    merged on their bytes, the file's text never built. ``None`` (nothing
+    written) when the merge needs the texts: small or unterminated texts, or
+    a stale boundary marker to drop (:func:`single_boundary`)."""
+    from agent_doc.document._yrs import utf8_state_parts
+    from agent_doc.store.docfile import PLAIN
+    from agent_doc.store.state import write_document
+
+    final = ours_data
+    if theirs != base:
+        from agent_doc.document.merge_utf8 import merge_utf8
+
+        merged = merge_utf8(base, ours_data, theirs)
+        if merged is None or merged.count(_BOUNDARY) > 1:
+            return None
+        final = merged
+    changed = final != theirs
+    if changed:
+        write_document(path, PLAIN, None, final)
+    store.save_snapshot_data(path, ours_data)
+    store.save_crdt(path, utf8_state_parts(final))
+    return WriteOutcome(
+        path=path,
+        content_ours=ours,
+        final_text=ours if final is ours_data else final,
+        target="disk",
+        changed=changed,
+        merged=theirs != base,
+    )
+
+
+def _write_text(
+    path: Path, baseline: str, ours: str, store: StateStore, ours_data: bytes | None
+) -> WriteOutcome:
+    """The write on the texts (a BOM, CRLF, a lone surrogate, a small text…)."""
+    from agent_doc.document import _yrs
+    from agent_doc.store.state import read_document
+    from agent_doc.store.state import write_document
+
+    current = read_document(path)
+    plain = current.newline == "\n" and not current.bom
+    data: bytes | memoryview | None = None
+    state: bytes | tuple[bytes, ...]
+    if current.text == baseline:
+        final = ours
+        if ours_data is None:
+            state = _yrs.encode_text_state(ours)
+        else:
+            state = _yrs.utf8_state_parts(ours_data)
+            data = ours_data if plain else None
+    else:
+        from agent_doc.document.merge import merge_texts
+
+        result = merge_texts(baseline, ours, current.text)
+        final, state = single_boundary(result.text, ours), result.state
+        if plain and final is result.text:  # the state holds its UTF-8
+            data = _yrs.utf8_in_state(state)
+    changed = final != current.text
+    if changed:
+        write_document(path, current, final, data)
+    if ours_data is None:
+        store.save_snapshot(path, ours)
+    else:
+        store.save_snapshot_data(path, ours_data)
+    store.save_crdt(path, state)
+    return WriteOutcome(
+        path=path,
+        content_ours=ours,
+        final_text=final,
+        target="disk",
+        changed=changed,
+        merged=current.text != baseline,
+    )
+
+
+def single_boundary(merged: str, ours: str) -> str:
+    """Keep only this write's boundary marker in a merged text.
+
+    With a stale baseline the merge also keeps the markers of writes the
+    baseline never saw; those are removed (the newest write's marker stays).
+    """
+    from agent_doc.document.boundary import BOUNDARY_PREFIX
+    from agent_doc.document.boundary import find_boundaries
+
+    if merged.count(BOUNDARY_PREFIX) <= 1:  # at most one marker line at all
+        return merged
+    found = find_boundaries(merged)
+    if len(found) <= 1:
+        return merged
+    keep = {b.id for b in find_boundaries(ours)}
+    drop = [b for b in found if b.id not in keep] or found[:-1]
+    if len(drop) == len(found):
+        drop = drop[:-1]
+    for boundary in reversed(drop):
+        merged = merged[: boundary.start] + merged[boundary.end :]
+    return merged

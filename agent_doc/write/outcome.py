@@ -1,0 +1,93 @@
+"""What a write was asked to do and what it did (:mod:`agent_doc.write.pipeline`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Target = Literal["disk", "server"]
+
+
+class WriteRequest(NamedTuple):
+    """An agent response to write into one document."""
+
+    path: Path
+    response: str
+    baseline: str | None = None
+    """Document text the response was generated against (``--baseline-file``)."""
+    stream: bool = False
+    """``--stream``: CRDT write strategy (the only merge we implement)."""
+    force_disk: bool = False
+    """Write the file even when a language server has the document open."""
+    origin: str | None = None
+    """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
+
+
+class WriteOutcome:
+    """What :func:`~agent_doc.write.pipeline.write_response` did.
+
+    A disk write that merged the files' UTF-8 (:mod:`agent_doc.document.merge_utf8`)
+    keeps only those bytes: :attr:`final_text` decodes them on first use, so a
+    command that never reads it never builds the large ``str``.
+    """
+
+    __slots__ = ("_final", "changed", "content_ours", "merged", "path", "target")
+
+    _fields = ("path", "content_ours", "final_text", "target", "changed", "merged")
+    """The field names, in order (as a named tuple has them)."""
+
+    def __init__(
+        self,
+        path: Path,
+        content_ours: str,
+        final_text: str | bytes,
+        target: Target,
+        changed: bool,
+        merged: bool = False,
+    ) -> None:
+        self.path = path
+        self.content_ours = content_ours
+        """Baseline + response: what the snapshot now holds."""
+        self._final = final_text
+        self.target: Target = target
+        self.changed = changed
+        """False when the result equalled the current text and nothing was written."""
+        self.merged = merged
+        """True when user edits made after the baseline were merged in."""
+
+    @property
+    def final_text(self) -> str:
+        """The document (file or live buffer) after the write."""
+        if isinstance(self._final, bytes):
+            self._final = self._final.decode("utf-8")
+        return self._final
+
+    def final_start(self) -> str:
+        """The final text through its frontmatter (all of it when it is
+        already a ``str``): what the ``post_write`` event reads, without
+        decoding the whole document."""
+        if isinstance(self._final, str):
+            return self._final
+        from agent_doc.document.frontmatter_text import frontmatter_end_utf8
+
+        return self._final[: frontmatter_end_utf8(self._final)].decode("utf-8")
+
+    def _asdict(self) -> dict[str, object]:
+        """The fields by name, as a named tuple's ``_asdict`` gives them."""
+        return {name: getattr(self, name) for name in self._fields}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, WriteOutcome):
+            return NotImplemented
+        return self._asdict() == other._asdict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable cache, compared by value
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._asdict().items())
+        return f"WriteOutcome({fields})"
