@@ -337,8 +337,18 @@ def _route_unmatched(doc: str, text: str, bid: str) -> str:
     return replace_content(doc, target, new)
 
 
-_OTHER_LINE_BREAKS = lazy_compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 """Line breaks of ``str.splitlines`` other than ``\\n``."""
+
+
+def _has_other_line_break(text: str, lo: int, hi: int) -> bool:
+    """True when ``text[lo:hi]`` holds a line break of :data:`_OTHER_LINE_BREAKS`.
+
+    One ``str.find`` per character: on a large text stored 4 bytes per
+    character that is a sixth of the time of one regular-expression search
+    for the character class.
+    """
+    return any(text.find(char, lo, hi) >= 0 for char in _OTHER_LINE_BREAKS)
 
 
 def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
@@ -354,7 +364,7 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
         return doc
     lo, hi = exchange.open_end, exchange.close_start
     before: Iterable[str]  # the lines before the first unprotected one, last first
-    if _OTHER_LINE_BREAKS.search(doc, lo, hi):
+    if _has_other_line_break(doc, lo, hi):
         lines = doc[lo:hi].splitlines(keepends=True)
         first = min(max(protected_lines, 0), len(lines))
         offset = lo + sum(map(len, lines[:first]))

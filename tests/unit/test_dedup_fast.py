@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -42,8 +43,9 @@ def walk_every_line(doc: str, *, protected_lines: int = 0) -> str:
 
 
 LINE = st.sampled_from(
-    ["a", "a", "b", "", " ", "```", "~~~", "`x", "y`", "a  ", "<!-- c -->", "\u2028"]
-)
+    ["a", "a", "b", "", " ", "```", "~~~", "`x", "y`", "a  ", "<!-- c -->", "\u2028",
+     "x\x85y", "\x0c", "a\r", "b\u2029b", "\x1d"]  # every other line break
+)  # fmt: skip
 
 
 @given(st.lists(LINE, max_size=14), st.integers(min_value=-1, max_value=16))
@@ -67,3 +69,12 @@ def test_a_repeated_last_line_after_the_protected_ones_is_dropped() -> None:
     doc = "<!-- agent:exchange -->\na\nb\nb\n<!-- /agent:exchange -->\n"
     out = dedup_exchange_adjacent_lines(doc, protected_lines=2)
     assert out == "<!-- agent:exchange -->\na\nb\n<!-- /agent:exchange -->\n"
+
+
+@pytest.mark.parametrize("brk", list("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"))
+def test_every_other_line_break_counts_lines_as_splitlines_does(brk: str) -> None:
+    # splitlines: "a<brk>" | "b" | "b"; with 1 protected line the last "b" repeats
+    doc = f"<!-- agent:exchange -->\na{brk}b\nb\n<!-- /agent:exchange -->\n"
+    expected = walk_every_line(doc, protected_lines=1)
+    assert expected == doc.replace("b\nb\n", "b\n")
+    assert dedup_exchange_adjacent_lines(doc, protected_lines=1) == expected
