@@ -201,7 +201,7 @@ def _decode_document(path: Path, data: bytes) -> DocumentFile:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise DocumentError(f"{path}: not valid UTF-8 (line {line})") from exc
-    crlf = text.count("\r\n")
+    crlf = text.count("\r\n") if b"\r" in data else 0  # memchr on the bytes first
     if crlf and crlf == text.count("\n") and crlf == text.count("\r"):
         return DocumentFile(text.replace("\r\n", "\n"), "\r\n", bom)
     return DocumentFile(text, "\n", bom)
