@@ -18,9 +18,6 @@ if TYPE_CHECKING:
 
     from agent_doc.store.state import StateStore
 
-_BOUNDARY = b"<!-- agent:boundary:"
-""":data:`agent_doc.document.boundary.BOUNDARY_PREFIX` as UTF-8."""
-
 
 def write_to_disk(
     path: Path, baseline: str, ours: str, store: StateStore, ours_data: bytes | None
@@ -57,6 +54,7 @@ def _write_utf8(
     written) when the merge needs the texts: small or unterminated texts, or
     a stale boundary marker to drop (:func:`single_boundary`)."""
     from agent_doc.document._yrs import utf8_state_parts
+    from agent_doc.document.boundary import BOUNDARY_PREFIX
     from agent_doc.store.docfile import PLAIN
     from agent_doc.store.state import write_document
 
@@ -65,7 +63,7 @@ def _write_utf8(
         from agent_doc.document.merge_utf8 import merge_utf8
 
         merged = merge_utf8(base, ours_data, theirs)
-        if merged is None or merged.count(_BOUNDARY) > 1:
+        if merged is None or merged.count(BOUNDARY_PREFIX.encode()) > 1:
             return None
         final = merged
     changed = final != theirs
