@@ -73,7 +73,7 @@ def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:
     none, or when the texts differ in their first half (a full scan is then as
     cheap).
     """
-    differ = common_prefix(old, new, chunk=_PREFIX_CHUNK)
+    differ = _differ_at(old, new)
     if 2 * differ < len(new):
         return 0
     restart = old.rfind("\n\n", 0, differ) + 2
@@ -85,3 +85,18 @@ def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:
         if end <= restart:
             break
     return restart
+
+
+def _differ_at(old: str, new: str) -> int:
+    """Where ``old`` and ``new`` first differ; the last pair's answer is kept
+    (the code blocks, then the markers of one new text ask about the same pair)."""
+    for known_old, known_new, differ in _LAST_PAIR:
+        if known_old is old and known_new is new:
+            return differ
+    differ = common_prefix(old, new, chunk=_PREFIX_CHUNK)
+    _LAST_PAIR[:] = [(old, new, differ)]
+    return differ
+
+
+_LAST_PAIR: list[tuple[str, str, int]] = []
+"""The texts and answer of the last :func:`_differ_at` call."""

@@ -23,6 +23,7 @@ from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.boundary import reposition_boundary_to_end
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.codeblocks import code_index
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_max_lines
 from agent_doc.document.component_config import resolve_mode
@@ -379,7 +380,7 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
         before = _lines_before(doc, lo, offset)
     if first >= count:
         return doc  # every line is protected
-    code = CodeIndex(doc)
+    code = code_index(doc)
     previous = _previous_bare(before, offset, code)
     kept: list[str] = []
     dropped = False

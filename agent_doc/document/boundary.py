@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from agent_doc.document._static import NamedTuple
-from agent_doc.document.codeblocks import CodeIndex
+from agent_doc.document.codeblocks import code_index
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components
 from agent_doc.document.splice import splice
@@ -57,7 +57,7 @@ def find_boundaries(text: str) -> list[Boundary]:
     pos = text.find(BOUNDARY_PREFIX)
     if pos < 0:
         return out
-    code = CodeIndex(text)
+    code = code_index(text)
     line, counted = 0, 0
     while pos >= 0:
         line_start = text.rfind("\n", 0, pos) + 1

@@ -25,7 +25,7 @@ from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
 
-__all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_ranges"]
+__all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_index", "code_ranges"]
 
 # Block openers. Lines after the first are searched as "\n" + line so every
 # pattern has a literal prefix (fast search); the first line is matched
@@ -112,8 +112,9 @@ def _scan_after_latest(
 
 
 def clear_block_memo() -> None:
-    """Forget the remembered block ranges (benchmarks of a first scan)."""
+    """Forget the remembered block ranges and indexes (benchmarks of a first scan)."""
     _BLOCKS.clear()
+    _INDEXES.clear()
 
 
 def _scan_blocks(
@@ -333,6 +334,20 @@ class CodeIndex:
         lo = blocks.ranges[i][1] if i >= 0 else 0
         hi = blocks.ranges[i + 1][0] if i + 1 < len(blocks.ranges) else len(self._text)
         return lo, hi
+
+
+def code_index(text: str) -> CodeIndex:
+    """The :class:`CodeIndex` of ``text``, shared by the callers asking about
+    the same text (the last few texts' indexes are remembered, with the code
+    spans they already found)."""
+    index = _INDEXES.get(text)
+    if index is None:
+        index = CodeIndex(text)
+        _INDEXES.put(text, index)
+    return index
+
+
+_INDEXES: TextMemo[CodeIndex] = TextMemo(2)
 
 
 def _paragraph(text: str, offset: int, lo: int, hi: int) -> tuple[int, int]:

@@ -17,6 +17,7 @@ from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.codeblocks import code_index
 from agent_doc.document.splice import splice
 from agent_doc.errors import ComponentError
 
@@ -191,7 +192,7 @@ def _scan_markers(
         # only be code inside a fence. Others may sit in a code span.
         if start - line_start > 3 or text[line_start:start].strip(" "):
             if code is None:
-                code = CodeIndex(text, blocks=blocks)
+                code = code_index(text)
             if code.contains(start):
                 continue
         line += text.count("\n", counted, start)
