@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 from agent_doc.document._lazy_log import lazy_logger
-from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
@@ -114,7 +113,16 @@ def _boundary_in(doc: str, component: Component) -> Boundary | None:
     return None
 
 
-_HEADING = lazy_compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+def _is_heading(line: str) -> bool:
+    """True when ``line`` (no line break) opens an ATX heading: at most three
+    spaces, one to six ``#``, then a space, a tab or the end."""
+    body = line.lstrip(" ")
+    hashes = len(body) - len(body.lstrip("#"))
+    return (
+        len(line) - len(body) <= 3
+        and 1 <= hashes <= 6
+        and body[hashes : hashes + 1] in ("", " ", "\t")
+    )
 
 
 def separate_heading(before: str, content: str) -> str:
@@ -124,7 +132,7 @@ def separate_heading(before: str, content: str) -> str:
     Nothing changes after a blank line, a component or boundary marker, or at
     the start of the document.
     """
-    if not _HEADING.match(content.split("\n", 1)[0]):
+    if not _is_heading(content.split("\n", 1)[0]):
         return content
     last = before[:-1].rsplit("\n", 1)[-1] if before.endswith("\n") else None
     if last is None or not last.strip() or last.lstrip().startswith("<!--"):
@@ -134,7 +142,7 @@ def separate_heading(before: str, content: str) -> str:
 
 def _separate_heading_at(doc: str, pos: int, content: str) -> str:
     """:func:`separate_heading` with ``before = doc[:pos]``, without the copy."""
-    if not _HEADING.match(content.split("\n", 1)[0]):
+    if not _is_heading(content.split("\n", 1)[0]):
         return content
     if pos < 64:
         return separate_heading(doc[:pos], content)

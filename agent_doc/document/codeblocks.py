@@ -27,14 +27,13 @@ from agent_doc.document._textmemo import restart_point
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_index", "code_ranges"]
 
-# Block openers. Lines after the first are searched as "\n" + line so every
-# pattern has a literal prefix (fast search); the first line is matched
-# without it. Groups: 1 backtick fence (its info string holds no backtick),
-# 2 tilde fence; otherwise an HTML comment left open on its line (one-line
-# comments are paragraph barriers only, see below).
+# Block openers. Lines are searched as "\n" + line so the pattern has a
+# literal prefix (fast search); the first line is matched as "\n" + its copy.
+# Groups: 1 backtick fence (its info string holds no backtick), 2 tilde fence;
+# otherwise an HTML comment left open on its line (one-line comments are
+# paragraph barriers only, see below).
 _BLOCK_OPEN_BODY = r" {0,3}(?:(`{3,})[^`\n]*(?=\n|\Z)|(~{3,})[^\n]*|<!--(?![^\n]*-->))"
 _BLOCK_OPEN = lazy_compile("\n" + _BLOCK_OPEN_BODY)
-_BLOCK_OPEN_AT = lazy_compile(_BLOCK_OPEN_BODY)
 _CLOSERS: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
@@ -126,30 +125,40 @@ def _scan_blocks(
     if "```" not in text and "~~~" not in text and "<!--" not in text:
         return fences, comments
     size = len(text)
-    # ``m`` opens a block on the line at ``line``; ``m.end()`` is in ``text``.
-    m = _BLOCK_OPEN_AT.match(text, start)
+    # ``opened``: the fence run ("" for a comment) of a block opening on the
+    # line at ``line``, and where its opener ends in ``text``.
+    opened = _opener_at(text, start)
     line = start
     pos = start  # where the next "\n"-prefixed search starts
     while True:
-        if m is None:
+        if opened is None:
             m = _BLOCK_OPEN.search(text, pos)
             if m is None:
                 break
             line = m.start() + 1
-        run = m.group(1) or m.group(2)
+            opened = m.group(1) or m.group(2) or "", m.end()
+        run, after = opened
         if run:
-            close = _closer(run[0], len(run)).search(text, m.end())
+            close = _closer(run[0], len(run)).search(text, after)
             end = size if close is None else _line_end(text, close.start() + 1)
             fences.append((line, end))
         else:
-            close_at = text.find("-->", m.end())
+            close_at = text.find("-->", after)
             end = size if close_at < 0 else _line_end(text, close_at)
             comments.append((line, end))
         if end >= size:
             break
         pos = end - 1  # the "\n" that ends the block
-        m = None
+        opened = None
     return fences, comments
+
+
+def _opener_at(text: str, start: int) -> tuple[str, int] | None:
+    """The block opener on the line at ``start`` (its fence run, "" for a
+    comment, and where it ends), matched as the ``"\n"``-prefixed pattern
+    matches the line after a line break; ``None`` when the line opens none."""
+    m = _BLOCK_OPEN.match("\n" + text[start : _line_end(text, start)])
+    return None if m is None else (m.group(1) or m.group(2) or "", start + m.end() - 1)
 
 
 def _indent(text: str, pos: int) -> int:

@@ -36,11 +36,14 @@ __all__ = [
 ]
 
 NAME_RE = r"[a-zA-Z0-9][a-zA-Z0-9-]*"
-_NAME = lazy_compile(NAME_RE)
+"""A component name (an ASCII letter or digit, then those or ``-``)."""
 _MARKER = lazy_compile(r"<!--[ \t]*(/?)agent:([^ \t\n]*?)([ \t][^\n]*?)?[ \t]*-->")
-_ATTR = lazy_compile(
-    r"""([A-Za-z_][A-Za-z0-9_-]*)=(?:"([^"]*)"|'([^']*)'|([^\s"']\S*))"""
-)
+ATTR_RE = r"""([A-Za-z_][A-Za-z0-9_-]*)=(?:"([^"]*)"|'([^']*)'|([^\s"']\S*))"""
+"""One ``key=value`` attribute of a marker; :func:`_parse_attrs` finds what
+``finditer`` of this pattern finds, by hand (a write has no pattern to compile)."""
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_KEY_START = _LETTERS + "_"
+_KEY_CHARS = _LETTERS + "0123456789_-"
 
 STANDARD_MODES: dict[str, str] = {
     "exchange": "append",
@@ -54,8 +57,8 @@ STANDARD_MODES: dict[str, str] = {
 
 
 def is_valid_name(name: str) -> bool:
-    """True when ``name`` is a valid component name."""
-    return _NAME.fullmatch(name) is not None
+    """True when ``name`` is a valid component name (:data:`NAME_RE`)."""
+    return name.isascii() and name[:1].isalnum() and name.replace("-", "").isalnum()
 
 
 def default_mode(name: str) -> str:
@@ -126,13 +129,38 @@ class _Marker(NamedTuple):
 
 
 def _parse_attrs(raw: str | None) -> tuple[tuple[str, str], ...]:
-    if not raw:
+    """The ``key=value`` attributes in ``raw``, as ``re.finditer(ATTR_RE, raw)``
+    finds them: left to right, each after the previous one."""
+    if not raw or "=" not in raw:
         return ()
     out: list[tuple[str, str]] = []
-    for m in _ATTR.finditer(raw):
-        key, dq, sq, bare = m.groups()
-        out.append((key, dq if dq is not None else sq if sq is not None else bare))
+    pos = 0
+    while (eq := raw.find("=", pos)) >= 0:
+        start = eq  # the key: the run of key characters before "="…
+        while start > pos and raw[start - 1] in _KEY_CHARS:
+            start -= 1
+        while start < eq and raw[start] not in _KEY_START:  # …from a letter or _
+            start += 1
+        value, end = _attr_value(raw, eq + 1) if start < eq else (None, 0)
+        if value is None:
+            pos = eq + 1
+            continue
+        out.append((raw[start:eq], value))
+        pos = end
     return tuple(out)
+
+
+def _attr_value(raw: str, at: int) -> tuple[str | None, int]:
+    """The attribute value starting at ``raw[at]`` (double- or single-quoted,
+    or bare up to whitespace) and where it ends; ``(None, 0)`` when none."""
+    first = raw[at : at + 1]
+    if first in ('"', "'"):
+        close = raw.find(first, at + 1)
+        return (None, 0) if close < 0 else (raw[at + 1 : close], close + 1)
+    if not first or first.isspace():
+        return None, 0
+    value = raw[at:].split(None, 1)[0]
+    return value, at + len(value)
 
 
 def _markers(text: str) -> list[_Marker]:

@@ -9,11 +9,10 @@ size-limited. Text edits that keep every other byte live in
 
 from __future__ import annotations
 
-import functools
-import re
-
 from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.document._static import NamedTuple
+from agent_doc.document.frontmatter_text import DIGITS
+from agent_doc.document.frontmatter_text import LETTERS
 from agent_doc.document.frontmatter_text import FrontmatterBlock
 from agent_doc.document.frontmatter_text import field_lines
 from agent_doc.document.frontmatter_text import rename_field
@@ -93,11 +92,38 @@ _YAML_WORDS = frozenset(
 """Plain scalars YAML 1.1 reads as booleans, null or numbers: not plain strings."""
 
 
-@functools.cache
-def _plain_line() -> re.Pattern[str]:
-    uuid = r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}"
-    word = r"[A-Za-z][A-Za-z0-9_-]*"
-    return re.compile(rf"([A-Za-z_][A-Za-z0-9_]*):(?: +({word}|{uuid}))? *")
+_KEY_START = LETTERS + "_"
+_KEY_CHARS = LETTERS + DIGITS + "_"
+_WORD_CHARS = LETTERS + DIGITS + "_-"
+_HEX = DIGITS + "abcdefABCDEF"
+
+
+def _plain_entry(line: str) -> tuple[str, str | None] | None:
+    """``key: word`` (see :func:`_load_plain`) read by hand: the key and the
+    value (``None`` for ``key:`` alone); ``None`` for any other line."""
+    key, colon, rest = line.partition(":")
+    if not colon or not key or key[0] not in _KEY_START or key.strip(_KEY_CHARS):
+        return None
+    value = rest.strip(" ")
+    if not value:
+        return key, None
+    if not rest.startswith(" ") or not (_is_word(value) or _is_uuid(value)):
+        return None
+    return key, value
+
+
+def _is_word(value: str) -> bool:
+    """A letter followed by letters, digits, ``_`` or ``-``."""
+    return value != "" and value[0] in LETTERS and not value.strip(_WORD_CHARS)
+
+
+def _is_uuid(value: str) -> bool:
+    """A canonical UUID: 8-4-4-4-12 hexadecimal digits."""
+    return (
+        len(value) == 36
+        and value[8] == value[13] == value[18] == value[23] == "-"
+        and not value.replace("-", "", 4).strip(_HEX)
+    )
 
 
 def _load_plain(yaml_text: str) -> dict[str, str | None] | None:
@@ -110,15 +136,14 @@ def _load_plain(yaml_text: str) -> dict[str, str | None] | None:
     result is exactly what ``yaml.safe_load`` returns. Importing PyYAML alone
     costs more than a whole ``agent-doc write`` should.
     """
-    pattern = _plain_line()
     data: dict[str, str | None] = {}
     for line in yaml_text.split("\n"):
         if not line.strip():
             continue
-        match = pattern.fullmatch(line)
-        if match is None:
+        entry = _plain_entry(line)
+        if entry is None:
             return None
-        key, value = match.group(1), match.group(2)
+        key, value = entry
         if key.lower() in _YAML_WORDS or (value and value.lower() in _YAML_WORDS):
             return None
         data[key] = value

@@ -30,7 +30,12 @@ MAX_FRONTMATTER_CHARS = 64 * 1024
 """Frontmatter larger than this is refused (a document is not a YAML store)."""
 
 _KEY_LINE = lazy_compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?=[ \t\r\n]|$)")
-_CONTINUATION = lazy_compile(r"[ \t]|-(?=[ \t]|$)")
+"""A top-level key line: what :func:`key_at` finds (kept for other readers)."""
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+"""The ASCII letters (the character classes below are matched by hand)."""
+DIGITS = "0123456789"
+_KEY_START = LETTERS + "_"
+_KEY_CHARS = LETTERS + DIGITS + "_-"
 _NON_PRINTABLE = lazy_compile(
     "[^\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
@@ -91,21 +96,45 @@ def _entries(yaml: str) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     i = 0
     while i < len(lines):
-        m = _KEY_LINE.match(lines[i])
-        if m is None:
+        found = key_at(lines[i])
+        if found is None:
             i += 1
             continue
         j = i + 1
         last = i + 1
         while j < len(lines):
-            if _CONTINUATION.match(lines[j]):
+            if _continues(lines[j]):
                 last = j + 1
             elif lines[j].strip():
                 break
             j += 1
-        out.append((m.group(1), i, last))
+        out.append((found[0], i, last))
         i = last
     return out
+
+
+def key_at(line: str) -> tuple[str, int] | None:
+    """The key a top-level YAML line starts with and the offset after its
+    colon: ``[A-Za-z_][A-Za-z0-9_-]*``, spaces or tabs, ``:``, then a space,
+    tab, line break or the end; ``None`` for any other line. (What
+    :data:`_KEY_LINE` matches, without compiling it: a write reads a few
+    frontmatter lines.)"""
+    if not line or line[0] not in _KEY_START:
+        return None
+    size = len(line)
+    end = size - len(line.lstrip(_KEY_CHARS))
+    colon = size - len(line[end:].lstrip(" \t"))
+    after = line[colon + 1 : colon + 2]
+    if not line.startswith(":", colon) or after not in ("", " ", "\t", "\r", "\n"):
+        return None
+    return line[:end], colon + 1
+
+
+def _continues(line: str) -> bool:
+    """True when ``line`` continues the entry above it: it starts with a space
+    or tab, or is a ``-`` list item (``-`` then a space, tab or the end)."""
+    first = line[:1]
+    return first in (" ", "\t") or (first == "-" and line[1:2] in ("", " ", "\t"))
 
 
 def field_lines(text: str) -> dict[str, int]:
@@ -162,7 +191,8 @@ def set_field(text: str, key: str, value: str | None) -> str:
     Only that key's entry changes; a missing key is added at the end of the
     block, and a document without frontmatter gets a new block.
     """
-    if _KEY_LINE.fullmatch(key + ":") is None:
+    valid = key_at(key + ":")
+    if valid is None or valid[1] != len(key) + 1:
         raise FrontmatterError(f"invalid frontmatter key {key!r}")
     block = split_frontmatter(text)
     if block is None:

@@ -20,6 +20,7 @@ from agent_doc.errors import DocumentError
 from agent_doc.store.atomic import atomic_write_bytes
 
 if TYPE_CHECKING:
+    from typing import BinaryIO
     from typing import Literal
 
     Newline = Literal["\n", "\r\n"]
@@ -102,13 +103,35 @@ def _read_regular(path: Path) -> bytes:
     except OSError as exc:
         raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
     with os.fdopen(fd, "rb") as handle:
-        error = not_a_document(path, os.fstat(fd).st_mode)  # replaced meanwhile
+        info = os.fstat(fd)
+        error = not_a_document(path, info.st_mode)  # replaced meanwhile
         if error is not None:
             raise error
         try:
+            for known in (*_CHECKED, *(data for data, _ in _READS)):
+                if len(known) == info.st_size:  # read again, e.g. under the lock
+                    return _read_like(handle, known)
             return handle.read()
         except OSError as exc:
             raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+_COMPARE_CHUNK = 1 << 16
+"""Bytes read at a time when a file is compared with bytes read before."""
+
+
+def _read_like(handle: BinaryIO, known: bytes) -> bytes:
+    """The rest of ``handle``'s file, which is probably ``known`` again: read
+    and compared a piece at a time, ``known`` itself is returned when equal
+    (no second copy of a large document); otherwise the bytes read."""
+    pos = 0
+    while True:
+        piece = handle.read(_COMPARE_CHUNK)
+        if not piece:
+            return known if pos == len(known) else known[:pos]
+        if not known.startswith(piece, pos):
+            return known[:pos] + piece + handle.read()
+        pos += len(piece)
 
 
 def read_document(path: Path) -> DocumentFile:

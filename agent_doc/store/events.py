@@ -37,6 +37,8 @@ logger = lazy_logger(__name__)
 EVENT_TTL_S = 3600
 """Events older than this (seconds) are expired and removed."""
 EVENT_NAME_RE = lazy_compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_OWN_EVENTS = frozenset({"post_write", "post_commit"})
+"""The events agent-doc fires itself (valid names)."""
 
 
 class HookEvent(NamedTuple):
@@ -80,6 +82,8 @@ def _now_ms() -> int:
 
 def check_event_name(event: str) -> str:
     """Return ``event`` if it is a valid name (letters, digits, ``_.-``)."""
+    if event in _OWN_EVENTS:  # valid: no pattern to compile
+        return event
     if not EVENT_NAME_RE.match(event):
         raise StateError(f"invalid hook event name '{event}'")
     return event
@@ -124,20 +128,27 @@ def store_event(root: Path, event: HookEvent) -> Path:
 
 def event_json(event: HookEvent) -> str:
     """``event`` as one line of JSON: what ``json.dumps(event.to_json(),
-    ensure_ascii=False)`` gives, without importing :mod:`json` (a write fires
-    ``post_write`` and needs nothing else of it)."""
-    try:
-        from _json import encode_basestring as quote
-    except ImportError:  # pragma: no cover - a Python without the accelerator
-        import json
-
-        return json.dumps(event.to_json(), ensure_ascii=False)
-    session = "null" if event.session is None else quote(event.session)
+    ensure_ascii=False)`` gives, without loading :mod:`json` or its C
+    accelerator (a write fires ``post_write`` and needs nothing else of them)."""
+    session = "null" if event.session is None else json_string(event.session)
     return (
-        f'{{"event": {quote(event.event)}, "file": {quote(event.file)}, '
+        f'{{"event": {json_string(event.event)}, "file": {json_string(event.file)}, '
         f'"session": {session}, "timestamp": {int(event.timestamp)}, '
         f'"pid": {int(event.pid)}}}'
     )
+
+
+_JSON_ESCAPES = {
+    **{code: f"\\u{code:04x}" for code in range(0x20)},
+    **{ord(c): f"\\{e}" for c, e in zip('"\\\b\f\n\r\t', '"\\bfnrt', strict=True)},
+}
+"""What a JSON string escapes (``ensure_ascii=False``): quote, backslash and
+the control characters, short forms where JSON has them."""
+
+
+def json_string(text: str) -> str:
+    """``text`` as a JSON string (as ``json.dumps(text, ensure_ascii=False)``)."""
+    return '"' + text.translate(_JSON_ESCAPES) + '"'
 
 
 def accept_event_line(root: Path, line: str) -> str:
