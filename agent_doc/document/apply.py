@@ -14,6 +14,7 @@ import re
 
 from agent_doc.document._lazy_log import lazy_logger
 from agent_doc.document._static import TYPE_CHECKING
+from agent_doc.document._static import NamedTuple
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
@@ -214,19 +215,31 @@ def apply_patches(
     doc = remove_all_boundaries(doc)
     direct = None if blocks else _answer_at_end(doc, unmatched, bid)
     if direct is not None:
-        doc, user_lines = direct
+        doc, answer_at = direct
+        protected = _Protected(end=answer_at)
     else:
         doc, user_lines = _apply_blocks(doc, blocks, unmatched, configs, bid, overrides)
-    if _already_final(doc, configs, bid, user_lines):
+        protected = _Protected(lines=user_lines)
+    if _already_final(doc, configs, bid, protected):
         return doc
-    doc = remove_all_boundaries(doc)
-    doc = dedup_exchange_adjacent_lines(doc, protected_lines=user_lines)
+    doc = remove_all_boundaries(doc)  # (ours comes after ``answer_at``)
+    doc = dedup_exchange_adjacent_lines(
+        doc, protected_lines=protected.lines, protected_end=protected.end
+    )
     doc = _limit_lines(doc, configs)
     return reposition_boundary_to_end(doc, bid)
 
 
+class _Protected(NamedTuple):
+    """The person's lines at the start of ``exchange`` that de-duplication
+    keeps: the first ``lines``, or those before the offset ``end``."""
+
+    lines: int = 0
+    end: int | None = None
+
+
 def _already_final(
-    doc: str, configs: Mapping[str, ComponentConfig], bid: str, user_lines: int
+    doc: str, configs: Mapping[str, ComponentConfig], bid: str, protected: _Protected
 ) -> bool:
     """True when removing the boundaries, de-duplicating, trimming and putting
     the boundary back at the end of ``exchange`` would give ``doc`` itself.
@@ -256,7 +269,10 @@ def _already_final(
             return False
         if any(resolve_max_lines(c, configs)[0] > 0 for c in components):
             return False
-        return dedup_exchange_adjacent_lines(doc, protected_lines=user_lines) is doc
+        deduped = dedup_exchange_adjacent_lines(
+            doc, protected_lines=protected.lines, protected_end=protected.end
+        )
+        return deduped is doc
     except AgentDocError:
         return False
 
@@ -300,6 +316,7 @@ def _answer_at_end(doc: str, unmatched: str, bid: str) -> tuple[str, int] | None
     """What :func:`_apply_blocks` gives for a response without blocks whose
     text goes to the end of ``exchange``, with one copy of the document
     instead of two and one scan instead of two; ``None`` in any other case.
+    Also gives where the answer starts (the person's lines end there).
 
     ``doc`` holds no boundary. The text lands where the boundary put at the
     end of ``exchange`` would be, followed by that boundary.
@@ -320,8 +337,7 @@ def _answer_at_end(doc: str, unmatched: str, bid: str) -> tuple[str, int] | None
     line_start = doc.rfind("\n", 0, cut) + 1
     content = separate_heading(doc[line_start:cut] + "\n", text).rstrip("\n")
     block = (content + "\n" if content else "") + boundary_marker(bid) + "\n"
-    user_lines = doc.count("\n", target.open_end, cut) + 1
-    return splice(doc, cut, target.close_start, "\n" + block), user_lines
+    return splice(doc, cut, target.close_start, "\n" + block), cut + 1
 
 
 def _route_unmatched(doc: str, text: str, bid: str) -> str:
@@ -360,18 +376,26 @@ def _has_other_line_break(text: str, lo: int, hi: int) -> bool:
     return any(text.find(char, lo, hi) >= 0 for char in _OTHER_LINE_BREAKS)
 
 
-def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
+def dedup_exchange_adjacent_lines(
+    doc: str, *, protected_lines: int = 0, protected_end: int | None = None
+) -> str:
     """Inside ``exchange``, drop a non-blank line equal to the previous non-blank one.
 
     Blank lines are never collapsed, lines inside code are never touched, and
     the first ``protected_lines`` lines (the user's text before the response)
-    are never dropped. Only the lines after the protected ones are walked, so
+    are never dropped; or, given ``protected_end`` (a line start), nothing
+    before that offset. Only the lines after the protected ones are walked, so
     the cost follows the response, not the document.
     """
     exchange = _find(doc, "exchange")
     if exchange is None:
         return doc
     lo, hi = exchange.open_end, exchange.close_start
+    if protected_end is not None:
+        offset = min(max(protected_end, lo), hi)
+        if offset >= hi:
+            return doc  # every line is protected
+        return _dedup_from(doc, offset, hi, _lines_before(doc, lo, offset))
     before: Iterable[str]  # the lines before the first unprotected one, last first
     if _has_other_line_break(doc, lo, hi):
         lines = doc[lo:hi].splitlines(keepends=True)
@@ -388,6 +412,12 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
         before = _lines_before(doc, lo, offset)
     if first >= count:
         return doc  # every line is protected
+    return _dedup_from(doc, offset, hi, before)
+
+
+def _dedup_from(doc: str, offset: int, hi: int, before: Iterable[str]) -> str:
+    """:func:`dedup_exchange_adjacent_lines` of the lines in ``doc[offset:hi]``,
+    after ``before`` (the lines before ``offset``, last first)."""
     code = code_index(doc)
     previous = _previous_bare(before, offset, code)
     kept: list[str] = []
@@ -410,11 +440,16 @@ def dedup_exchange_adjacent_lines(doc: str, *, protected_lines: int = 0) -> str:
 
 
 def _lines_before(doc: str, lo: int, offset: int) -> Iterator[str]:
-    """The ``\\n``-ended lines of ``doc[lo:offset]``, last first."""
+    """The lines of ``doc[lo:offset]`` as ``str.splitlines`` cuts them, last
+    first (found from ``offset`` back, so only the lines asked for are cut)."""
     end = offset
     while end > lo:
         start = max(doc.rfind("\n", lo, end - 1) + 1, lo)
-        yield doc[start:end]
+        line = doc[start:end]
+        if _has_other_line_break(line, 0, len(line)):
+            yield from reversed(line.splitlines(keepends=True))
+        else:
+            yield line
         end = start
 
 

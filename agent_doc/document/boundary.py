@@ -37,7 +37,6 @@ class Boundary(NamedTuple):
     start: int
     end: int
     id: str
-    line: int  # 0-based
 
 
 def new_boundary_id() -> str:
@@ -58,7 +57,6 @@ def find_boundaries(text: str) -> list[Boundary]:
     if pos < 0:
         return out
     code = code_index(text)
-    line, counted = 0, 0
     while pos >= 0:
         line_start = text.rfind("\n", 0, pos) + 1
         nl = text.find("\n", pos)
@@ -69,11 +67,9 @@ def find_boundaries(text: str) -> list[Boundary]:
             and body.endswith(_SUFFIX)
             and not code.contains(pos)
         ):
-            line += text.count("\n", counted, line_start)
-            counted = line_start
             ident = body[len(BOUNDARY_PREFIX) : -len(_SUFFIX)].strip()
             end = line_end + 1 if nl >= 0 else line_end
-            out.append(Boundary(line_start, end, ident, line))
+            out.append(Boundary(line_start, end, ident))
         pos = text.find(BOUNDARY_PREFIX, line_end)
     return out
 

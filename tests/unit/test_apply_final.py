@@ -128,7 +128,7 @@ def test_a_plain_answer_takes_the_early_return() -> None:
         "<!-- agent:exchange -->\nQ?\nA.\n<!-- agent:boundary:b0b0b0b0 -->\n"
         "<!-- /agent:exchange -->\n"
     )
-    assert apply_module._already_final(out, {}, "b0b0b0b0", 1)
+    assert apply_module._already_final(out, {}, "b0b0b0b0", apply_module._Protected(1))
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,9 @@ def test_a_plain_answer_takes_the_early_return() -> None:
 )
 def test_a_boundary_off_its_place_is_not_final(body: str) -> None:
     doc = f"<!-- agent:exchange -->\n{body}<!-- /agent:exchange -->\n"
-    assert not apply_module._already_final(doc, {}, "b0b0b0b0", 0)
+    assert not apply_module._already_final(
+        doc, {}, "b0b0b0b0", apply_module._Protected(0)
+    )
     assert reposition_boundary_to_end(doc, "b0b0b0b0") != doc
 
 

@@ -26,7 +26,11 @@ def test_ids_are_8_lowercase_hex_and_fresh() -> None:
 def test_find_boundaries_reports_lines_and_ids() -> None:
     text = "a\n<!-- agent:boundary:test-uuid-123 -->\nb\n  <!-- agent:boundary:ff00ff00 -->"
     found = find_boundaries(text)
-    assert [(b.id, b.line) for b in found] == [("test-uuid-123", 1), ("ff00ff00", 3)]
+    lines = [text.count("\n", 0, b.start) for b in found]
+    assert [(b.id, line) for b, line in zip(found, lines, strict=True)] == [
+        ("test-uuid-123", 1),
+        ("ff00ff00", 3),
+    ]
     assert (
         text[found[0].start : found[0].end] == "<!-- agent:boundary:test-uuid-123 -->\n"
     )

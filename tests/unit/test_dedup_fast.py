@@ -78,3 +78,60 @@ def test_every_other_line_break_counts_lines_as_splitlines_does(brk: str) -> Non
     expected = walk_every_line(doc, protected_lines=1)
     assert expected == doc.replace("b\nb\n", "b\n")
     assert dedup_exchange_adjacent_lines(doc, protected_lines=1) == expected
+
+
+def walk_every_line_from(doc: str, protected_end: int) -> str:
+    """The oracle with the person's text protected up to an offset."""
+    exchange = _find(doc, "exchange")
+    if exchange is None:
+        return doc
+    code = CodeRanges(code_ranges(doc))
+    kept: list[str] = []
+    previous: str | None = None
+    offset = exchange.open_end
+    for line in exchange.content(doc).splitlines(keepends=True):
+        start, offset = offset, offset + len(line)
+        bare = line.rstrip("\n").rstrip()
+        if code.contains(start):
+            previous = None
+        elif bare:
+            if bare == previous and start >= protected_end:
+                continue
+            previous = bare
+        kept.append(line)
+    return replace_content(doc, exchange, "".join(kept))
+
+
+@given(st.lists(LINE, max_size=14), st.data())
+@settings(max_examples=400, deadline=None)
+def test_protection_up_to_an_offset(lines: list[str], data: st.DataObject) -> None:
+    body = "".join(line + "\n" for line in lines)
+    head = "# T\n<!-- agent:exchange -->\n"
+    doc = f"{head}{body}<!-- /agent:exchange -->\ntail\n"
+    starts = [len(head)]
+    for line in body.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    end = data.draw(st.sampled_from(starts))
+
+    def by_offset(doc: str, *, protected_lines: int) -> str:
+        return dedup_exchange_adjacent_lines(doc, protected_end=end)
+
+    def oracle(doc: str, *, protected_lines: int) -> str:
+        return walk_every_line_from(doc, end)
+
+    assert _outcome(by_offset, doc, 0) == _outcome(oracle, doc, 0)
+    if not any(c in body for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+        count = starts.index(end)  # the same lines, counted
+        assert _outcome(by_offset, doc, 0) == _outcome(
+            dedup_exchange_adjacent_lines, doc, count
+        )
+
+
+def test_other_line_breaks_in_the_persons_text_do_not_move_the_protection() -> None:
+    # the person's text "a\x0cb" is one line to a "\n" count, two to splitlines:
+    # protecting up to the answer's offset keeps "b" whatever is counted
+    doc = "<!-- agent:exchange -->\na\x0cb\nb\n<!-- /agent:exchange -->\n"
+    answer_at = doc.index("b\n<!-- /")
+    assert dedup_exchange_adjacent_lines(doc, protected_end=answer_at) == doc.replace(
+        "b\nb\n", "b\n"
+    )
