@@ -60,13 +60,16 @@ def encode_utf8_state(data: bytes, client_id: int = STATE_CLIENT_ID) -> bytes:
 
 
 def utf8_state_parts(
-    data: bytes, client_id: int = STATE_CLIENT_ID
-) -> tuple[bytes, ...]:
+    data: bytes | tuple[bytes | memoryview, ...], client_id: int = STATE_CLIENT_ID
+) -> tuple[bytes | memoryview, ...]:
     """The pieces of :func:`encode_utf8_state` in order (``data`` itself among
-    them, not copied): a large state is written from them without joining."""
-    if not data:
+    them, not copied; it may be given as its own pieces): a large state is
+    written from them without joining."""
+    pieces = data if isinstance(data, tuple) else (data,)
+    size = sum(map(len, pieces))
+    if not size:
         return (b"\x00\x00",)
-    return (_state_head(client_id), _varuint(len(data)), data, b"\x00")
+    return (_state_head(client_id), _varuint(size), *pieces, b"\x00")
 
 
 def _state_head(client_id: int) -> bytes:

@@ -23,18 +23,79 @@ def merge_utf8(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
     end with a newline: decode them and use ``merge_texts`` then. The texts
     must be valid UTF-8 (a window is decoded strictly).
     """
+    merged = merge_utf8_parts(base, ours, theirs)
+    return None if merged is None else merged.join()
+
+
+def merge_utf8_parts(base: bytes, ours: bytes, theirs: bytes) -> MergedUTF8 | None:
+    """:func:`merge_utf8` as its parts, not joined (see :class:`MergedUTF8`)."""
     if ours == theirs or theirs == base:
-        return ours
+        return MergedUTF8(ours, [ours])
     if ours == base:
-        return theirs
+        return MergedUTF8(theirs, [theirs])
     ended = base.endswith(b"\n") and ours.endswith(b"\n") and theirs.endswith(b"\n")
     if len(base) < WINDOWS_FROM or not ended:
         return None
-    whole = memoryview(base)  # the shared stretches are joined from views of it
-    pieces = merged_pieces(base, ours, theirs, _merge_window)
-    return b"".join(
-        whole[p.start : p.stop] if isinstance(p, range) else p for p in pieces
-    )
+    return MergedUTF8(base, merged_pieces(base, ours, theirs, _merge_window))
+
+
+class MergedUTF8:
+    """A merged UTF-8 text kept as its parts: the merged windows, and between
+    them the stretches all three texts share, as ranges of ``base``. A large
+    file and its CRDT state are written from :meth:`pieces` (views, no joined
+    copy); the checks a write makes on the result run on the parts."""
+
+    __slots__ = ("base", "parts", "size")
+
+    def __init__(self, base: bytes, parts: list[bytes | range]) -> None:
+        self.base = base
+        """The text the ranges are of."""
+        self.parts = [p for p in parts if len(p)]
+        """The merged windows (bytes) and shared stretches (ranges of ``base``)."""
+        self.size = sum(map(len, self.parts))
+        """The length of the merged text."""
+
+    def pieces(self) -> tuple[bytes | memoryview, ...]:
+        """The merged text's pieces in order: bytes, and views of ``base``."""
+        whole = memoryview(self.base)
+        return tuple(
+            whole[p.start : p.stop] if isinstance(p, range) else p for p in self.parts
+        )
+
+    def join(self) -> bytes:
+        """The merged text."""
+        if len(self.parts) == 1 and isinstance(self.parts[0], bytes):
+            return self.parts[0]
+        return b"".join(self.pieces())
+
+    def head(self, size: int) -> bytes:
+        """The first ``size`` bytes of the merged text (fewer when it is shorter)."""
+        out: list[bytes] = []
+        for piece in self.pieces():
+            if size <= 0:
+                break
+            out.append(bytes(piece[:size]))
+            size -= len(piece)
+        return b"".join(out)
+
+    def count(self, sub: bytes) -> int:
+        """Occurrences of ``sub`` (a line's content: parts end at line ends)."""
+        base = self.base
+        return sum(
+            base.count(sub, p.start, p.stop) if isinstance(p, range) else p.count(sub)
+            for p in self.parts
+        )
+
+    def equals(self, data: bytes) -> bool:
+        """True when the merged text is ``data``."""
+        if self.size != len(data):
+            return False
+        offset = 0
+        for piece in self.pieces():
+            if not data.startswith(piece, offset):
+                return False
+            offset += len(piece)
+        return True
 
 
 def _merge_window(base: bytes, ours: bytes, theirs: bytes) -> bytes:

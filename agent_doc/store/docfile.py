@@ -242,13 +242,14 @@ def write_document(
     path: Path,
     original: DocumentFile,
     text: str | None,
-    data: bytes | memoryview | None = None,
+    data: bytes | memoryview | tuple[bytes | memoryview, ...] | None = None,
 ) -> None:
     """Atomically replace the document with ``text``, restoring BOM, CRLF and mode.
 
     ``data``, when given, is ``encode_document(original, text)`` already
-    computed by the caller (a large text is then not encoded twice); ``text``
-    may then be ``None`` (a merge that produced only the bytes).
+    computed by the caller (a large text is then not encoded twice), or its
+    pieces in order; ``text`` may then be ``None`` (a merge that produced only
+    the bytes).
 
     A symlinked document is written through the link (the link stays a link).
     Raises :class:`DocumentError` when the file or its folder is read-only (no

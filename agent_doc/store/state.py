@@ -245,7 +245,9 @@ class StateStore:
         """The stored CRDT state, or ``None``."""
         return _load_bytes(self.crdt_path(doc))
 
-    def save_crdt(self, doc: Path, state: bytes | tuple[bytes, ...]) -> None:
+    def save_crdt(
+        self, doc: Path, state: bytes | tuple[bytes | memoryview, ...]
+    ) -> None:
         """Store the CRDT state atomically (``state`` may be its pieces, as
         :func:`agent_doc.document._yrs.utf8_state_parts` gives them).
 

@@ -55,26 +55,27 @@ def _write_utf8(
     a stale boundary marker to drop (:func:`single_boundary`)."""
     from agent_doc.document._yrs import utf8_state_parts
     from agent_doc.document.boundary import BOUNDARY_PREFIX
+    from agent_doc.document.merge_utf8 import MergedUTF8
+    from agent_doc.document.merge_utf8 import merge_utf8_parts
     from agent_doc.store.docfile import PLAIN
     from agent_doc.store.state import write_document
 
-    final = ours_data
+    final = MergedUTF8(ours_data, [ours_data])  # the file takes ours as it is
     if theirs != base:
-        from agent_doc.document.merge_utf8 import merge_utf8
-
-        merged = merge_utf8(base, ours_data, theirs)
+        merged = merge_utf8_parts(base, ours_data, theirs)
         if merged is None or merged.count(BOUNDARY_PREFIX.encode()) > 1:
             return None
         final = merged
-    changed = final != theirs
+    changed = not final.equals(theirs)
+    pieces = final.pieces()
     if changed:
-        write_document(path, PLAIN, None, final)
+        write_document(path, PLAIN, None, pieces)
     store.save_snapshot_data(path, ours_data)
-    store.save_crdt(path, utf8_state_parts(final))
+    store.save_crdt(path, utf8_state_parts(pieces))
     return WriteOutcome(
         path=path,
         content_ours=ours,
-        final_text=ours if final is ours_data else final,
+        final_text=ours if pieces == (ours_data,) else final,
         target="disk",
         changed=changed,
         merged=theirs != base,
@@ -92,7 +93,7 @@ def _write_text(
     current = read_document(path)
     plain = current.newline == "\n" and not current.bom
     data: bytes | memoryview | None = None
-    state: bytes | tuple[bytes, ...]
+    state: bytes | tuple[bytes | memoryview, ...]
     if current.text == baseline:
         final = ours
         if ours_data is None:

@@ -10,6 +10,8 @@ from agent_doc.document._static import NamedTuple
 if TYPE_CHECKING:
     from typing import Literal
 
+    from agent_doc.document.merge_utf8 import MergedUTF8
+
     Target = Literal["disk", "server"]
 
 
@@ -32,8 +34,9 @@ class WriteOutcome:
     """What :func:`~agent_doc.write.pipeline.write_response` did.
 
     A disk write that merged the files' UTF-8 (:mod:`agent_doc.document.merge_utf8`)
-    keeps only those bytes: :attr:`final_text` decodes them on first use, so a
-    command that never reads it never builds the large ``str``.
+    keeps only those bytes (or the merge's parts): :attr:`final_text` decodes
+    them on first use, so a command that never reads it never builds the
+    large ``str``.
     """
 
     __slots__ = ("_final", "changed", "content_ours", "merged", "path", "target")
@@ -45,7 +48,7 @@ class WriteOutcome:
         self,
         path: Path,
         content_ours: str,
-        final_text: str | bytes,
+        final_text: str | bytes | MergedUTF8,
         target: Target,
         changed: bool,
         merged: bool = False,
@@ -63,8 +66,9 @@ class WriteOutcome:
     @property
     def final_text(self) -> str:
         """The document (file or live buffer) after the write."""
-        if isinstance(self._final, bytes):
-            self._final = self._final.decode("utf-8")
+        if not isinstance(self._final, str):
+            data = self._final
+            self._final = (data if isinstance(data, bytes) else data.join()).decode()
         return self._final
 
     def final_start(self) -> str:
@@ -75,7 +79,16 @@ class WriteOutcome:
             return self._final
         from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 
-        return self._final[: frontmatter_end_utf8(self._final)].decode("utf-8")
+        data = self._final
+        if isinstance(data, bytes):
+            return data[: frontmatter_end_utf8(data)].decode("utf-8")
+        size = 1 << 12
+        while True:  # a merge's parts: the frontmatter is in their first bytes
+            head = data.head(size)
+            end = frontmatter_end_utf8(head)
+            if end < len(head) or len(head) == data.size:
+                return head[:end].decode("utf-8")
+            size *= 4
 
     def _asdict(self) -> dict[str, object]:
         """The fields by name, as a named tuple's ``_asdict`` gives them."""

@@ -18,6 +18,7 @@ from agent_doc.automation.lifecycle import write_with_hooks
 from agent_doc.document import merge as merge_module
 from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 from agent_doc.document.frontmatter_text import split_frontmatter
+from agent_doc.document.merge_utf8 import MergedUTF8
 from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
 from agent_doc.store import docfile
@@ -94,7 +95,7 @@ def test_the_outcome_decodes_the_merged_bytes_only_when_read(project: Path) -> N
     out = run_write(doc, ANSWER, baseline_file=project / "baseline.md", force_disk=True)
     assert out.merged
     assert out.changed
-    assert isinstance(out._final, bytes)  # still UTF-8
+    assert not isinstance(out._final, str)  # still UTF-8 (the merge's parts)
     assert out.final_start() == HEAD[: HEAD.index("# Big")]
     assert out.final_text == doc.read_text("utf-8")
     assert out._asdict()["final_text"] == out.final_text
@@ -188,7 +189,7 @@ def test_a_character_across_the_check_chunks_is_valid(project: Path) -> None:
     (project / "baseline.md").write_text(baseline, "utf-8")
     out = run_write(doc, ANSWER, baseline_file=project / "baseline.md", force_disk=True)
     assert out.merged
-    assert isinstance(out._final, bytes)  # the UTF-8 path took it
+    assert not isinstance(out._final, str)  # the UTF-8 path took it
     assert filler in doc.read_text("utf-8")
 
 
@@ -203,3 +204,18 @@ def test_a_crlf_file_merges_on_the_text_and_stays_crlf(project: Path) -> None:
     assert out.final_text == data.decode().replace("\r\n", "\n")
     assert "user edit" in out.final_text
     assert "with é and 😀" in out.final_text
+
+
+def test_final_start_reads_a_frontmatter_across_the_merge_s_parts() -> None:
+    body = "".join(f"line {i} 😀\n" for i in range(5000)).encode()
+    base = b"---\nsession: old\nagent_doc_format: template\n---\n" + body
+    at = base.index(b"agent_doc_format")
+    parts: list[bytes | range] = [b"---\nsession: new\n", range(at, len(base))]
+    final = MergedUTF8(base, parts)
+    out = WriteOutcome(Path("d.md"), "", final, "disk", changed=True, merged=True)
+    assert out.final_start() == "---\nsession: new\nagent_doc_format: template\n---\n"
+    assert out.final_text == b"".join(final.pieces()).decode()
+    none = WriteOutcome(
+        Path("d.md"), "", MergedUTF8(body, [range(len(body))]), "disk", True
+    )
+    assert none.final_start() == ""

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 from agent_doc.document import _textwalk
 from agent_doc.document import merge as merge_module
+from agent_doc.document.merge_utf8 import MergedUTF8
 from agent_doc.document.merge_utf8 import merge_utf8
+from agent_doc.document.merge_utf8 import merge_utf8_parts
 
 FILLER = [
     "",
@@ -139,3 +141,50 @@ def test_edits_that_many_lines_apart_merge_in_one_or_two_windows(lines: int) -> 
     merged = merge_module.merge_texts(base, ours, theirs).text
     assert merged == line_by_line(base, ours, theirs)
     assert merged.count("agent answer\n") == merged.count("user typed\n") == 1
+
+
+LINES = st.lists(st.sampled_from(["a\n", "<!-- m -->\n", "é😀\n", "\n", "b m\n"]))
+
+
+@given(LINES, st.lists(st.tuples(st.booleans(), LINES), max_size=6), st.data())
+@settings(max_examples=300)
+def test_the_merged_parts_answer_as_the_joined_text(
+    base_lines: list[str], parts: list[tuple[bool, list[str]]], data: st.DataObject
+) -> None:
+    base = "".join(base_lines).encode()
+    raw: list[bytes | range] = []
+    for shared, lines in parts:  # a stretch of the base, or a merged window
+        if shared:
+            start = data.draw(st.integers(0, len(base_lines)))
+            stop = data.draw(st.integers(start, len(base_lines)))
+            lo = len("".join(base_lines[:start]).encode())
+            raw.append(range(lo, lo + len("".join(base_lines[start:stop]).encode())))
+        else:
+            raw.append("".join(lines).encode())
+    merged = MergedUTF8(base, raw)
+    joined = b"".join(
+        base[p.start : p.stop] if isinstance(p, range) else p for p in raw
+    )
+    assert merged.join() == joined
+    assert b"".join(merged.pieces()) == joined
+    assert merged.size == len(joined)
+    size = data.draw(st.integers(0, len(joined) + 2))
+    assert merged.head(size) == joined[:size]
+    for sub in (b"<!-- m -->", b"m", "😀".encode()):
+        assert merged.count(sub) == joined.count(sub)
+    other = data.draw(
+        st.sampled_from([joined, joined[:-1], joined + b"x", b"x" + joined[1:]])
+    )
+    assert merged.equals(other) == (other == joined)
+
+
+def test_a_merge_s_parts_share_the_base_and_end_at_line_ends() -> None:
+    base = "".join(f"line {i} é\n" for i in range(20_000))
+    ours = base.replace("line 10 é\n", "line 10 ours\n") + "answer\n"
+    theirs = base.replace("line 19000 é\n", "line 19000 theirs\n")
+    merged = merge_utf8_parts(base.encode(), ours.encode(), theirs.encode())
+    assert merged is not None
+    assert merged.join().decode() == line_by_line(base, ours, theirs)
+    assert any(isinstance(p, range) for p in merged.parts)  # shared, not copied
+    for piece in merged.pieces():
+        assert bytes(piece).endswith(b"\n")
