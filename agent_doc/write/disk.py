@@ -70,8 +70,7 @@ def _write_utf8(
     pieces = final.pieces()
     if changed:
         write_document(path, PLAIN, None, pieces)
-    store.save_snapshot_data(path, ours_data)
-    store.save_crdt(path, utf8_state_parts(pieces))
+    _save_snapshot_and_state(store, path, ours_data, utf8_state_parts(pieces))
     return WriteOutcome(
         path=path,
         content_ours=ours,
@@ -111,11 +110,8 @@ def _write_text(
     changed = final != current.text
     if changed:
         write_document(path, current, final, data)
-    if ours_data is None:
-        store.save_snapshot(path, ours)
-    else:
-        store.save_snapshot_data(path, ours_data)
-    store.save_crdt(path, state)
+    snapshot = ours_data if ours_data is not None else ours
+    _save_snapshot_and_state(store, path, snapshot, state)
     return WriteOutcome(
         path=path,
         content_ours=ours,
@@ -124,6 +120,30 @@ def _write_text(
         changed=changed,
         merged=current.text != baseline,
     )
+
+
+def _save_snapshot_and_state(
+    store: StateStore,
+    path: Path,
+    snapshot: bytes | str,
+    state: bytes | tuple[bytes | memoryview, ...],
+) -> None:
+    """Save the snapshot (durable) and, meanwhile on another thread, the CRDT
+    state (both after the document: a reader never sees a snapshot newer than
+    the file)."""
+    from agent_doc.store.background import in_background
+    from agent_doc.store.background import wait_quietly
+
+    state_saved = in_background(lambda: store.save_crdt(path, state))
+    try:
+        if isinstance(snapshot, bytes):
+            store.save_snapshot_data(path, snapshot)
+        else:
+            store.save_snapshot(path, snapshot)
+    except BaseException:
+        wait_quietly(state_saved)
+        raise
+    state_saved()
 
 
 def single_boundary(merged: str, ours: str) -> str:

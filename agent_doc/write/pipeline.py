@@ -97,9 +97,10 @@ def write_response(
         A server has the document open but could not apply in time (exit 75);
         nothing was written and the response stays pending.
     """
+    from agent_doc.store.background import in_background
+    from agent_doc.store.background import wait_quietly
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
-    from agent_doc.store.state import read_document
 
     path = Path(request.path)
     if not request.response.strip():
@@ -107,7 +108,34 @@ def write_response(
     disk = _checked_document(path, request.baseline is None)
     root = project_root_for(path)
     store = StateStore(root)
-    store.save_pending(path, request.response)
+    # the response is saved (and fsynced) while content_ours is built; it is
+    # on disk before the expected digest, the hand-off or the document
+    pending_saved = in_background(lambda: store.save_pending(path, request.response))
+    try:
+        outcome = _write_saved(request, link, path, disk, store, pending_saved)
+    except BaseException:
+        wait_quietly(pending_saved)
+        raise
+    store.delete_pending(path)
+    if request.origin:
+        _log_origin(store, path, request.origin)
+    if on_written is not None:
+        on_written(outcome)
+    return outcome
+
+
+def _write_saved(
+    request: WriteRequest,
+    link: ServerLink | None,
+    path: Path,
+    disk: DocumentFile | None,
+    store: StateStore,
+    pending_saved: Callable[[], None],
+) -> WriteOutcome:
+    """:func:`write_response` once the pending response is being saved
+    (``pending_saved`` waits for it)."""
+    from agent_doc.store.state import read_document
+
     handle = None
     if link is not None and not request.force_disk:
         handle = link.find_owner(path)
@@ -120,27 +148,23 @@ def write_response(
     if handle is not None and link is not None:
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
-        outcome = _write_to_server(request, link, handle, baseline, store)
-    else:
-        from agent_doc.document.apply import build_content_ours
-        from agent_doc.document.component_config import load_component_configs
-        from agent_doc.document.patch_blocks import patch_block_warnings
+        pending_saved()
+        return _write_to_server(request, link, handle, baseline, store)
+    from agent_doc.document.apply import build_content_ours
+    from agent_doc.document.component_config import load_component_configs
+    from agent_doc.document.patch_blocks import patch_block_warnings
 
-        configs = load_component_configs(root)
-        ours = build_content_ours(baseline, request.response, configs)
-        for warning in patch_block_warnings(request.response, baseline):
-            logger.warning("warning: %s", warning)  # one stderr line per bad block
-        ours_data = _utf8(ours)  # encoded once: digest, snapshot, CRDT state, file
-        store.save_expected(path, text_digest(ours, ours_data))
-        if link is not None and link.gone:
-            logger.warning(gone_server_notice(path, link.gone[0].pid))
-        outcome = write_to_disk(path, baseline, ours, store, ours_data)
-    store.delete_pending(path)
-    if request.origin:
-        _log_origin(store, path, request.origin)
-    if on_written is not None:
-        on_written(outcome)
-    return outcome
+    configs = load_component_configs(store.root)
+    ours = build_content_ours(baseline, request.response, configs)
+    for warning in patch_block_warnings(request.response, baseline):
+        logger.warning("warning: %s", warning)  # one stderr line per bad block
+    ours_data = _utf8(ours)  # encoded once: digest, snapshot, CRDT state, file
+    digest = text_digest(ours, ours_data)
+    pending_saved()
+    store.save_expected(path, digest)
+    if link is not None and link.gone:
+        logger.warning(gone_server_notice(path, link.gone[0].pid))
+    return write_to_disk(path, baseline, ours, store, ours_data)
 
 
 def _checked_document(path: Path, text_needed: bool) -> DocumentFile | None:
