@@ -14,19 +14,28 @@ from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.write.outcome import WriteOutcome
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from agent_doc.store.state import StateStore
 
 
 def write_to_disk(
-    path: Path, baseline: str, ours: str, store: StateStore, ours_data: bytes | None
+    path: Path,
+    baseline: str,
+    ours: str,
+    store: StateStore,
+    ours_data: bytes | None,
+    *,
+    before_write: Callable[[], object] = lambda: None,
 ) -> WriteOutcome:
     """Lock, re-read, merge the user's concurrent edits, write atomically.
 
     ``ours_data`` is ``ours`` as UTF-8 (``None`` with a lone surrogate): the
     snapshot, the CRDT state and, when the file takes ``ours`` as it is, the
     document are written from it without encoding the text again.
+    ``before_write`` runs under the lock once the merge is done, before the
+    document or any state is written (it saves the expected digest).
     """
     from agent_doc.store.docfile import read_plain_utf8
     from agent_doc.store.docfile import utf8_of
@@ -35,10 +44,12 @@ def write_to_disk(
     with doc_lock(path, root=store.root):
         theirs, base_data = read_plain_utf8(path), utf8_of(baseline)
         if theirs is not None and base_data is not None and ours_data is not None:
-            done = _write_utf8(path, base_data, ours, ours_data, theirs, store)
+            done = _write_utf8(
+                path, base_data, ours, ours_data, theirs, store, before_write
+            )
             if done is not None:
                 return done
-        return _write_text(path, baseline, ours, store, ours_data)
+        return _write_text(path, baseline, ours, store, ours_data, before_write)
 
 
 def _write_utf8(
@@ -48,6 +59,7 @@ def _write_utf8(
     ours_data: bytes,
     theirs: bytes,
     store: StateStore,
+    before_write: Callable[[], object],
 ) -> WriteOutcome | None:
     """The write when the baseline, content_ours and the file are plain UTF-8:
     merged on their bytes, the file's text never built. ``None`` (nothing
@@ -68,6 +80,7 @@ def _write_utf8(
         final = merged
     changed = not final.equals(theirs)
     pieces = final.pieces()
+    before_write()
     if changed:
         write_document(path, PLAIN, None, pieces)
     _save_snapshot_and_state(store, path, ours_data, utf8_state_parts(pieces))
@@ -82,7 +95,12 @@ def _write_utf8(
 
 
 def _write_text(
-    path: Path, baseline: str, ours: str, store: StateStore, ours_data: bytes | None
+    path: Path,
+    baseline: str,
+    ours: str,
+    store: StateStore,
+    ours_data: bytes | None,
+    before_write: Callable[[], object],
 ) -> WriteOutcome:
     """The write on the texts (a BOM, CRLF, a lone surrogate, a small text…)."""
     from agent_doc.document import _yrs
@@ -108,6 +126,7 @@ def _write_text(
         if plain and final is result.text:  # the state holds its UTF-8
             data = _yrs.utf8_in_state(state)
     changed = final != current.text
+    before_write()
     if changed:
         write_document(path, current, final, data)
     snapshot = ours_data if ours_data is not None else ours

@@ -134,6 +134,8 @@ def _write_saved(
 ) -> WriteOutcome:
     """:func:`write_response` once the pending response is being saved
     (``pending_saved`` waits for it)."""
+    from agent_doc.store.background import in_background
+    from agent_doc.store.background import wait_quietly
     from agent_doc.store.state import read_document
 
     handle = None
@@ -159,12 +161,24 @@ def _write_saved(
     for warning in patch_block_warnings(request.response, baseline):
         logger.warning("warning: %s", warning)  # one stderr line per bad block
     ours_data = _utf8(ours)  # encoded once: digest, snapshot, CRDT state, file
-    digest = text_digest(ours, ours_data)
-    pending_saved()
-    store.save_expected(path, digest)
-    if link is not None and link.gone:
-        logger.warning(gone_server_notice(path, link.gone[0].pid))
-    return write_to_disk(path, baseline, ours, store, ours_data)
+    # hashed on another thread while the file is locked, read again and merged;
+    # the digest is saved before the document or the snapshot is written
+    digest = in_background(lambda: text_digest(ours, ours_data))
+    try:
+        pending_saved()
+        if link is not None and link.gone:
+            logger.warning(gone_server_notice(path, link.gone[0].pid))
+        return write_to_disk(
+            path,
+            baseline,
+            ours,
+            store,
+            ours_data,
+            before_write=lambda: store.save_expected(path, digest()),
+        )
+    except BaseException:
+        wait_quietly(digest)
+        raise
 
 
 def _checked_document(path: Path, text_needed: bool) -> DocumentFile | None:
