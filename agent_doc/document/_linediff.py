@@ -92,8 +92,8 @@ def _diff_region(
 ) -> list[Hunk]:
     if a1 == a2 and b1 == b2:
         return []
-    if a1 == a2 or b1 == b2:
-        return [(a1, a2, b1, b2)]
+    if a1 == a2 or b1 == b2 or set(a[a1:a2]).isdisjoint(b[b1:b2]):
+        return [(a1, a2, b1, b2)]  # (no line in common: every diff is one hunk)
     # Most regions need far fewer edits than the cap: try those first. Past
     # them, skip the full search when the line counts prove it would give up.
     hunks = _myers(a, b, a1, a2, b1, b2, _FIRST_TRY)

@@ -8,8 +8,12 @@ import json
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from agent_doc.document._linediff import MAX_EDIT_DISTANCE
+from agent_doc.document._linediff import _myers
 from agent_doc.document._linediff import diff_lines
 
 
@@ -74,3 +78,23 @@ def test_hunks_rebuild_the_new_side_with_moves_and_repeats(seed: int) -> None:
     assert apply(a, b, hunks) == b
     assert all(h[0] <= h[1] and h[2] <= h[3] for h in hunks)
     assert hunks == sorted(hunks)
+
+
+@given(
+    st.lists(st.sampled_from("abc"), max_size=80),
+    st.lists(st.sampled_from("xyz"), max_size=80),
+    st.lists(st.sampled_from("abcxyz"), max_size=4),
+)
+@settings(max_examples=300)
+def test_regions_without_a_common_line_are_one_hunk_as_the_search_finds(
+    a_mid: list[str], b_mid: list[str], around: list[str]
+) -> None:
+    a, b = around + a_mid + around, around + b_mid + around
+    lo, a_hi, b_hi = len(around), len(around) + len(a_mid), len(around) + len(b_mid)
+    if a_mid and b_mid:  # what the full search gives for such a region
+        searched = _myers(a, b, lo, a_hi, lo, b_hi, len(a_mid) + len(b_mid))
+        assert searched == [(lo, a_hi, lo, b_hi)]
+    hunks = diff_lines(a, b)
+    assert apply(a, b, hunks) == b
+    if a_mid and b_mid and not set(around) & set(a_mid + b_mid):
+        assert hunks == [(lo, a_hi, lo, b_hi)]
