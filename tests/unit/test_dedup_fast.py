@@ -21,7 +21,9 @@ from agent_doc.document.components import replace_content
 from agent_doc.errors import AgentDocError
 
 
-def walk_every_line(doc: str, *, protected_lines: int = 0) -> str:
+def walk_every_line(
+    doc: str, *, protected_lines: int = 0, protected_end: int | None = None
+) -> str:
     exchange = _find(doc, "exchange")
     if exchange is None:
         return doc
@@ -35,7 +37,12 @@ def walk_every_line(doc: str, *, protected_lines: int = 0) -> str:
         if code.contains(start):
             previous = None
         elif bare:
-            if bare == previous and index >= protected_lines:
+            unprotected = (
+                index >= protected_lines
+                if protected_end is None
+                else start >= protected_end
+            )
+            if bare == previous and unprotected:
                 continue
             previous = bare
         kept.append(line)
@@ -80,28 +87,6 @@ def test_every_other_line_break_counts_lines_as_splitlines_does(brk: str) -> Non
     assert dedup_exchange_adjacent_lines(doc, protected_lines=1) == expected
 
 
-def walk_every_line_from(doc: str, protected_end: int) -> str:
-    """The oracle with the person's text protected up to an offset."""
-    exchange = _find(doc, "exchange")
-    if exchange is None:
-        return doc
-    code = CodeRanges(code_ranges(doc))
-    kept: list[str] = []
-    previous: str | None = None
-    offset = exchange.open_end
-    for line in exchange.content(doc).splitlines(keepends=True):
-        start, offset = offset, offset + len(line)
-        bare = line.rstrip("\n").rstrip()
-        if code.contains(start):
-            previous = None
-        elif bare:
-            if bare == previous and start >= protected_end:
-                continue
-            previous = bare
-        kept.append(line)
-    return replace_content(doc, exchange, "".join(kept))
-
-
 @given(st.lists(LINE, max_size=14), st.data())
 @settings(max_examples=400, deadline=None)
 def test_protection_up_to_an_offset(lines: list[str], data: st.DataObject) -> None:
@@ -117,7 +102,7 @@ def test_protection_up_to_an_offset(lines: list[str], data: st.DataObject) -> No
         return dedup_exchange_adjacent_lines(doc, protected_end=end)
 
     def oracle(doc: str, *, protected_lines: int) -> str:
-        return walk_every_line_from(doc, end)
+        return walk_every_line(doc, protected_end=end)
 
     assert _outcome(by_offset, doc, 0) == _outcome(oracle, doc, 0)
     if not any(c in body for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
