@@ -134,5 +134,5 @@ def main(runs: int) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--runs", type=int, default=41)
     main(max(parser.parse_args().runs, 3))

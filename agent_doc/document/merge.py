@@ -413,6 +413,16 @@ def _merge_hunks(
             delta[side] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in members[side])
             out.add_lines(lines[side][first : end + delta[side]])
             continue
+        inserted = _inserted_at_one_place(members)
+        if inserted is not None:
+            # both sides only insert lines, at the same place: the CRDT puts the
+            # lower client id's insert first (the agent's answer, then the
+            # person's lines), as here, without loading it
+            for s in (0, 1):
+                h = members[s][0]
+                out.add_lines(lines[s][h[2] : h[3]])
+                delta[s] += h[3] - h[2]
+            continue
         lo, hi = max(start - 1, 0), min(end + 1, len(eff))  # one line of context
         region = eff[lo:hi]
         ops = [
@@ -431,6 +441,19 @@ def _merge_hunks(
             delta[s] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in members[s])
     out.add_lines(eff[pos:])
     return out.finish()
+
+
+def _inserted_at_one_place(members: tuple[list[Hunk], list[Hunk]]) -> int | None:
+    """The effective-base line where each side's only hunk inserts lines and
+    removes none, when both do so at the same line; else ``None``."""
+    if len(members[0]) != 1 or len(members[1]) != 1:
+        return None
+    (ours_at, ours_end, _, _), (theirs_at, theirs_end, _, _) = (
+        members[0][0],
+        members[1][0],
+    )
+    same = ours_at == ours_end == theirs_at == theirs_end
+    return ours_at if same else None
 
 
 class _Lines:

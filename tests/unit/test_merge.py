@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from pycrdt import Doc
 from pycrdt import Text
 
+from agent_doc.document import merge as merge_module
 from agent_doc.document._linediff import diff_lines
 from agent_doc.document._linediff import split_lines
 from agent_doc.document.merge import MergeResult
@@ -308,3 +314,57 @@ def test_diff_falls_back_to_anchors_past_edit_cap() -> None:
     hunks = diff_lines(old, new)
     assert len(hunks) == 667
     assert all(a2 - a1 == 1 for a1, a2, _, _ in hunks)
+
+
+INSERTED = st.lists(
+    st.sampled_from(["a", "b", "", "é😀", "x y", "<!-- m -->"]), max_size=6
+)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "", "c", "é"]), max_size=8),
+    st.data(),
+    INSERTED,
+    INSERTED,
+)
+@settings(max_examples=400, deadline=None)
+def test_both_inserting_at_one_place_merges_as_the_crdt_does(
+    base_lines: list[str],
+    data: st.DataObject,
+    ours_new: list[str],
+    theirs_new: list[str],
+) -> None:
+    at = data.draw(st.integers(0, len(base_lines)))
+    ending = data.draw(st.sampled_from(["\n", ""]))
+
+    def text(lines: list[str]) -> str:
+        return "\n".join(lines) + ending if lines else ""
+
+    base = text(base_lines)
+    ours = text(base_lines[:at] + ours_new + base_lines[at:])
+    theirs = text(base_lines[:at] + theirs_new + base_lines[at:])
+    with pytest.MonkeyPatch.context() as patch:  # every cluster through the CRDT
+        patch.setattr(merge_module, "_inserted_at_one_place", lambda members: None)
+        expected = merge_texts(base, ours, theirs).text
+    assert merged(base, ours, theirs) == expected
+
+
+def test_an_answer_and_a_follow_up_at_one_place_need_no_crdt() -> None:
+    script = (
+        "import sys\n"
+        "from agent_doc.document.merge import merge_texts\n"
+        "base = '<!-- agent:exchange -->\\nquestion\\n<!-- /agent:exchange -->\\n'\n"
+        "ours = base.replace('question\\n', 'question\\nanswer 1\\nanswer 2\\n')\n"
+        "theirs = base.replace('question\\n', 'question\\nfollow-up\\n')\n"
+        "print(repr(merge_texts(base, ours, theirs).text))\n"
+        "print('pycrdt._pycrdt' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    text, loaded = done.stdout.splitlines()
+    assert text == repr(
+        "<!-- agent:exchange -->\nquestion\nanswer 1\nanswer 2\nfollow-up\n"
+        "<!-- /agent:exchange -->\n"
+    )
+    assert loaded == "False"  # the CRDT's native library was not even loaded
