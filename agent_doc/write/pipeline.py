@@ -97,8 +97,6 @@ def write_response(
         A server has the document open but could not apply in time (exit 75);
         nothing was written and the response stays pending.
     """
-    from agent_doc.store.background import in_background
-    from agent_doc.store.background import wait_quietly
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
 
@@ -108,14 +106,8 @@ def write_response(
     disk = _checked_document(path, request.baseline is None)
     root = project_root_for(path)
     store = StateStore(root)
-    # the response is saved (and fsynced) while content_ours is built; it is
-    # on disk before the expected digest, the hand-off or the document
-    pending_saved = in_background(lambda: store.save_pending(path, request.response))
-    try:
-        outcome = _write_saved(request, link, path, disk, store, pending_saved)
-    except BaseException:
-        wait_quietly(pending_saved)
-        raise
+    store.save_pending(path, request.response)
+    outcome = _write_after_pending(request, link, path, disk, store)
     store.delete_pending(path)
     if request.origin:
         _log_origin(store, path, request.origin)
@@ -124,16 +116,14 @@ def write_response(
     return outcome
 
 
-def _write_saved(
+def _write_after_pending(
     request: WriteRequest,
     link: ServerLink | None,
     path: Path,
     disk: DocumentFile | None,
     store: StateStore,
-    pending_saved: Callable[[], None],
 ) -> WriteOutcome:
-    """:func:`write_response` once the pending response is being saved
-    (``pending_saved`` waits for it)."""
+    """:func:`write_response` once the pending response is saved."""
     from agent_doc.store.background import in_background
     from agent_doc.store.background import wait_quietly
     from agent_doc.store.state import read_document
@@ -150,7 +140,6 @@ def _write_saved(
     if handle is not None and link is not None:
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
-        pending_saved()
         return _write_to_server(request, link, handle, baseline, store)
     from agent_doc.document.apply import build_content_ours
     from agent_doc.document.component_config import load_component_configs
@@ -165,7 +154,6 @@ def _write_saved(
     # the digest is saved before the document or the snapshot is written
     digest = in_background(lambda: text_digest(ours, ours_data))
     try:
-        pending_saved()
         if link is not None and link.gone:
             logger.warning(gone_server_notice(path, link.gone[0].pid))
         return write_to_disk(
