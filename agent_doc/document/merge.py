@@ -413,8 +413,7 @@ def _merge_hunks(
             delta[side] += sum((h[3] - h[2]) - (h[1] - h[0]) for h in members[side])
             out.add_lines(lines[side][first : end + delta[side]])
             continue
-        inserted = _inserted_at_one_place(members)
-        if inserted is not None:
+        if _inserted_at_one_place(members):
             # both sides only insert lines, at the same place: the CRDT puts the
             # lower client id's insert first (the agent's answer, then the
             # person's lines), as here, without loading it
@@ -443,17 +442,16 @@ def _merge_hunks(
     return out.finish()
 
 
-def _inserted_at_one_place(members: tuple[list[Hunk], list[Hunk]]) -> int | None:
-    """The effective-base line where each side's only hunk inserts lines and
-    removes none, when both do so at the same line; else ``None``."""
+def _inserted_at_one_place(members: tuple[list[Hunk], list[Hunk]]) -> bool:
+    """True when each side's only hunk inserts lines and removes none, both at
+    the same line of the effective base."""
     if len(members[0]) != 1 or len(members[1]) != 1:
-        return None
+        return False
     (ours_at, ours_end, _, _), (theirs_at, theirs_end, _, _) = (
         members[0][0],
         members[1][0],
     )
-    same = ours_at == ours_end == theirs_at == theirs_end
-    return ours_at if same else None
+    return ours_at == ours_end == theirs_at == theirs_end
 
 
 class _Lines:

@@ -16,19 +16,14 @@ from agent_doc.document.merge import WINDOWS_FROM
 from agent_doc.document.merge import merge_window
 
 
-def merge_utf8(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
-    """``merge_texts(base, ours, theirs).text`` as UTF-8, for UTF-8 texts.
+def merge_utf8_parts(base: bytes, ours: bytes, theirs: bytes) -> MergedUTF8 | None:
+    """``merge_texts(base, ours, theirs).text`` as UTF-8, for UTF-8 texts, kept
+    as its parts (:class:`MergedUTF8`; ``.join()`` gives the bytes).
 
     ``None`` when the texts are too small for windows or one of them does not
     end with a newline: decode them and use ``merge_texts`` then. The texts
     must be valid UTF-8 (a window is decoded strictly).
     """
-    merged = merge_utf8_parts(base, ours, theirs)
-    return None if merged is None else merged.join()
-
-
-def merge_utf8_parts(base: bytes, ours: bytes, theirs: bytes) -> MergedUTF8 | None:
-    """:func:`merge_utf8` as its parts, not joined (see :class:`MergedUTF8`)."""
     if ours == theirs or theirs == base:
         return MergedUTF8(ours, [ours])
     if ours == base:

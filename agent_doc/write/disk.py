@@ -3,7 +3,7 @@
 :func:`write_to_disk` is the seam's disk branch of
 :func:`~agent_doc.write.pipeline.write_response`. When the file, the baseline
 and content_ours are all plain UTF-8 (no BOM, ``\\n`` endings) the merge runs on
-their bytes (:func:`~agent_doc.document.merge_utf8.merge_utf8`): the file's
+their bytes (:func:`~agent_doc.document.merge_utf8.merge_utf8_parts`): the file's
 text is checked, never built, and the file and the CRDT state are written from
 the merged bytes. Otherwise (a BOM, CRLF, a small text…) on ``str``.
 """

@@ -344,7 +344,7 @@ def test_both_inserting_at_one_place_merges_as_the_crdt_does(
     ours = text(base_lines[:at] + ours_new + base_lines[at:])
     theirs = text(base_lines[:at] + theirs_new + base_lines[at:])
     with pytest.MonkeyPatch.context() as patch:  # every cluster through the CRDT
-        patch.setattr(merge_module, "_inserted_at_one_place", lambda members: None)
+        patch.setattr(merge_module, "_inserted_at_one_place", lambda members: False)
         expected = merge_texts(base, ours, theirs).text
     assert merged(base, ours, theirs) == expected
 

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from agent_doc.document import _textwalk
 from agent_doc.document import merge as merge_module
 from agent_doc.document.merge_utf8 import MergedUTF8
-from agent_doc.document.merge_utf8 import merge_utf8
 from agent_doc.document.merge_utf8 import merge_utf8_parts
 
 FILLER = [
@@ -90,6 +89,12 @@ def test_windows_merge_like_the_whole_document(case: tuple[str, str, str]) -> No
     assert merge_module.merge_texts(base, ours, theirs).text == line_by_line(
         base, ours, theirs
     )
+
+
+def merge_utf8(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """The merge's bytes, joined (``None`` when the text merge must do it)."""
+    merged = merge_utf8_parts(base, ours, theirs)
+    return None if merged is None else merged.join()
 
 
 @given(large_edits())
