@@ -7,6 +7,9 @@ stand-in that compiles on the first attribute access (``.search``,
 ``.finditer``…) and then keeps the compiled pattern's methods, so later calls
 cost what a compiled pattern's do. Use it only for patterns accessed through
 their methods (never passed to ``re.sub``/``re.match`` as a pattern).
+
+Where a check by hand does what a small pattern would (a write compiles none it
+can avoid), the ASCII classes below stand for the pattern's character classes.
 """
 
 from __future__ import annotations
@@ -18,6 +21,16 @@ from agent_doc.document._static import cast
 
 if TYPE_CHECKING:
     from typing import Any
+
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+"""``[A-Za-z]``."""
+DIGITS = "0123456789"
+"""``[0-9]``."""
+KEY_START = LETTERS + "_"
+"""``[A-Za-z_]``: how a frontmatter key or a marker attribute's name starts."""
+KEY_CHARS = LETTERS + DIGITS + "_-"
+"""``[A-Za-z0-9_-]``: the rest of such a key or name."""
 
 
 class _LazyPattern:

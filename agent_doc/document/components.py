@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from agent_doc.document._lazy_re import KEY_CHARS
+from agent_doc.document._lazy_re import KEY_START
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document._static import NamedTuple
 from agent_doc.document._textmemo import TextMemo
@@ -41,9 +43,6 @@ _MARKER = lazy_compile(r"<!--[ \t]*(/?)agent:([^ \t\n]*?)([ \t][^\n]*?)?[ \t]*--
 ATTR_RE = r"""([A-Za-z_][A-Za-z0-9_-]*)=(?:"([^"]*)"|'([^']*)'|([^\s"']\S*))"""
 """One ``key=value`` attribute of a marker; :func:`_parse_attrs` finds what
 ``finditer`` of this pattern finds, by hand (a write has no pattern to compile)."""
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_KEY_START = _LETTERS + "_"
-_KEY_CHARS = _LETTERS + "0123456789_-"
 
 STANDARD_MODES: dict[str, str] = {
     "exchange": "append",
@@ -137,9 +136,9 @@ def _parse_attrs(raw: str | None) -> tuple[tuple[str, str], ...]:
     pos = 0
     while (eq := raw.find("=", pos)) >= 0:
         start = eq  # the key: the run of key characters before "="…
-        while start > pos and raw[start - 1] in _KEY_CHARS:
+        while start > pos and raw[start - 1] in KEY_CHARS:
             start -= 1
-        while start < eq and raw[start] not in _KEY_START:  # …from a letter or _
+        while start < eq and raw[start] not in KEY_START:  # …from a letter or _
             start += 1
         value, end = _attr_value(raw, eq + 1) if start < eq else (None, 0)
         if value is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from agent_doc.document._lazy_re import KEY_CHARS
+from agent_doc.document._lazy_re import KEY_START
 from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document._static import NamedTuple
 from agent_doc.errors import FrontmatterError
@@ -31,11 +33,6 @@ MAX_FRONTMATTER_CHARS = 64 * 1024
 
 _KEY_LINE = lazy_compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?=[ \t\r\n]|$)")
 """A top-level key line: what :func:`key_at` finds (kept for other readers)."""
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-"""The ASCII letters (the character classes below are matched by hand)."""
-DIGITS = "0123456789"
-_KEY_START = LETTERS + "_"
-_KEY_CHARS = LETTERS + DIGITS + "_-"
 _NON_PRINTABLE = lazy_compile(
     "[^\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
@@ -119,10 +116,10 @@ def key_at(line: str) -> tuple[str, int] | None:
     tab, line break or the end; ``None`` for any other line. (What
     :data:`_KEY_LINE` matches, without compiling it: a write reads a few
     frontmatter lines.)"""
-    if not line or line[0] not in _KEY_START:
+    if not line or line[0] not in KEY_START:
         return None
     size = len(line)
-    end = size - len(line.lstrip(_KEY_CHARS))
+    end = size - len(line.lstrip(KEY_CHARS))
     colon = size - len(line[end:].lstrip(" \t"))
     after = line[colon + 1 : colon + 2]
     if not line.startswith(":", colon) or after not in ("", " ", "\t", "\r", "\n"):
