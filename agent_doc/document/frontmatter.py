@@ -10,6 +10,8 @@ size-limited. Text edits that keep every other byte live in
 from __future__ import annotations
 
 from agent_doc.document._lazy_re import DIGITS
+from agent_doc.document._lazy_re import KEY_CHARS
+from agent_doc.document._lazy_re import KEY_START
 from agent_doc.document._lazy_re import LETTERS
 from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.document._static import NamedTuple
@@ -92,9 +94,8 @@ _YAML_WORDS = frozenset(
 """Plain scalars YAML 1.1 reads as booleans, null or numbers: not plain strings."""
 
 
-_KEY_START = LETTERS + "_"
-_KEY_CHARS = LETTERS + DIGITS + "_"
-_WORD_CHARS = LETTERS + DIGITS + "_-"
+_PLAIN_KEY_CHARS = LETTERS + DIGITS + "_"
+"""A plain line's key continues with these (``-`` excluded)."""
 _HEX = DIGITS + "abcdefABCDEF"
 
 
@@ -102,7 +103,7 @@ def _plain_entry(line: str) -> tuple[str, str | None] | None:
     """``key: word`` (see :func:`_load_plain`) read by hand: the key and the
     value (``None`` for ``key:`` alone); ``None`` for any other line."""
     key, colon, rest = line.partition(":")
-    if not colon or not key or key[0] not in _KEY_START or key.strip(_KEY_CHARS):
+    if not colon or not key or key[0] not in KEY_START or key.strip(_PLAIN_KEY_CHARS):
         return None
     value = rest.strip(" ")
     if not value:
@@ -114,7 +115,7 @@ def _plain_entry(line: str) -> tuple[str, str | None] | None:
 
 def _is_word(value: str) -> bool:
     """A letter followed by letters, digits, ``_`` or ``-``."""
-    return value != "" and value[0] in LETTERS and not value.strip(_WORD_CHARS)
+    return value != "" and value[0] in LETTERS and not value.strip(KEY_CHARS)
 
 
 def _is_uuid(value: str) -> bool:
