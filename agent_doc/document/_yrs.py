@@ -1,11 +1,7 @@
-"""The two pycrdt calls the merge needs, without the cost of ``import pycrdt``.
+"""The Yrs documents the merge needs: one text per document.
 
-``import pycrdt`` loads anyio, asyncio and ``importlib.metadata`` (≈ 50–90 ms),
-and every ``pycrdt.Doc()`` creates an ``anyio.Lock`` whose async-backend probe
-imports asyncio. A merge needs none of it: only the Rust extension
-``pycrdt._pycrdt`` (its ``Doc``/``Text``/``Transaction``), which loads in about
-1 ms. :func:`native` loads it on its own and registers it under its real name,
-so a later ``import pycrdt`` in the same process reuses the same module.
+:class:`TextDoc` drives pycrdt through its public API and imports it only when
+a merge needs the CRDT (where both sides' edits meet).
 
 :func:`encode_text_state` writes the Yrs v1 update of a fresh document holding
 one text (what the CRDT state file stores) in plain Python: it is byte for byte
@@ -15,14 +11,11 @@ CRDT state needs no pycrdt at all.
 
 from __future__ import annotations
 
-import functools
-import sys
-from types import ModuleType
-
-from agent_doc.document._static import TYPE_CHECKING
+from typing import TYPE_CHECKING
+from typing import Any
 
 if TYPE_CHECKING:
-    from typing import Any
+    import pycrdt
 
 TEXT_KEY = "content"
 """Name of the shared ``Text`` inside the document."""
@@ -100,48 +93,19 @@ def utf8_in_state(state: bytes, client_id: int = STATE_CLIENT_ID) -> memoryview:
     return memoryview(state)[pos : pos + size]
 
 
-@functools.cache
-def native() -> ModuleType:
-    """The ``pycrdt._pycrdt`` extension, loaded without the ``pycrdt`` package."""
-    loaded = sys.modules.get("pycrdt._pycrdt")
-    if loaded is not None:
-        return loaded
-    import importlib.machinery
-    import importlib.util
-    from pathlib import Path
-
-    package = importlib.util.find_spec("pycrdt")
-    if package is None or not package.submodule_search_locations:
-        raise ImportError("pycrdt is not installed")
-    folder = Path(next(iter(package.submodule_search_locations)))
-    suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    found = [folder / f"_pycrdt{s}" for s in suffixes]
-    path = next((p for p in found if p.is_file()), None)
-    if path is None:  # an unusual layout: let the package find it
-        import pycrdt._pycrdt as module
-
-        return module
-    loader = importlib.machinery.ExtensionFileLoader("pycrdt._pycrdt", str(path))
-    spec = importlib.util.spec_from_file_location("pycrdt._pycrdt", path, loader=loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    sys.modules["pycrdt._pycrdt"] = module
-    return module
-
-
 class TextDoc:
-    """One Yrs document with one text, driven through the native extension."""
+    """One Yrs document with one text, through pycrdt's public API.
+
+    ``pycrdt`` is imported here, on first use: only a merge where both sides'
+    edits meet needs the CRDT (≈ 50–90 ms for the import, paid once).
+    """
 
     def __init__(self, client_id: int, update: bytes) -> None:
-        self._doc: Any = native().Doc(client_id, None, None)
-        txn = self._doc.create_transaction()
-        try:
-            self._text: Any = self._doc.get_or_insert_text(txn, TEXT_KEY)
-            self._doc.apply_update(txn, update)
-            txn.commit()
-        finally:
-            txn.drop()
+        import pycrdt
+
+        self._doc: pycrdt.Doc[Any] = pycrdt.Doc(client_id=client_id)
+        self._text = self._doc.get(TEXT_KEY, type=pycrdt.Text)
+        self._doc.apply_update(update)
 
     def replay(self, ops: list[tuple[int, int, str]]) -> None:
         """Apply ``(start, end, insert)`` edits (UTF-8 byte offsets, ascending
@@ -153,50 +117,29 @@ class TextDoc:
         reliably goes first (issue 12).
         """
         text = self._text
-        txn = self._doc.create_transaction()
-        try:
+        with self._doc.transaction():
             shift = 0
             for start, end, insert in ops:
                 at = start + shift
                 size = len(insert.encode("utf-8"))
                 if insert:
-                    text.insert(txn, at, insert)
+                    text.insert(at, insert)
                 if end > start:
-                    text.remove_range(txn, at + size, end - start)
+                    del text[at + size : at + size + end - start]
                 shift += size - (end - start)
-            txn.commit()
-        finally:
-            txn.drop()
 
     def state(self) -> bytes:
         """The document's state vector."""
-        txn = self._doc.create_transaction()
-        try:
-            return bytes(self._doc.get_state(txn))
-        finally:
-            txn.drop()
+        return bytes(self._doc.get_state())
 
     def update_since(self, state: bytes) -> bytes:
         """What this document has that a document at ``state`` lacks."""
-        txn = self._doc.create_transaction()
-        try:
-            return bytes(self._doc.get_update(txn, state))
-        finally:
-            txn.drop()
+        return bytes(self._doc.get_update(state))
 
     def apply(self, update: bytes) -> None:
         """Merge an update from another document."""
-        txn = self._doc.create_transaction()
-        try:
-            self._doc.apply_update(txn, update)
-            txn.commit()
-        finally:
-            txn.drop()
+        self._doc.apply_update(update)
 
     def text(self) -> str:
         """The current text."""
-        txn = self._doc.create_transaction()
-        try:
-            return str(self._text.get_string(txn))
-        finally:
-            txn.drop()
+        return str(self._text)
