@@ -56,7 +56,9 @@ QUICK_EXIT_S = 60.0
 """An agent that dies this soon after its start is not restarted by ``sync``."""
 
 
-def _resolve(file: str, warnings: list[str] | None = None) -> DocSession | None:
+def resolve_document(file: str, warnings: list[str] | None = None) -> DocSession | None:
+    """``file`` as a session document; ``None`` (noted in ``warnings``) when it
+    cannot be read or has no session UUID."""
     try:
         doc = load_doc(file, create=False)
     except AgentDocError as exc:
@@ -85,7 +87,8 @@ def resolve_columns(
     cols = [[f for f in col if f.strip()] for col in columns]
     cols = [c for c in cols if c]
     resolved = [
-        [d for f in col if (d := _resolve(f, warnings)) is not None] for col in cols
+        [d for f in col if (d := resolve_document(f, warnings)) is not None]
+        for col in cols
     ]
     roots = [d.root for col in resolved for d in col]
     if not roots:
@@ -98,7 +101,7 @@ def resolve_columns(
     out: list[list[DocSession]] = []
     for index, col in enumerate(resolved):
         if not col and isinstance(memory, dict) and str(index) in memory:
-            remembered = _resolve(str(memory[str(index)]))
+            remembered = resolve_document(str(memory[str(index)]))
             col = [remembered] if remembered else []
         if col:
             out.append(col)
@@ -372,67 +375,3 @@ def _split_target(tmux: Tmux, session: str, name: str, column: int) -> str | Non
         return None
     ordered = sorted(panes, key=lambda p: (p.left, p.top))
     return ordered[0].pane_id if column == 0 else ordered[-1].pane_id
-
-
-@dataclass(frozen=True, slots=True)
-class LayoutResult:
-    """Panes arranged by ``layout`` and warnings for skipped files."""
-
-    window: str | None
-    panes: tuple[str, ...]
-    warnings: tuple[str, ...]
-
-
-def layout(
-    files: list[str],
-    split: str = "h",
-    window: str | None = None,
-    tmux: Tmux | None = None,
-) -> LayoutResult:
-    """Arrange the files' panes side by side (``h``) or stacked (``v``) (§7.12)."""
-    tmux = tmux or Tmux.from_env()
-    warnings: list[str] = []
-    panes = tmux.panes()
-    wanted: list[str] = []
-    owners: set[str] = set()
-    for file in files:
-        doc = _resolve(file)
-        if doc is None:
-            warnings.append(f"{file}: no session; skipped")
-            continue
-        reg = registry.load(doc.root)
-        owners.update(e.pane for e in reg.entries.values())
-        entry = reg.entries.get(doc.key or "")
-        if entry is None or (window and entry.window != window):
-            warnings.append(f"{doc.rel}: no pane registered; skipped")
-        elif not entry.same_server(tmux.socket_path):
-            warnings.append(
-                f"{doc.rel}: pane {entry.pane} is on tmux server {entry.socket}; "
-                "skipped"
-            )
-        elif entry.pane not in panes or panes[entry.pane].dead:
-            warnings.append(f"{doc.rel}: pane {entry.pane} is dead; skipped")
-        elif entry.pane not in wanted:
-            wanted.append(entry.pane)
-    if len(wanted) < 2:
-        if wanted:
-            tmux.focus(wanted[0])
-        return LayoutResult(panes[wanted[0]].window_id if wanted else None,
-                            tuple(wanted), tuple(warnings))  # fmt: skip
-
-    def score(win: str) -> tuple[int, int]:
-        inside = [p for p in panes.values() if p.window_id == win]
-        return sum(p.pane_id in wanted for p in inside), len(inside)
-
-    target = max({panes[p].window_id for p in wanted}, key=score)
-    for info in panes.values():
-        if info.window_id == target and info.pane_id in owners - set(wanted):
-            stash_pane(tmux, info.pane_id, info.session)
-    anchor = next(p for p in wanted if panes[p].window_id == target)
-    previous = anchor
-    for pane in wanted:
-        if pane != anchor:
-            tmux.join(pane, previous, horizontal=split != "v")
-            previous = pane
-    tmux.focus(wanted[0])
-    return LayoutResult(target, tuple(wanted), tuple(warnings))

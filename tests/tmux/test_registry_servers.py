@@ -115,9 +115,7 @@ def test_unreachable_server_leaves_bindings_alone_with_one_warning(
     assert path.read_bytes() == before
 
 
-def test_only_resync_fix_prunes_and_it_says_what(
-    tmux: Tmux, project: Path
-) -> None:
+def test_only_resync_fix_prunes_and_it_says_what(tmux: Tmux, project: Path) -> None:
     live, dead = spawn_agent(tmux), spawn_agent(tmux)
     claim(make_doc(project, "live.md"), pane=live, tmux=tmux)
     claim(make_doc(project, "dead.md"), pane=dead, tmux=tmux)
@@ -251,9 +249,7 @@ def test_sync_gives_a_fresh_pane_to_a_document_whose_agent_ended(
     assert f"a.md ({fresh['a.md']}) | b.md ({fresh['b.md']})" in again.stdout
 
 
-def test_route_shows_elapsed_time_only_on_a_terminal(
-    tmux: Tmux, project: Path
-) -> None:
+def test_route_shows_elapsed_time_only_on_a_terminal(tmux: Tmux, project: Path) -> None:
     """``route`` waited up to 30 s for a started agent's prompt in silence."""
     import os
     import pty

@@ -67,7 +67,7 @@ def layout(
 ) -> None:
     """Arrange the panes of FILES in one tmux window."""
     from agent_doc.cli._output import info
-    from agent_doc.tmux.sync import layout as core_layout
+    from agent_doc.tmux.layout import layout as core_layout
 
     result = core_layout([str(f) for f in files], split=split, window=window)
     for warning in result.warnings:
