@@ -25,6 +25,7 @@ from agent_doc.tmux.agent_state import NEEDS_INPUT
 from agent_doc.tmux.agent_state import RUNNING
 from agent_doc.tmux.agent_state import STALE
 from agent_doc.tmux.agent_state import STARTING
+from agent_doc.tmux.agent_state import UNKNOWN
 from agent_doc.tmux.agent_state import AgentStateConfig
 from agent_doc.tmux.agent_state import Observation
 from agent_doc.tmux.agent_state import agent_states
@@ -34,7 +35,7 @@ from agent_doc.tmux.prompts import parse_prompt
 NONE = "none"
 """State of a session document without a registered pane."""
 
-STATES = (STARTING, RUNNING, NEEDS_INPUT, STALE, EXITED, NONE)
+STATES = (STARTING, RUNNING, NEEDS_INPUT, STALE, EXITED, UNKNOWN, NONE)
 """Every state an :class:`EditorStatus` can have."""
 
 _ICONS = {
@@ -43,6 +44,7 @@ _ICONS = {
     NEEDS_INPUT: "◐",
     STALE: "◔",
     EXITED: "■",
+    UNKNOWN: "?",
     NONE: "○",
 }
 _LABELS = {
@@ -51,6 +53,7 @@ _LABELS = {
     NEEDS_INPUT: "needs input",
     STALE: "stale",
     EXITED: "exited",
+    UNKNOWN: "unknown",
 }
 
 Stores = dict[Path, dict[str, Observation]]
@@ -128,7 +131,11 @@ def open_doc(path: Path | str, text: str) -> OpenDoc | None:
     return OpenDoc(Path(path).absolute(), front.session, front.agent or None)
 
 
-def _detail(state: str, exit_code: int | None, prompt: PromptInfo | None) -> str:
+def _detail(
+    state: str, exit_code: int | None, prompt: PromptInfo | None, server: str = ""
+) -> str:
+    if state == UNKNOWN:
+        return f"tmux server {server} is not reachable"
     if prompt is not None and prompt.active:
         return f"permission: {prompt.question}" if prompt.question else "permission"
     if state == EXITED:
@@ -184,7 +191,7 @@ def poll(
                 state=status.state,
                 pane=status.pane,
                 agent=doc.agent or status.agent or status.command or "agent",
-                detail=_detail(status.state, status.exit_code, prompt),
+                detail=_detail(status.state, status.exit_code, prompt, status.server),
                 exit_code=status.exit_code,
                 prompt=prompt if prompt is not None and prompt.active else None,
             )

@@ -2,8 +2,10 @@
 
 Every tmux command goes to one server chosen by configuration:
 ``AGENT_DOC_TMUX_SOCKET`` (a ``tmux -L`` name) when set, else the user's default
-server (tmux itself honours ``$TMUX``). Bulk metadata is one ``list-panes -a``
-and one ``list-windows -a`` call. Failures raise :class:`TmuxError` with one line.
+server (tmux itself honours ``$TMUX``); a handle made from a binding's recorded
+socket path (:meth:`Tmux.at`) talks to that server (``tmux -S PATH``). Bulk
+metadata is one ``list-panes -a`` and one ``list-windows -a`` call. Failures
+raise :class:`TmuxError` with one line.
 Commands run as plain ``tmux [-L NAME] ARGS...`` subprocesses, the way libtmux's
 ``Server.cmd`` runs them, without importing libtmux (≈50 ms per CLI start).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 from agent_doc.document._static import NamedTuple
 from agent_doc.errors import TmuxError
@@ -23,6 +26,7 @@ _PANE_FIELDS = (
     "pane_id", "pane_pid", "pane_dead", "pane_dead_status", "pane_current_command",
     "window_id", "window_name", "window_index", "session_name", "pane_left",
     "pane_top", "pane_width", "pane_height", "pane_active", "window_active",
+    "pane_dead_time",
 )  # fmt: skip
 _WINDOW_FIELDS = (
     "window_id", "window_name", "window_index", "session_name", "window_activity",
@@ -48,6 +52,8 @@ class PaneInfo(NamedTuple):
     height: int
     active: bool
     window_active: bool
+    dead_time: int = 0
+    """When the pane's process exited (epoch seconds; 0 while it runs)."""
 
 
 class WindowInfo(NamedTuple):
@@ -77,9 +83,33 @@ def _int(value: str, default: int = 0) -> int:
 class Tmux:
     """A handle on one tmux server; methods map to single tmux commands."""
 
-    def __init__(self, socket_name: str | None = None) -> None:
+    def __init__(
+        self, socket_name: str | None = None, *, socket_path: str | None = None
+    ) -> None:
         self.socket_name = socket_name
+        self._socket_path = socket_path
         self._binary: str | None = None
+
+    @classmethod
+    def at(cls, socket_path: str) -> Tmux:
+        """The server listening on ``socket_path`` (``tmux -S``)."""
+        return cls(socket_path=socket_path)
+
+    @property
+    def socket_path(self) -> str:
+        """The socket this handle talks to, computed the way tmux does.
+
+        ``-S`` path as given; ``-L NAME`` → ``$TMUX_TMPDIR/tmux-UID/NAME``
+        (``/tmp`` by default); no name → ``$TMUX``'s socket, else ``default``.
+        """
+        if self._socket_path:
+            return self._socket_path
+        if not self.socket_name:
+            inside = os.environ.get("TMUX", "").split(",")[0]
+            if inside:
+                return inside
+        base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp").resolve()
+        return str(base / f"tmux-{os.getuid()}" / (self.socket_name or "default"))
 
     @classmethod
     def from_env(cls) -> Tmux:
@@ -91,6 +121,8 @@ class Tmux:
             self._binary = shutil.which("tmux")
             if self._binary is None:
                 raise TmuxError("tmux is not installed")
+        if self._socket_path:
+            return [self._binary, "-S", self._socket_path, *args]
         socket = [f"-L{self.socket_name}"] if self.socket_name else []
         return [self._binary, *socket, *args]
 
@@ -120,12 +152,23 @@ class Tmux:
 
     # -- bulk metadata -------------------------------------------------------
     def panes(self) -> dict[str, PaneInfo]:
-        """Every pane of the server, by pane id (one ``list-panes -a`` call)."""
+        """Every pane of the server, by pane id (one ``list-panes -a`` call).
+
+        A server that is not running has no panes (see :meth:`probe_panes`).
+        """
+        return self.probe_panes() or {}
+
+    def probe_panes(self) -> dict[str, PaneInfo] | None:
+        """Every pane of the server; ``None`` when the server is not reachable.
+
+        Not reachable (not running, no socket, no permission) says nothing about
+        the panes that were on it: callers leave their bindings alone.
+        """
         fmt = _SEP.join(f"#{{{f}}}" for f in _PANE_FIELDS)
         code, out, err = self.try_run("list-panes", "-a", "-F", fmt)
         if code != 0:
             if _no_server(err):
-                return {}
+                return None
             raise TmuxError(f"tmux list-panes failed: {err}")
         result: dict[str, PaneInfo] = {}
         for line in out:
@@ -138,6 +181,7 @@ class Tmux:
                 window_id=v[5], window_name=v[6], window_index=_int(v[7]),
                 session=v[8], left=_int(v[9]), top=_int(v[10]), width=_int(v[11]),
                 height=_int(v[12]), active=v[13] == "1", window_active=v[14] == "1",
+                dead_time=_int(v[15]),
             )  # fmt: skip
         return result
 
@@ -273,4 +317,8 @@ class Tmux:
 
 
 def _no_server(err: str) -> bool:
-    return "no server running" in err or "error connecting" in err
+    return (
+        "no server running" in err
+        or "error connecting" in err
+        or "server exited unexpectedly" in err
+    )

@@ -8,7 +8,9 @@ and reads ``pane_dead`` / ``pane_current_command``. :func:`infer` is pure:
   when a permission prompt is showing — ``waiting_permission``);
 * NeedsInput → Stale after a further ``stale_s``; new output → Running;
 * dead pane or agent gone back to its shell → Exited (exit code when known);
-  any configured agent counts as running, scripts too (:func:`pane_kind`).
+  any configured agent counts as running, scripts too (:func:`pane_kind`);
+* the binding's tmux server does not answer → Unknown (never Exited: an
+  unreachable server says nothing about its panes; ``server`` names it).
 
 :func:`agent_states` keeps observations in ``.agent-doc/agent_state.json`` so
 separate CLI runs see time pass; the language server can pass its own dict.
@@ -28,11 +30,14 @@ from agent_doc.document._static import NamedTuple
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import PaneInfo
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.agent_profile import agent_profile
 from agent_doc.tmux.agent_profile import pane_kind
 from agent_doc.tmux.prompts import parse_prompt
 from agent_doc.tmux.screen import strip_ansi
+from agent_doc.tmux.servers import UNREACHABLE
+from agent_doc.tmux.servers import Servers
 
 if TYPE_CHECKING:
     from typing import Any
@@ -40,6 +45,8 @@ if TYPE_CHECKING:
 STARTING, RUNNING, NEEDS_INPUT, STALE, EXITED = (
     "starting", "running", "needs_input", "stale", "exited",
 )  # fmt: skip
+UNKNOWN = "unknown"
+"""The pane's tmux server does not answer: nothing is known of its agent."""
 
 
 class AgentStateConfig(NamedTuple):
@@ -81,6 +88,8 @@ class AgentStatus(NamedTuple):
     command: str = ""
     agent: str = ""
     """The configured agent's name when it runs in the pane (``claude``...)."""
+    server: str = ""
+    """Socket path of the tmux server the pane lives on."""
 
 
 def infer(
@@ -135,6 +144,9 @@ def agent_states(
 ) -> list[AgentStatus]:
     """Observe every registered pane of the project once; return their states.
 
+    Each pane is observed on its own tmux server; a server that does not
+    answer gives :data:`UNKNOWN` (its observations are kept as they were).
+
     ``keys`` limits the observation to those session ids (the language server
     watches only the documents open in the editor).
     """
@@ -143,16 +155,27 @@ def agent_states(
     persist = store is None
     memory: dict[str, Observation] = _load_store(root) if store is None else store
     now = time.time() if now is None else now
-    panes = tmux.panes()
+    servers = Servers(tmux)
     profile = agent_profile(root)
     result: list[AgentStatus] = []
     for key, entry in sorted(registry.load(root).entries.items()):
         if keys is not None and key not in keys:
             continue
-        info = panes.get(entry.pane)
+        socket = servers.socket_of(entry)
+        found = servers.pane_of(entry)
+        if found == UNREACHABLE:
+            result.append(AgentStatus(
+                session_id=key, file=entry.file, pane=entry.pane, state=UNKNOWN,
+                since=now, server=socket,
+            ))  # fmt: skip
+            continue
+        info = found if isinstance(found, PaneInfo) else None
         kind = pane_kind(info, profile) if info is not None and not info.dead else ""
         alive = kind in ("agent", "other")
-        screen = tmux.capture(entry.pane) if info is not None and not info.dead else ""
+        screen = (
+            servers.tmux_for(entry).capture(entry.pane)
+            if info is not None and not info.dead else ""
+        )  # fmt: skip
         permission = parse_prompt(screen).active
         digest = sha256_hex(strip_ansi(screen).encode())
         obs = infer(memory.get(key), digest, alive=alive, permission=permission,
@@ -163,7 +186,7 @@ def agent_states(
             since=obs.since, waiting_permission=permission and alive,
             exit_code=info.dead_status if info is not None and info.dead else None,
             command=info.command if info else "",
-            agent=profile.name if kind == "agent" else "",
+            agent=profile.name if kind == "agent" else "", server=socket,
         ))  # fmt: skip
     if persist:
         data: dict[str, Any] = {k: v._asdict() for k, v in memory.items()}

@@ -158,9 +158,13 @@ def resolve_target_session(
 
 
 def bind_pane(
-    reg: Registry, doc: DocSession, pane: str, panes: dict[str, PaneInfo]
+    reg: Registry,
+    doc: DocSession,
+    pane: str,
+    panes: dict[str, PaneInfo],
+    socket: str = "",
 ) -> SessionEntry:
-    """Bind ``doc`` to ``pane`` in ``reg`` with metadata from ``panes``."""
+    """Bind ``doc`` to ``pane`` of the server at ``socket``, metadata from ``panes``."""
     if doc.key is None:
         raise DocumentError(f"{doc.path}: no agent_doc_session in frontmatter")
     info = panes.get(pane)
@@ -171,15 +175,18 @@ def bind_pane(
         started=utc_now(),
         file=doc.rel,
         window=info.window_id if info else "",
+        socket=socket,
     )
     reg.bind(doc.key, entry)
     return entry
 
 
-def live_pane(reg: Registry, key: str | None, panes: dict[str, PaneInfo]) -> str | None:
-    """The live pane bound to ``key``, if any."""
+def live_pane(
+    reg: Registry, key: str | None, panes: dict[str, PaneInfo], socket: str = ""
+) -> str | None:
+    """The live pane bound to ``key`` among ``panes`` (the server at ``socket``)."""
     entry = reg.entries.get(key) if key else None
-    if entry is None:
+    if entry is None or not entry.same_server(socket):
         return None
     info = panes.get(entry.pane)
     return entry.pane if info is not None and not info.dead else None

@@ -176,6 +176,30 @@ def _new_pane_beside(
     return new
 
 
+def _in_window(
+    tmux: Tmux, reg: registry.Registry, doc: DocSession, window: str
+) -> tuple[str, bool]:
+    """``claim --window W`` from outside tmux: an agent pane of ``W`` that no
+    other document is bound to, else a new agent pane at ``W``'s right edge.
+
+    Returns the pane and whether it was started for ``doc``.
+    """
+    from agent_doc.tmux.agent_profile import agent_profile
+    from agent_doc.tmux.agent_profile import pane_kind
+
+    scoped = resolve_window(tmux, reg, window)
+    if not scoped:
+        raise TmuxError(f"no live tmux window {window!r} (tmux list-windows -a)")
+    profile = agent_profile(doc.root)
+    for info in scoped:
+        owner = reg.owner_of(info.pane_id, tmux.socket_path)
+        free = owner in (None, doc.key)
+        if free and not info.dead and pane_kind(info, profile) == "agent":
+            return info.pane_id, False
+    edge = next(p for p in scoped if p.pane_id == pane_at(scoped, "right"))
+    return _new_pane_beside(tmux, reg, doc, edge, "right"), True
+
+
 def claim(
     file: Path | str,
     *,
@@ -187,6 +211,9 @@ def claim(
     tmux: Tmux | None = None,
 ) -> ClaimResult:
     """Bind ``file`` to a pane: ``pane`` > ``position`` > the calling agent's pane.
+
+    ``window`` alone (from outside tmux) binds a free agent pane of that window,
+    else starts one at its right edge.
 
     ``client_pane`` is the pane the request comes from (the editor's; the CLI
     uses ``$TMUX_PANE``). It is never bound, nor is the pane of a calling shell:
@@ -202,9 +229,12 @@ def claim(
     doc = load_doc(file)
     assert doc.key is not None
     provisioned = False
+    socket = tmux.socket_path
     with registry.locked(doc.root) as reg:
-        panes = tmux.panes()
-        reg.prune(panes)
+        panes = tmux.probe_panes()
+        if panes is not None:
+            reg.adopt(socket)
+        panes = panes or {}
         protected = _protected(doc.root, client_pane, panes)
         if pane is not None and pane in protected:
             raise TmuxError(
@@ -212,7 +242,9 @@ def claim(
                 "(or use agent-doc start there)"
             )
         target = pane
-        if target is None and (position or caller in protected):
+        if target is None and window and not position and caller is None:
+            target, provisioned = _in_window(tmux, reg, doc, window)
+        elif target is None and (position or caller in protected):
             side = position or "right"
             scoped = resolve_window(tmux, reg, window)
             if scoped is None and caller is not None:
@@ -229,7 +261,7 @@ def claim(
         info = tmux.panes().get(target)
         if info is None or info.dead:
             raise TmuxError(f"pane {target} is dead")
-        owner = reg.owner_of(target)
+        owner = reg.owner_of(target, socket)
         if owner is not None and owner != doc.key and not force:
             from agent_doc.tmux.route import provision_pane
 
@@ -238,7 +270,7 @@ def claim(
             if new is None:
                 raise TmuxError(f"an agent for {doc.rel} is already starting")
             target, provisioned = new, True
-        entry = bind_pane(reg, doc, target, tmux.panes())
+        entry = bind_pane(reg, doc, target, tmux.panes(), socket)
     scaffolded = _scaffold(doc)
     text = read_document(doc.path).text
     StateStore(doc.root).save_snapshot(doc.path, _empty_exchange(text))

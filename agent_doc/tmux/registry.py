@@ -38,6 +38,13 @@ class SessionEntry(NamedTuple):
     started: str = ""
     file: str = ""
     window: str = ""
+    socket: str = ""
+    """The tmux server the pane lives on (its socket path); empty in entries
+    written before it was recorded, which count as the current server's."""
+
+    def same_server(self, socket: str) -> bool:
+        """Whether this binding lives on the server at ``socket``."""
+        return not self.socket or not socket or self.socket == socket
 
 
 def utc_now() -> str:
@@ -58,20 +65,31 @@ class Registry:
         self.entries = entries
         self.changed = False
 
-    def owner_of(self, pane: str) -> str | None:
-        """The session key bound to ``pane``, if any."""
+    def owner_of(self, pane: str, socket: str = "") -> str | None:
+        """The session key bound to ``pane`` (of the server at ``socket``), if any."""
         for key, entry in self.entries.items():
-            if entry.pane == pane:
+            if entry.pane == pane and entry.same_server(socket):
                 return key
         return None
 
     def bind(self, key: str, entry: SessionEntry) -> None:
-        """Bind ``key`` to ``entry`` (last call wins); unbind others on that pane."""
-        for other in [k for k, e in self.entries.items() if e.pane == entry.pane]:
-            if other != key:
+        """Bind ``key`` to ``entry`` (last call wins); unbind others on that pane.
+
+        Pane ids are per server: a binding to the same id on another server
+        is kept.
+        """
+        for other, e in list(self.entries.items()):
+            if other != key and e.pane == entry.pane and e.same_server(entry.socket):
                 del self.entries[other]
         self.entries[key] = entry
         self.changed = True
+
+    def adopt(self, socket: str) -> None:
+        """Record ``socket`` in entries written before servers were recorded."""
+        for key, entry in self.entries.items():
+            if not entry.socket:
+                self.entries[key] = entry._replace(socket=socket)
+                self.changed = True
 
     def unbind(self, key: str) -> SessionEntry | None:
         """Remove ``key``; return what it was bound to."""
@@ -88,18 +106,28 @@ class Registry:
                 return key
         return None
 
-    def prune(self, panes: dict[str, PaneInfo]) -> list[str]:
-        """Drop entries whose pane is gone or dead; newest wins on a shared pane."""
+    def prunable(self, panes: dict[str, PaneInfo], socket: str = "") -> list[str]:
+        """Entries of the server at ``socket`` whose pane is gone or dead, and
+        older entries sharing a pane with a newer one (newest wins).
+
+        ``panes`` must come from a server that answered: an unreachable server
+        proves nothing (see :mod:`agent_doc.tmux.servers`).
+        """
+        mine = {k: e for k, e in self.entries.items() if e.same_server(socket)}
         removed = [
-            k for k, e in self.entries.items()
-            if e.pane not in panes or panes[e.pane].dead
-        ]  # fmt: skip
+            k for k, e in mine.items() if e.pane not in panes or panes[e.pane].dead
+        ]
         newest: dict[str, str] = {}
-        for key, entry in sorted(self.entries.items(), key=lambda kv: kv[1].started):
+        for key, entry in sorted(mine.items(), key=lambda kv: kv[1].started):
             if key not in removed:
                 if entry.pane in newest:
                     removed.append(newest[entry.pane])
                 newest[entry.pane] = key
+        return removed
+
+    def prune(self, panes: dict[str, PaneInfo], socket: str = "") -> list[str]:
+        """Remove :meth:`prunable` entries; only ``resync --fix`` calls this."""
+        removed = self.prunable(panes, socket)
         for key in removed:
             self.entries.pop(key, None)
         if removed:

@@ -1,8 +1,10 @@
 """Route ``/agent-doc FILE`` to the document's pane; start and provision panes.
 
-``route`` (spec §7.9, §7.29): prune → ensure UUID → live pane → type the command
-and verify Enter; dead or missing pane → auto-start cascade (startup lock
-``.agent-doc/starting/<hash>.lock``), wait for the agent's prompt, send.
+``route`` (spec §7.9, §7.29): ensure UUID → live pane (on the binding's own
+tmux server) → type the command and verify Enter; dead or missing pane →
+auto-start cascade (startup lock ``.agent-doc/starting/<hash>.lock``), wait for
+the agent's prompt (elapsed time on a terminal), send. Nothing here prunes the
+registry: only ``resync --fix`` does.
 ``provision_pane`` is the non-blocking variant used by claim and sync.
 """
 
@@ -18,6 +20,7 @@ from agent_doc.errors import TmuxError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import doc_hash
 from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import PaneInfo
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.agent_profile import agent_argv
 from agent_doc.tmux.agent_profile import exec_line
@@ -28,12 +31,15 @@ from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.bindings import require_agent_command
 from agent_doc.tmux.bindings import resolve_target_session
+from agent_doc.tmux.elapsed import ElapsedLine
+from agent_doc.tmux.servers import UNREACHABLE
+from agent_doc.tmux.servers import Servers
 from agent_doc.tmux.submit import send_command
 from agent_doc.tmux.submit import wait_for_prompt
 
 if TYPE_CHECKING:
-    from agent_doc.tmux.adapter import PaneInfo
     from agent_doc.tmux.registry import Registry
+    from agent_doc.tmux.registry import SessionEntry
 
 STARTING_LOCK_S = 5.0
 
@@ -54,6 +60,11 @@ def command_for(doc: DocSession) -> str:
 
 def _starting_lock(doc: DocSession) -> Path:
     return doc.root / STATE_DIR / "starting" / f"{doc_hash(doc.path)}.lock"
+
+
+def clear_starting_lock(doc: DocSession) -> None:
+    """Forget the startup lock of ``doc`` (its last start is over)."""
+    _starting_lock(doc).unlink(missing_ok=True)
 
 
 def _take_starting_lock(doc: DocSession) -> bool:
@@ -120,7 +131,8 @@ def provision_pane(
     if split_target is None:
         live = [
             panes[e.pane] for e in reg.entries.values()
-            if e.pane in panes and not panes[e.pane].dead
+            if e.same_server(tmux.socket_path)
+            and e.pane in panes and not panes[e.pane].dead
             and panes[e.pane].session == session
         ]  # fmt: skip
         live.sort(key=lambda p: p.window_name != AGENT_WINDOW)
@@ -137,7 +149,7 @@ def provision_pane(
             stash_pane(tmux, pane, session)
     else:
         pane = tmux.new_window(session, AGENT_WINDOW, command, cwd)
-    bind_pane(reg, doc, pane, tmux.panes())
+    bind_pane(reg, doc, pane, tmux.panes(), tmux.socket_path)
     return pane
 
 
@@ -177,6 +189,48 @@ def _mark_routed(doc: DocSession) -> None:
     stamp.write_text(str(time.time()), "utf-8")
 
 
+def _bound_elsewhere(
+    servers: Servers, doc: DocSession, entry: SessionEntry | None
+) -> Tmux | None:
+    """The server of ``doc``'s binding when it is not the current one and its
+    pane is alive there; raises when that server does not answer."""
+    if entry is None or servers.is_current(entry):
+        return None
+    found = servers.pane_of(entry)
+    if found == UNREACHABLE:
+        raise TmuxError(
+            f"{doc.rel} is bound to pane {entry.pane} on tmux server "
+            f"{entry.socket}, which is not reachable (agent-doc uses "
+            f"{servers.current_socket}); start that server or set "
+            f"AGENT_DOC_TMUX_SOCKET to it, or agent-doc claim {doc.rel} to bind "
+            "a pane here"
+        )
+    if isinstance(found, PaneInfo) and not found.dead:
+        return servers.tmux_for(entry)
+    return None
+
+
+def _given_pane(
+    reg: Registry, doc: DocSession, pane: str, panes: dict[str, PaneInfo], socket: str
+) -> str:
+    """``--pane``: it must be a live pane of the current server that no other
+    document is bound to; ``doc`` is bound to it."""
+    info = panes.get(pane)
+    if info is None:
+        raise TmuxError(f"pane {pane} does not exist on tmux server {socket}")
+    if info.dead:
+        raise TmuxError(f"pane {pane} is dead (its agent exited)")
+    owner = reg.owner_of(pane, socket)
+    if owner not in (None, doc.key):
+        other = reg.entries[owner].file or owner
+        raise TmuxError(
+            f"pane {pane} is bound to {other}; agent-doc claim {doc.rel} "
+            f"--pane {pane} --force takes it over"
+        )
+    bind_pane(reg, doc, pane, panes, socket)
+    return pane
+
+
 def route(
     file: Path | str,
     *,
@@ -188,7 +242,10 @@ def route(
 ) -> RouteResult:
     """Send ``/agent-doc FILE`` to the document's pane, starting one if needed.
 
-    A started agent must show its prompt within ``prompt_timeout_s``, else
+    ``pane`` routes to that pane (binding the document to it) and fails when
+    it does not exist. A binding on another tmux server is used there; on an
+    unreachable one it is left alone and the route fails. A started agent
+    must show its prompt within ``prompt_timeout_s``, else
     :class:`~agent_doc.tmux.submit.AgentNotReady` (exit 75) is raised.
     """
     from agent_doc.tmux.agent_profile import agent_profile
@@ -198,18 +255,24 @@ def route(
     agent_profile(doc.root)  # a bad prompt_pattern fails before anything starts
     if _debounced(doc, debounce_ms):
         return RouteResult(doc.rel, None, "debounced")
+    servers = Servers(tmux)
     with registry.locked(doc.root) as reg:
-        panes = tmux.panes()
-        reg.prune(panes)
-        target = _not_the_caller(reg, doc, live_pane(reg, doc.key, panes), panes)
+        socket = servers.current_socket
+        panes = servers.panes_on(socket)
+        if panes is not None:
+            reg.adopt(socket)
+        panes = panes or {}
         status = "sent"
-        if target is None and pane is not None:
-            info = panes.get(pane)
-            if info is None or info.dead:
-                raise TmuxError(f"pane {pane} is dead")
-            if reg.owner_of(pane) in (None, doc.key):
-                bind_pane(reg, doc, pane, panes)
-                target = pane
+        if pane is not None:
+            target: str | None = _given_pane(reg, doc, pane, panes, socket)
+        else:
+            elsewhere = _bound_elsewhere(servers, doc, reg.entries.get(doc.key or ""))
+            if elsewhere is not None:
+                tmux = elsewhere
+                target = reg.entries[doc.key or ""].pane
+            else:
+                target = live_pane(reg, doc.key, panes, socket)
+                target = _not_the_caller(reg, doc, target, panes)
         if target is None:
             session = resolve_target_session(tmux, doc.root, None, doc.tmux_session)
             retry = failed_start(doc) is not None  # the last start is not under way
@@ -219,7 +282,10 @@ def route(
                 return RouteResult(doc.rel, None, "starting")
             status = "started"
     if status == "started":
-        wait_for_prompt(tmux, target, agent_profile(doc.root), prompt_timeout_s)
+        with ElapsedLine(f"waiting for the agent's prompt in pane {target}") as line:
+            wait_for_prompt(
+                tmux, target, agent_profile(doc.root), prompt_timeout_s, line.tick
+            )
     verified = send_command(tmux, target, command_for(doc), verify_s)
     tmux.focus(target)
     _mark_routed(doc)
@@ -255,13 +321,24 @@ def start(file: Path | str, *, pane: str | None = None,
     config > ``AGENT_DOC_CLAUDE_ARGS``), like ``run``.
     """
     tmux = tmux or Tmux.from_env()
+    own = os.environ.get("TMUX_PANE")
+    if pane is not None and pane != own:
+        raise TmuxError(
+            f"start runs the agent in this terminal, which is not pane {pane}"
+            + (f" (it is {own})" if own else " (not inside tmux)")
+            + f"; run agent-doc start in pane {pane}, or agent-doc claim FILE "
+            f"--pane {pane} to bind an agent already running there"
+        )
     doc = load_doc(file)
     require_agent_command(doc.root)
     pane = pane or tmux.current_pane()
     argv = agent_argv(doc)
     with registry.locked(doc.root) as reg:
         panes = tmux.panes()
-        reg.prune(panes)
-        bind_pane(reg, doc, pane, panes)
+        if pane not in panes:
+            raise TmuxError(
+                f"pane {pane} does not exist on tmux server {tmux.socket_path}"
+            )
+        bind_pane(reg, doc, pane, panes, tmux.socket_path)
     clear_failed_start(doc)
     return argv

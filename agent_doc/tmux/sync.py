@@ -1,7 +1,8 @@
 """``sync``: mirror the editor's columns in one tmux window (spec §7.20, §7.31–7.36).
 
 Resolve files (no UUID → unmanaged, skipped; empty columns dropped; column memory
-in ``last_layout.json``) → ``repair_layout`` → find each document's live pane or
+in ``last_layout.json``; a document whose agent lives on another tmux server is
+left there) → ``repair_layout`` → find each document's live pane or
 provision one (non-blocking) → reconcile attach-first: SNAPSHOT, FAST PATH,
 ATTACH/REORDER (``join-pane``: ``-h -f`` between columns, ``-v`` within one),
 SELECT focus, DETACH (stash, never kill), VERIFY.
@@ -28,9 +29,12 @@ from agent_doc.tmux.bindings import DocSession
 from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.bindings import resolve_target_session
+from agent_doc.tmux.route import clear_starting_lock
 from agent_doc.tmux.route import failed_start
 from agent_doc.tmux.route import mark_failed_start
 from agent_doc.tmux.route import provision_pane
+from agent_doc.tmux.servers import UNREACHABLE
+from agent_doc.tmux.servers import Servers
 from agent_doc.tmux.stash import move_to_front
 from agent_doc.tmux.stash import repair_layout
 from agent_doc.tmux.stash import stash_pane
@@ -52,7 +56,9 @@ QUICK_EXIT_S = 60.0
 """An agent that dies this soon after its start is not restarted by ``sync``."""
 
 
-def _resolve(file: str, warnings: list[str] | None = None) -> DocSession | None:
+def resolve_document(file: str, warnings: list[str] | None = None) -> DocSession | None:
+    """``file`` as a session document; ``None`` (noted in ``warnings``) when it
+    cannot be read or has no session UUID."""
     try:
         doc = load_doc(file, create=False)
     except AgentDocError as exc:
@@ -81,7 +87,8 @@ def resolve_columns(
     cols = [[f for f in col if f.strip()] for col in columns]
     cols = [c for c in cols if c]
     resolved = [
-        [d for f in col if (d := _resolve(f, warnings)) is not None] for col in cols
+        [d for f in col if (d := resolve_document(f, warnings)) is not None]
+        for col in cols
     ]
     roots = [d.root for col in resolved for d in col]
     if not roots:
@@ -94,7 +101,7 @@ def resolve_columns(
     out: list[list[DocSession]] = []
     for index, col in enumerate(resolved):
         if not col and isinstance(memory, dict) and str(index) in memory:
-            remembered = _resolve(str(memory[str(index)]))
+            remembered = resolve_document(str(memory[str(index)]))
             col = [remembered] if remembered else []
         if col:
             out.append(col)
@@ -199,19 +206,28 @@ def sync(
         code, out, _ = tmux.try_run("display-message", "-p", "-t", window, "#S")
         context = out[0] if code == 0 and out else None
     window_name = window if window and not window.startswith("@") else AGENT_WINDOW
+    servers = Servers(tmux)
+    socket = servers.current_socket
     with registry.locked(root) as reg:
-        panes = tmux.panes()
-        _note_quick_exits(reg, [d for col in docs for d in col], panes)
-        reg.prune(panes)
+        probed = servers.panes_on(socket)
+        if probed is not None:
+            reg.adopt(socket)
+        panes = probed or {}
+        flat = [d for col in docs for d in col]
+        _note_quick_exits(reg, flat, panes, socket)
+        docs = _skip_bound_elsewhere(servers, reg, docs, warnings)
         if context is None:
             context = next(
                 (panes[p].session for col in docs for d in col
-                 if (p := live_pane(reg, d.key, panes))),
+                 if (p := live_pane(reg, d.key, panes, socket))),
                 None,
             )  # fmt: skip
         session = resolve_target_session(tmux, root, context, caller_pane=caller)
         keep_window = panes[caller].window_id if caller in panes else None
-        rescue = [p for col in docs for d in col if (p := live_pane(reg, d.key, panes))]
+        rescue = [
+            p for col in docs for d in col
+            if (p := live_pane(reg, d.key, panes, socket))
+        ]  # fmt: skip
         repair_layout(tmux, session, window_name, rescue, keep_window)
         want, files = _panes_for(tmux, reg, docs, session, window_name, warnings)
     if not want:
@@ -248,7 +264,7 @@ def _panes_for(
     for index, col in enumerate(docs):
         want.append([])
         for doc in col:
-            pane = live_pane(reg, doc.key, panes)
+            pane = live_pane(reg, doc.key, panes, tmux.socket_path)
             if pane is None and (failed := failed_start(doc)) is not None:
                 warnings.append(
                     f"{doc.rel}: {failed}; not restarted automatically "
@@ -280,17 +296,60 @@ def _panes_for(
     return [c for c in alive if c], {f: p for f, p in files.items() if p in live}
 
 
+def _skip_bound_elsewhere(
+    servers: Servers,
+    reg: registry.Registry,
+    docs: list[list[DocSession]],
+    warnings: list[str],
+) -> list[list[DocSession]]:
+    """``docs`` without those bound to a live pane on another tmux server, or
+    to a server that does not answer (one warning per such server): their
+    binding is left alone and no second agent is started for them."""
+    kept: list[list[DocSession]] = []
+    elsewhere = []
+    for col in docs:
+        kept.append([])
+        for doc in col:
+            entry = reg.entries.get(doc.key or "")
+            found = None if entry is None else servers.pane_of(entry)
+            if entry is None or servers.is_current(entry) or found is None:
+                kept[-1].append(doc)
+            elif found == UNREACHABLE:
+                elsewhere.append(entry)
+            elif isinstance(found, PaneInfo) and found.dead:
+                kept[-1].append(doc)
+            else:
+                warnings.append(
+                    f"{doc.rel}: its agent runs in pane {entry.pane} on tmux "
+                    f"server {entry.socket}, not this one; left there"
+                )
+    warnings.extend(servers.warnings(elsewhere))
+    return [col for col in kept if col]
+
+
 def _note_quick_exits(
-    reg: registry.Registry, docs: list[DocSession], panes: dict[str, PaneInfo]
+    reg: registry.Registry,
+    docs: list[DocSession],
+    panes: dict[str, PaneInfo],
+    socket: str,
 ) -> None:
-    """Mark documents whose agent died within :data:`QUICK_EXIT_S` of its start."""
+    """Mark documents whose agent failed within :data:`QUICK_EXIT_S` of its start.
+
+    Failed: it died with a non-zero status that soon after it was started
+    (tmux's ``pane_dead_time``), or its pane vanished that soon (an agent can
+    exit before ``remain-on-exit`` is set). An agent that ended with status 0
+    (``/exit``) or was closed later is no failure: §7.20 starts a new one.
+    """
     now = time.time()
     for doc in docs:
         entry = reg.entries.get(doc.key or "")
-        if entry is None:
+        if entry is None or not entry.same_server(socket):
             continue
         info = panes.get(entry.pane)
         if info is not None and not info.dead:
+            continue
+        if info is not None and info.dead_status == 0:
+            clear_starting_lock(doc)  # its start is over: a new one may begin
             continue
         try:
             started = calendar.timegm(
@@ -298,12 +357,13 @@ def _note_quick_exits(
             )
         except ValueError:
             continue
-        if now - started <= QUICK_EXIT_S:
-            code = info.dead_status if info is not None else None
-            status = f" (status {code})" if code is not None else ""
-            mark_failed_start(
-                doc, f"its agent in pane {entry.pane} exited at once{status}"
-            )
+        ended = info.dead_time if info is not None and info.dead_time else now
+        if ended - started > QUICK_EXIT_S:
+            clear_starting_lock(doc)
+            continue
+        code = info.dead_status if info is not None else None
+        status = f" (status {code})" if code is not None else ""
+        mark_failed_start(doc, f"its agent in pane {entry.pane} exited at once{status}")
 
 
 def _split_target(tmux: Tmux, session: str, name: str, column: int) -> str | None:
@@ -315,62 +375,3 @@ def _split_target(tmux: Tmux, session: str, name: str, column: int) -> str | Non
         return None
     ordered = sorted(panes, key=lambda p: (p.left, p.top))
     return ordered[0].pane_id if column == 0 else ordered[-1].pane_id
-
-
-@dataclass(frozen=True, slots=True)
-class LayoutResult:
-    """Panes arranged by ``layout`` and warnings for skipped files."""
-
-    window: str | None
-    panes: tuple[str, ...]
-    warnings: tuple[str, ...]
-
-
-def layout(
-    files: list[str],
-    split: str = "h",
-    window: str | None = None,
-    tmux: Tmux | None = None,
-) -> LayoutResult:
-    """Arrange the files' panes side by side (``h``) or stacked (``v``) (§7.12)."""
-    tmux = tmux or Tmux.from_env()
-    warnings: list[str] = []
-    panes = tmux.panes()
-    wanted: list[str] = []
-    owners: set[str] = set()
-    for file in files:
-        doc = _resolve(file)
-        if doc is None:
-            warnings.append(f"{file}: no session; skipped")
-            continue
-        reg = registry.load(doc.root)
-        owners.update(e.pane for e in reg.entries.values())
-        entry = reg.entries.get(doc.key or "")
-        if entry is None or (window and entry.window != window):
-            warnings.append(f"{doc.rel}: no pane registered; skipped")
-        elif entry.pane not in panes or panes[entry.pane].dead:
-            warnings.append(f"{doc.rel}: pane {entry.pane} is dead; skipped")
-        elif entry.pane not in wanted:
-            wanted.append(entry.pane)
-    if len(wanted) < 2:
-        if wanted:
-            tmux.focus(wanted[0])
-        return LayoutResult(panes[wanted[0]].window_id if wanted else None,
-                            tuple(wanted), tuple(warnings))  # fmt: skip
-
-    def score(win: str) -> tuple[int, int]:
-        inside = [p for p in panes.values() if p.window_id == win]
-        return sum(p.pane_id in wanted for p in inside), len(inside)
-
-    target = max({panes[p].window_id for p in wanted}, key=score)
-    for info in panes.values():
-        if info.window_id == target and info.pane_id in owners - set(wanted):
-            stash_pane(tmux, info.pane_id, info.session)
-    anchor = next(p for p in wanted if panes[p].window_id == target)
-    previous = anchor
-    for pane in wanted:
-        if pane != anchor:
-            tmux.join(pane, previous, horizontal=split != "v")
-            previous = pane
-    tmux.focus(wanted[0])
-    return LayoutResult(target, tuple(wanted), tuple(warnings))

@@ -176,6 +176,7 @@ def register(server: AgentDocLanguageServer) -> None:
     """Register the session routing commands nobody registered before."""
     from agent_doc.store.state import project_root_for
     from agent_doc.tmux import claim as claiming
+    from agent_doc.tmux import layout as layout_only
     from agent_doc.tmux import resync
     from agent_doc.tmux import route as routing
     from agent_doc.tmux import sync as layout_sync
@@ -211,7 +212,7 @@ def register(server: AgentDocLanguageServer) -> None:
     async def layout(ls: AgentDocLanguageServer, args: LayoutArgs) -> Any:
         files = [str(path_of(uri)) for uri in args.uris]
         return await run_core(
-            ls, layout_sync.layout, files, split=args.split, window=args.window
+            ls, layout_only.layout, files, split=args.split, window=args.window
         )
 
     @_command(server, RESYNC)

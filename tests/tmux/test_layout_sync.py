@@ -11,8 +11,8 @@ import pytest
 from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.claim import claim
+from agent_doc.tmux.layout import layout
 from agent_doc.tmux.resync import resync
-from agent_doc.tmux.sync import layout
 from agent_doc.tmux.sync import sync
 
 from .conftest import make_doc

@@ -81,6 +81,7 @@ def test_registry_file_format(project: Path) -> None:
             "started": "",
             "file": "a.md",
             "window": "@1",
+            "socket": "",
         }
     }
 

@@ -13,6 +13,7 @@ from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.claim import claim
 from agent_doc.tmux.registry import SessionEntry
+from agent_doc.tmux.resync import resync
 from agent_doc.tmux.route import failed_start
 from agent_doc.tmux.route import route
 from agent_doc.tmux.submit import AgentNotReady
@@ -58,7 +59,8 @@ def test_agent_exiting_at_once_is_pruned_not_restarted(
         assert again.window is None
         assert "not restarted automatically" in again.warnings[0]
     assert set(tmux.panes()) == panes_after_first, "no agent was started again"
-    assert registry.load(project).entries == {}
+    kept = [e.pane for e in registry.load(project).entries.values()]
+    assert kept == [started], "sync prunes nothing (only resync --fix does)"
     monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", "true")
     assert failed_start(load_doc(doc)) is not None
     with pytest.raises(AgentNotReady, match="exited"):
@@ -66,7 +68,7 @@ def test_agent_exiting_at_once_is_pruned_not_restarted(
     assert failed_start(load_doc(doc)) is None
 
 
-def test_dead_and_vanished_panes_in_registry_are_pruned(
+def test_dead_and_vanished_panes_are_left_to_resync_fix(
     tmux: Tmux, project: Path
 ) -> None:
     a, b, c = (make_doc(project, n) for n in ("a.md", "b.md", "c.md"))
@@ -85,6 +87,9 @@ def test_dead_and_vanished_panes_in_registry_are_pruned(
     result = sync([[str(a)]], tmux=tmux)
     assert result.ok
     assert result.columns == ((live,),)
+    assert len(registry.load(project).entries) == 3, "only resync --fix prunes"
+    report = resync(project, fix=True, tmux=tmux)
+    assert sorted(p.pane for p in report.pruned) == sorted([dead, "%9"])
     assert set(registry.load(project).entries) == {load_doc(a).key}
 
 

@@ -44,16 +44,17 @@ def do_status(root: Path | None, *, as_json: bool) -> int:
     """``agent-doc status``: the project's documents, panes and agent states."""
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
     from agent_doc.store.state import project_root_for
     from agent_doc.tmux.agent_state import agent_states
 
     states = agent_states(project_root_for(root or Path.cwd()))
+    for warning in unreachable_warnings(states):
+        info(f"agent-doc: {warning}")
     if as_json:
         emit_json([s._asdict() for s in states])
         return 0
     if not states:
-        from agent_doc.cli._output import info
-
         info("no document is bound to a pane (agent-doc claim FILE binds one)")
         return 0
     width = max(len(s.file) for s in states)
@@ -62,8 +63,23 @@ def do_status(root: Path | None, *, as_json: bool) -> int:
     return 0
 
 
+def unreachable_warnings(states: list[AgentStatus]) -> list[str]:
+    """One line per tmux server that did not answer for some of ``states``."""
+    from agent_doc.tmux.agent_state import UNKNOWN
+    from agent_doc.tmux.servers import unreachable_warning
+
+    counts: dict[str, int] = {}
+    for status in states:
+        if status.state == UNKNOWN:
+            counts[status.server] = counts.get(status.server, 0) + 1
+    return [unreachable_warning(server, n) for server, n in counts.items()]
+
+
 def describe_state(status: AgentStatus) -> str:
-    """``running``, ``needs input (permission prompt)``, ``exited (status 3)``..."""
+    """``running``, ``needs input (permission prompt)``, ``exited (status 3)``,
+    ``unknown (server unreachable)``..."""
+    if status.state == "unknown":
+        return "unknown (server unreachable)"
     text = status.state.replace("_", " ")
     if status.exit_code is not None:
         text += f" (status {status.exit_code})"

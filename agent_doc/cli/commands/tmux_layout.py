@@ -67,7 +67,7 @@ def layout(
 ) -> None:
     """Arrange the panes of FILES in one tmux window."""
     from agent_doc.cli._output import info
-    from agent_doc.tmux.sync import layout as core_layout
+    from agent_doc.tmux.layout import layout as core_layout
 
     result = core_layout([str(f) for f in files], split=split, window=window)
     for warning in result.warnings:
@@ -79,7 +79,12 @@ def resync(
     root: Annotated[Path | None, typer.Option("--root", help="Project root.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check sessions.json against live tmux panes; --fix repairs."""
+    """Check sessions.json against live tmux panes; --fix repairs.
+
+    Without --fix nothing is removed: bindings whose pane is gone are listed
+    as "would prune". Bindings on a tmux server that does not answer are
+    left alone (one warning).
+    """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.store.state import project_root_for
@@ -89,12 +94,18 @@ def resync(
     if as_json:
         emit_json(asdict(report))
         return
+    for warning in report.warnings:
+        info(f"agent-doc: {warning}")
+    verb = "pruned" if fix else "would prune"
+    for stale in report.pruned:
+        info(f"{verb}: {stale.file or stale.session_id} (pane {stale.pane}: "
+             f"{stale.reason})")  # fmt: skip
     for issue in report.issues:
         state = "fixed" if issue.fixed else "found"
         info(f"{issue.kind}: {issue.file} (pane {issue.pane}) {issue.detail} [{state}]")
-    if report.issues and not fix:
+    if (report.issues or report.pruned) and not fix:
         info("run with --fix to resolve")
-    info(f"pruned {len(report.pruned)}, purged {len(report.purged_windows)} stash")
+    info(f"{verb} {len(report.pruned)}, purged {len(report.purged_windows)} stash")
 
 
 def register(app: typer.Typer) -> None:
