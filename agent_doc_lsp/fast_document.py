@@ -12,6 +12,7 @@ position encoding), so the server's copy is always encodable.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -83,6 +84,8 @@ class FastTextDocument(TextDocument):
     def _apply_incremental_change(
         self, change: types.TextDocumentContentChangePartial
     ) -> None:
+        # Private in pygls 2.1, as are ``_apply_full_change`` and ``_source``
+        # (pygls#131: documents are extended by subclassing).
         line = change.range.start.line
         first, delta = self._pending
         fast = (
@@ -119,8 +122,37 @@ class FastTextDocument(TextDocument):
         self._pending = (0, 0)
 
 
+ChangeListener = Callable[[types.VersionedTextDocumentIdentifier, str], None]
+"""``listener(document, text)``: one content change was applied; ``text`` is
+the document's text after it."""
+
+
 class FastWorkspace(Workspace):
-    """A workspace creating :class:`FastTextDocument` objects."""
+    """A workspace of :class:`FastTextDocument` objects that reports each change.
+
+    pygls applies the changes of one ``didChange`` one by one; a feature's
+    ``didChange`` handler only sees the text after the last. Listeners in
+    :attr:`change_listeners` see the text after every single change (an editor
+    may coalesce our edit and the person's next keystroke into one
+    notification).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.change_listeners: list[ChangeListener] = []
+        """Called after each content change, in order."""
+
+    def update_text_document(
+        self,
+        text_doc: types.VersionedTextDocumentIdentifier,
+        change: types.TextDocumentContentChangeEvent,
+    ) -> None:
+        """Apply one content change, then tell :attr:`change_listeners`."""
+        super().update_text_document(text_doc, change)
+        if self.change_listeners:
+            text = self.get_text_document(text_doc.uri).source
+            for listener in list(self.change_listeners):
+                listener(text_doc, text)
 
     def _create_text_document(
         self,
@@ -129,6 +161,7 @@ class FastWorkspace(Workspace):
         version: int | None = None,
         language_id: str | None = None,
     ) -> TextDocument:
+        # Private in pygls 2.1 (its one document factory; pygls#131).
         return FastTextDocument(
             doc_uri,
             source=None if source is None else scrub_surrogates(source),
@@ -137,12 +170,3 @@ class FastWorkspace(Workspace):
             sync_kind=self._sync_kind,
             position_codec=self._position_codec,
         )
-
-
-def use_fast_documents(workspace: Workspace) -> None:
-    """Make ``workspace`` (built by pygls at ``initialize``) create fast documents."""
-    # HACK: pygls 2.1 constructs ``Workspace`` inside ``lsp_initialize`` with no
-    # factory hook; swapping the class of the fresh instance is the least
-    # invasive way to change ``_create_text_document`` (no state is added).
-    if type(workspace) is Workspace:
-        workspace.__class__ = FastWorkspace

@@ -16,8 +16,9 @@ edits are minimal (one ``TextEdit`` per changed region), so even then the
 person's text is never covered by an edit.
 
 To see every intermediate state (an editor may coalesce our edit and the user's
-next keystroke into one ``didChange``) the workspace's per-change update is
-observed through :class:`ChangeTracker`.
+next keystroke into one ``didChange``) every single change the workspace
+applies is observed through :class:`ChangeTracker` (a
+:class:`~agent_doc_lsp.fast_document.FastWorkspace` listener).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from agent_doc.write.live import LivePlan
 from agent_doc.write.pause import pause_policy
 from agent_doc.write.pause import wait_before_landing
 from agent_doc_lsp import convert
+from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -75,37 +77,37 @@ class ChangeTracker:
         self._own: dict[str, bool] = {}
         self._before: dict[str, float | None] = {}
         self._arrivals: dict[str, asyncio.Event] = {}
+        self._server: AgentDocLanguageServer | None = None
 
     def lock(self, uri: str) -> asyncio.Lock:
         """The lock serialising live writes to one document."""
         return self._locks.setdefault(uri, asyncio.Lock())
 
     def install(self, ls: AgentDocLanguageServer) -> None:
-        """Wrap the workspace's per-change update (once per workspace)."""
+        """Listen to every single content change (once per workspace)."""
         workspace = ls.workspace
-        original = workspace.update_text_document
-        if getattr(original, "_agent_doc_tracked", False):
+        if not isinstance(workspace, FastWorkspace):
+            raise TypeError("the server's workspace is not a FastWorkspace")
+        listeners = workspace.change_listeners
+        if any(getattr(f, "__self__", None) is self for f in listeners):
             return
+        self._server = ls
+        listeners.append(self.changed)
 
-        def update(ident: Any, change: Any) -> None:
-            self._before.setdefault(ident.uri, ls.last_edit.get(ident.uri))
-            original(ident, change)
-            watches = self._watches.get(ident.uri)
-            own = False
-            if watches:
-                text = workspace.get_text_document(ident.uri).source
-                for watch in watches:
-                    if text == watch.expected:
-                        own = True
-                        if not watch.matched:
-                            watch.matched = True
-                            watch.event.set()
-            self._own[ident.uri] = own
-
-        update._agent_doc_tracked = True  # type: ignore[attr-defined]
-        # HACK: pygls has no per-change hook; didChange listeners only see the
-        # final text of a notification that may hold several changes.
-        setattr(workspace, "update_text_document", update)  # noqa: B010
+    def changed(self, ident: types.VersionedTextDocumentIdentifier, text: str) -> None:
+        """One content change of ``ident`` was applied; ``text`` is the result."""
+        uri = ident.uri
+        ls = self._server
+        if ls is not None:
+            self._before.setdefault(uri, ls.last_edit.get(uri))
+        own = False
+        for watch in self._watches.get(uri, ()):
+            if text == watch.expected:
+                own = True
+                if not watch.matched:
+                    watch.matched = True
+                    watch.event.set()
+        self._own[uri] = own
 
     def notified(self, ls: AgentDocLanguageServer, uri: str) -> None:
         """Record that a whole ``didChange`` notification was processed.

@@ -40,7 +40,7 @@ from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
-from agent_doc_lsp.raw_json import AgentDocProtocol
+from agent_doc_lsp.protocol import AgentDocProtocol
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.symbol_json import SymbolEncoder
 

@@ -16,7 +16,6 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from agent_doc_lsp import log
-from agent_doc_lsp.fast_document import use_fast_documents
 from agent_doc_lsp.options import SECTION
 from agent_doc_lsp.options import Options
 from agent_doc_lsp.options import parse_options
@@ -71,7 +70,6 @@ def register(server: AgentDocLanguageServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: AgentDocLanguageServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        use_fast_documents(ls.workspace)
         ls.log_handler = log.install(ls, "info", ls.loop)
         ls.init_options = params.initialization_options
         apply_settings(ls, params.initialization_options, Options())
