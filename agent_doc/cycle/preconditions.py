@@ -67,14 +67,34 @@ def require_git_ready(path: Path, *, branch: bool = False) -> None:
 
 
 def _require_identity(top: Path) -> None:
-    """Raise unless git can name the author and committer (as ``git commit``)."""
+    """Raise unless git knows who commits from its config or environment.
+
+    Like ``git commit``, a strict identity must resolve (``git var``); unlike
+    it, a guessed one (``root@hostname``, which git only warns about) is not
+    enough: every turn's commit would carry it.
+    """
+    import os
+
     from agent_doc.cycle.gitproc import run_git
 
-    for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
-        code, _, _ = run_git(top, "var", who)
-        if code != 0:
-            raise VcsError(
-                "git has no identity to commit with: run git config user.name "
-                "'Your Name' and git config user.email you@example.com "
-                f"(add --global for every repository) {NO_GIT_HINT}"
-            )
+    _, out, _ = run_git(top, "config", "--get-regexp", r"^user\.(name|email)$")
+    keys = {line.split(" ", 1)[0] for line in out.decode(errors="replace").splitlines()}
+    has_name = "user.name" in keys or bool(
+        os.environ.get("GIT_AUTHOR_NAME") and os.environ.get("GIT_COMMITTER_NAME")
+    )
+    has_email = "user.email" in keys or bool(
+        os.environ.get("EMAIL")
+        or (
+            os.environ.get("GIT_AUTHOR_EMAIL") and os.environ.get("GIT_COMMITTER_EMAIL")
+        )
+    )
+    strict = all(
+        run_git(top, "var", who)[0] == 0
+        for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT")
+    )
+    if not (has_name and has_email and strict):
+        raise VcsError(
+            "git has no identity to commit with: run git config user.name "
+            "'Your Name' and git config user.email you@example.com "
+            f"(add --global for every repository) {NO_GIT_HINT}"
+        )
