@@ -62,13 +62,16 @@ def run_cycle_tracked(
     :class:`~agent_doc.errors.TurnRunning` at once, or waits up to ``wait_s``
     seconds (calling ``on_wait`` once). Then status ``generating`` is held
     during the cycle and ``post_write`` fired after it (``post_commit`` comes
-    from the cycle's own commit).
+    from the cycle's own commit). A dry run calls no agent and writes
+    nothing: it takes no turn and sets no status (a running turn keeps both).
     """
     from agent_doc.automation.busy import busy
     from agent_doc.cycle.run import run_cycle
     from agent_doc.cycle.turn_lock import acquire_turn
 
     path = Path(path)
+    if kwargs.get("dry_run"):
+        return run_cycle(path, **kwargs)
     with (
         acquire_turn(path, command, wait_s=wait_s, on_wait=on_wait),
         busy(path, "generating", heartbeat=True),

@@ -305,3 +305,21 @@ def test_run_shows_the_elapsed_time_on_a_terminal_and_clears_it(
     after = screen.rsplit("waiting for gated…", 1)[1]
     assert "\r\x1b[K" in after  # the line is cleared before the result
     assert after.index("\r\x1b[K") < after.index("gated answered; wrote plan.md")
+
+
+def test_a_dry_run_neither_waits_for_nor_disturbs_a_running_turn(
+    project: Path, agent: Agent
+) -> None:
+    from agent_doc.automation.busy import get_status
+    from agent_doc.automation.busy import set_status
+    from tests.turn_holder import turn_held
+
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    with turn_held(doc, "watch"):
+        set_status(doc, "generating")  # what the running turn shows
+        result = cli(project, "run", "plan.md", "--dry-run", env=agent.env())
+        assert get_status(doc, timeout_ms=600_000) == "generating"
+    assert result.returncode == 0, result.stderr
+    assert "<document>" in result.stdout
+    assert agent.calls() == []
