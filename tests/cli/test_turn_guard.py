@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.automation.busy import get_status
 from agent_doc.store.config import global_config_path
 from tests.cli_runner import cli
 
@@ -111,6 +112,7 @@ def test_a_second_run_is_refused_at_once_and_the_agent_called_once(
         wait_for("the first agent call", lambda: len(agent.calls()) == 1)
         second = cli(project, "run", "plan.md", env=agent.env())
         assert first.poll() is None  # refused while the first still runs
+        assert get_status(doc) == "generating"  # the refusal left it alone
     finally:
         agent.open()
         _, first_err = first.communicate(timeout=BOUND_S)
@@ -310,7 +312,6 @@ def test_run_shows_the_elapsed_time_on_a_terminal_and_clears_it(
 def test_a_dry_run_neither_waits_for_nor_disturbs_a_running_turn(
     project: Path, agent: Agent
 ) -> None:
-    from agent_doc.automation.busy import get_status
     from agent_doc.automation.busy import set_status
     from tests.turn_holder import turn_held
 
