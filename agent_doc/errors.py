@@ -18,6 +18,7 @@ CLI and the language server catch exactly one type and turn it into one clear li
     ├── VcsError               a git operation failed
     ├── TmuxError              a tmux operation failed (or tmux is missing)
     ├── AgentError             the agent backend failed (missing, error, hang)
+    ├── TurnRunning            another process already runs a turn on the document
     └── LinkError              fetching a linked document failed
 """
 
@@ -102,3 +103,10 @@ class AgentError(AgentDocError):
 
 class LinkError(AgentDocError):
     """A linked document (file or URL) could not be fetched."""
+
+
+class TurnRunning(AgentDocError):
+    """Another process (``run``, ``watch``, the server) runs a turn on the document.
+
+    Raised before any agent is called, so the refused turn costs nothing.
+    """

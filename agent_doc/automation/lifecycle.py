@@ -15,9 +15,11 @@ from pathlib import Path
 from agent_doc.document._static import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from agent_doc.cycle.run import RunOutcome
+    from agent_doc.cycle.turn_lock import TurnRecord
     from agent_doc.write.pipeline import WriteOutcome
 
 
@@ -45,15 +47,35 @@ def write_with_hooks(path: Path, response: str, **kwargs: Any) -> WriteOutcome:
     return outcome
 
 
-def run_cycle_tracked(path: Path, **kwargs: Any) -> RunOutcome:
-    """``cycle.run_cycle`` with status ``generating`` and ``post_write``.
+def run_cycle_tracked(
+    path: Path,
+    *,
+    command: str = "run",
+    wait_s: float = 0.0,
+    on_wait: Callable[[TurnRecord], None] | None = None,
+    **kwargs: Any,
+) -> RunOutcome:
+    """``cycle.run_cycle`` holding the document's turn, with status and hooks.
 
-    (``post_commit`` comes from the cycle's own commit.)
+    The turn lock (:mod:`agent_doc.cycle.turn_lock`) is taken first: while
+    another process runs a turn on the document this raises
+    :class:`~agent_doc.errors.TurnRunning` at once, or waits up to ``wait_s``
+    seconds (calling ``on_wait`` once). Then status ``generating`` is held
+    during the cycle and ``post_write`` fired after it (``post_commit`` comes
+    from the cycle's own commit). A dry run calls no agent and writes
+    nothing: it takes no turn and sets no status (a running turn keeps both).
     """
     from agent_doc.automation.busy import busy
     from agent_doc.cycle.run import run_cycle
+    from agent_doc.cycle.turn_lock import acquire_turn
 
-    with busy(Path(path), "generating", heartbeat=True):
+    path = Path(path)
+    if kwargs.get("dry_run"):
+        return run_cycle(path, **kwargs)
+    with (
+        acquire_turn(path, command, wait_s=wait_s, on_wait=on_wait),
+        busy(path, "generating", heartbeat=True),
+    ):
         outcome = run_cycle(path, **kwargs)
     if outcome.write is not None:
         post_write(outcome.write)

@@ -14,7 +14,10 @@ A change becomes a cycle
    :mod:`agent_doc.automation.user_typing`): a user typing never triggers a cycle per
    keystroke, even with autosave;
 3. **not busy**: no other agent-doc operation holds the document
-   (:mod:`agent_doc.automation.busy`), otherwise the change is skipped;
+   (:mod:`agent_doc.automation.busy`), otherwise the change is skipped; while
+   another process runs a turn on it (:mod:`agent_doc.cycle.turn_lock`: a
+   ``run``, the language server) the change waits (``turn-running``) and is
+   considered again after that turn, never answered by a second agent;
 4. **loop guard** (:class:`LoopGuard`): the content hash (boundary markers
    stripped) differs from the one after our last cycle (else *converged*), and
    a change within ``3 × debounce`` after our own cycle counts as
@@ -39,6 +42,7 @@ from typing import Any
 from typing import Literal
 
 from agent_doc.errors import AgentDocError
+from agent_doc.errors import TurnRunning
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
@@ -128,6 +132,8 @@ class Watcher:
     report: Reporter | None = None
     guard: LoopGuard = field(init=False)
     pending: dict[Path, tuple[float, float]] = field(default_factory=dict)
+    behind: set[Path] = field(default_factory=set)
+    """Documents waiting for another process's turn (reported once each)."""
     ready: bool = False
 
     def __post_init__(self) -> None:
@@ -229,12 +235,18 @@ class Watcher:
         from agent_doc.automation.busy import get_status
         from agent_doc.automation.user_typing import timings_for
         from agent_doc.cycle.preflight import current_text
+        from agent_doc.cycle.turn_lock import running_turn
 
         timings = timings_for(path)
         status = get_status(path, timeout_ms=timings.status_timeout_ms, root=self.root)
         if status != "idle":
             self.emit("busy", path, status=status)
             return
+        holder = running_turn(path)
+        if holder is not None:  # a `run` or the server answers it: try later
+            self._queue_behind(path, changed_at, holder.describe())
+            return
+        self.behind.discard(path)
         try:
             digest = content_hash(current_text(path, self.link))
         except AgentDocError as exc:
@@ -247,6 +259,13 @@ class Watcher:
             return
         self._submit(path)
 
+    def _queue_behind(self, path: Path, changed_at: float, running: str) -> None:
+        """Try ``path`` again later: another process runs its turn now."""
+        if path not in self.behind:
+            self.behind.add(path)
+            self.emit("turn-running", path, running=running)
+        self.pending[path] = (changed_at, time.monotonic())
+
     def _submit(self, path: Path) -> None:
         from agent_doc.automation.lifecycle import run_cycle_tracked
         from agent_doc.cycle.preflight import current_text
@@ -254,11 +273,14 @@ class Watcher:
         self.emit("cycle", path)
         try:
             outcome = run_cycle_tracked(
-                path, agent=self.options.agent, link=self.link,
+                path, command="watch", agent=self.options.agent, link=self.link,
                 no_git=self.options.no_git, timeout=self.options.timeout_s,
             )  # fmt: skip
             written = outcome.write.target if outcome.write else None
             self.emit("cycle-done", path, written=written, committed=outcome.committed)
+        except TurnRunning as exc:  # another turn started since _consider
+            self._queue_behind(path, time.monotonic(), str(exc))
+            return
         except AgentDocError as exc:
             self.emit("error", path, error=str(exc))
         try:

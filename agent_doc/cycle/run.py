@@ -8,6 +8,7 @@ session id kept as ``resume`` → the response written through the one write pat
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,14 +52,21 @@ def run_cycle(
     no_git: bool = False,
     link: ServerLink | None = None,
     timeout: float | None = None,
+    progress: bool = False,
 ) -> RunOutcome:
     """Run one agent cycle on ``path`` and return what happened.
+
+    The checks of :mod:`agent_doc.cycle.preconditions` run before the agent is
+    called; ``progress`` shows the elapsed time on a terminal while it works.
 
     An agent configured with ``transport = "acp"`` is driven over the Agent
     Client Protocol (:mod:`agent_doc.cycle.acp_run`); others run once as a CLI.
     """
     from agent_doc.cycle import agents
     from agent_doc.cycle.commit import commit_and_refresh
+    from agent_doc.cycle.feedback import elapsed
+    from agent_doc.cycle.preconditions import require_git_ready
+    from agent_doc.cycle.preconditions import require_session_document
     from agent_doc.cycle.turn import prepare_turn
     from agent_doc.cycle.turn import with_resume
     from agent_doc.cycle.vcs import create_branch
@@ -69,6 +77,7 @@ def run_cycle(
     from agent_doc.write.pipeline import write_response
 
     path = Path(path)
+    require_session_document(path)
     turn = prepare_turn(path, link)
     if turn is None:
         return RunOutcome(prompt="", no_changes=True)
@@ -89,6 +98,8 @@ def run_cycle(
             claude_args=resolve_claude_args(turn.front.claude_args, config),
         )
     agents.require_installed(invocation, config)  # before any branch or status
+    if branch or not no_git:
+        require_git_ready(path, branch=branch)
     branch_name = create_branch(open_repo(path), path) if branch else None
     timeout = timeout or agents.DEFAULT_TIMEOUT_S
     session_id: str | None
@@ -99,7 +110,8 @@ def run_cycle(
             turn, name, configured, link=link, timeout=timeout
         )
     else:
-        reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
+        with elapsed(f"waiting for {name}") if progress else nullcontext():
+            reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
         response, session_id = reply.text, reply.session_id
     response = with_resume(response, session_id, turn.front)
     request = WriteRequest(path, response, baseline=turn.text, origin="run")

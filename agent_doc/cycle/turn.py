@@ -82,6 +82,8 @@ def prepare_turn(path: Path, link: ServerLink | None) -> PreparedTurn | None:
     text = current_text(path, link)
     front = parse_frontmatter(text)
     snapshot = StateStore(root).load_snapshot(path)
+    if snapshot is None and nothing_typed(text):
+        return None  # a fresh document: only what ``init`` wrote
     diff = compute_diff(snapshot or "", text)
     if diff is None and snapshot is not None:
         return None
@@ -94,6 +96,27 @@ def prepare_turn(path: Path, link: ServerLink | None) -> PreparedTurn | None:
         instructions=render_instructions(found) if found else None,
     )
     return PreparedTurn(path, root, text, front, prompt)
+
+
+def nothing_typed(text: str) -> bool:
+    """True when a document holds nothing a person wrote: only the scaffold.
+
+    What ``init`` writes is not a question: the frontmatter, the title
+    heading, HTML comments (component markers among them) and empty
+    ``## User`` / ``## Assistant`` headings. Any other text counts as typed.
+    """
+    import re
+
+    from agent_doc.document.frontmatter_text import split_frontmatter
+
+    block = split_frontmatter(text)
+    body = text[block.body_start :] if block is not None else text
+    body = re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL)
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    if lines and re.fullmatch(r"#\s.*", lines[0]):
+        lines = lines[1:]  # the title
+    scaffold = re.compile(r"#{1,6}\s*(User|Assistant)\s*:?", re.IGNORECASE)
+    return all(scaffold.fullmatch(line) for line in lines)
 
 
 def with_resume(response: str, session_id: str | None, front: Frontmatter) -> str:

@@ -38,6 +38,7 @@ from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
 from agent_doc.cycle.acp_live import LiveAgent
 from agent_doc.cycle.turn import PreparedTurn
+from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 from agent_doc.errors import ServerTimeout
@@ -58,6 +59,8 @@ logger = logging.getLogger(__name__)
 RUN_AGENT = "agentDoc.runAgent"
 STOP_AGENT = "agentDoc.stopAgent"
 ANSWER_AGENT = "agentDoc.answerAgent"
+SERVER_HINT = "run the agent again when that turn has ended"
+"""The refusal's advice when another process runs the document's turn."""
 FINAL_ATTEMPTS = 3
 """Times the final answer is sent (each one up to ``writeTimeoutMs``)."""
 
@@ -123,16 +126,31 @@ def _acp_agent(turn: PreparedTurn) -> tuple[str, AgentCommand]:
 
 
 async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
-    """Run one ACP turn on ``uri`` (see the module docstring)."""
-    from agent_doc.cycle.turn import prepare_turn
-    from agent_doc.write.pipeline import normalize_text
-    from agent_doc.write.stream import StreamedAnswer
+    """Run one ACP turn on ``uri`` (see the module docstring).
 
+    Refused while another process (``run``, ``watch``) runs a turn on it.
+    """
     path = path_of(uri)
     state = state_of(ls)
     if uri in state.running:
         raise AgentError("an agent is already answering this document")
     _refuse_if_busy(path)
+    held = await asyncio.to_thread(acquire_turn, path, "server", hint=SERVER_HINT)
+    try:
+        return await _run_holding(ls, uri, path)
+    finally:
+        held.release()
+
+
+async def _run_holding(
+    ls: AgentDocLanguageServer, uri: str, path: Path
+) -> dict[str, Any]:
+    """The turn of :func:`run_agent`, once the document's turn lock is held."""
+    from agent_doc.cycle.turn import prepare_turn
+    from agent_doc.write.pipeline import normalize_text
+    from agent_doc.write.stream import StreamedAnswer
+
+    state = state_of(ls)
     link = LocalLink(ls, asyncio.get_running_loop())
     turn = await asyncio.to_thread(prepare_turn, path, link)
     if turn is None:

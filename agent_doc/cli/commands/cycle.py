@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from agent_doc.cli._params import document_argument
+from agent_doc.cycle.turn_lock import TurnRecord
 
 FileArg = Annotated[Path, document_argument()]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -27,15 +28,36 @@ def run(
     timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the agent.")
     ] = 600.0,
+    wait: Annotated[
+        bool,
+        typer.Option(
+            "--wait",
+            help="When another turn runs on FILE, wait for it (up to --timeout) "
+            "instead of refusing.",
+        ),
+    ] = False,
 ) -> None:
-    """Send FILE's changes to the agent and write its response back (§7.1)."""
+    """Send FILE's changes to the agent and write its response back (§7.1).
+
+    One turn per document at a time: while another ``run``, ``watch`` or the
+    language server answers FILE, this is refused at once (or waits, --wait).
+    """
     from agent_doc.automation.lifecycle import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
     from agent_doc.write.server_link import ServerLink
 
+    def waiting(holder: TurnRecord) -> None:
+        info(
+            f"agent-doc: {file} has a turn running ({holder.describe()}); "
+            f"waiting up to {timeout:g} s for it to end"
+        )
+
     outcome = run_cycle(
         file,
+        wait_s=timeout if wait else 0.0,
+        on_wait=waiting,
+        progress=not dry_run,
         agent=agent,
         model=model,
         branch=branch,
@@ -45,7 +67,9 @@ def run(
         timeout=timeout,
     )
     if outcome.no_changes:
-        info("no changes since the last response; nothing sent")
+        info(
+            f"agent-doc: nothing to send: nothing typed in {file} since the last answer"
+        )
     elif dry_run:
         emit(outcome.prompt)
     elif outcome.write is not None:
