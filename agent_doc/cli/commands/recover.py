@@ -23,14 +23,18 @@ def recover(
 
     Each goes through the normal write path (live buffer or disk, merged with
     the user's edits). A response that fails again stays pending; the exit code
-    is then 1.
+    is then 1. Temporary files a killed writer left next to the document or
+    under .agent-doc/ (.NAME.PID.RANDOM.tmp of a pid no longer running) are
+    removed too.
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.cycle.recovery import recover_pending
+    from agent_doc.cycle.recovery import remove_debris
     from agent_doc.write.server_link import ServerLink
 
     results = recover_pending(file, ServerLink())
+    removed = remove_debris(file)
     if as_json:
         emit_json(
             {
@@ -44,10 +48,13 @@ def recover(
                     }
                     for r in results
                 ],
+                "removed_temp_files": [str(p) for p in removed],
             }
         )
-    elif not results:
+    elif not results and not removed:
         info("nothing to recover")
+    for path in removed if not as_json else []:
+        info(f"removed a dead writer's temporary file: {path}")
     for r in results if not as_json else []:
         where = r.path or r.pending
         info(f"{r.status}: {where}" + (f": {r.error}" if r.error else ""))
