@@ -15,6 +15,14 @@ def recover(
         Path | None,
         document_argument("Only this document (default: the whole project)."),
     ] = None,
+    force_disk: Annotated[
+        bool,
+        typer.Option(
+            "--force-disk",
+            help="Write the files even if an editor has them open (one that "
+            "does not answer).",
+        ),
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON.")
     ] = False,
@@ -22,10 +30,11 @@ def recover(
     """Write orphaned pending responses (.agent-doc/pending/) into their documents.
 
     Each goes through the normal write path (live buffer or disk, merged with
-    the user's edits). A response that fails again stays pending; the exit code
-    is then 1. Temporary files a killed writer left next to the document or
-    under .agent-doc/ (.NAME.PID.RANDOM.tmp of a pid no longer running) are
-    removed too.
+    the user's edits; --force-disk: the file, even when an editor has it open).
+    A response that fails again stays pending; the exit code is then 1.
+    Temporary files a killed writer left next to the document or under
+    .agent-doc/ (.NAME.PID.RANDOM.tmp of a pid no longer running) are removed
+    too.
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
@@ -33,7 +42,7 @@ def recover(
     from agent_doc.cycle.recovery import remove_debris
     from agent_doc.write.server_link import ServerLink
 
-    results = recover_pending(file, ServerLink())
+    results = recover_pending(file, None if force_disk else ServerLink())
     removed = remove_debris(file)
     if as_json:
         emit_json(
