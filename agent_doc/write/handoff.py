@@ -26,6 +26,7 @@ from agent_doc.errors import ServerTimeout
 from agent_doc.write.server_link import Registration
 from agent_doc.write.server_link import ServerLink
 from agent_doc.write.server_link import exchange
+from agent_doc.write.server_link import reply_error
 from agent_doc.write.waiting import elapsed_on_terminal
 from agent_doc.write.waiting import write_timeout
 
@@ -104,7 +105,7 @@ def _send(path: Path, request: dict[str, Any], timeout: float) -> dict[str, Any]
         raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
     if reply.get("ok") is True:
         return reply
-    error = str(reply.get("error") or "server refused the request")
+    error = reply_error(reply)
     if reply.get("code") == EX_TEMPFAIL:
         raise ServerTimeout(error)
     code = reply.get("exit_code")

@@ -142,10 +142,20 @@ def exchange(
     return reply
 
 
+def reply_error(reply: dict[str, Any]) -> str:
+    """The error of a refused reply, without the server's ``agent-doc write: ``
+    label (the CLI prints its own ``agent-doc: `` prefix)."""
+    error = str(reply.get("error") or "server refused the request")
+    head, sep, rest = error.partition(": ")
+    if sep and head.startswith("agent-doc ") and " " not in head[len("agent-doc ") :]:
+        return rest
+    return error
+
+
 def _checked(reply: dict[str, Any]) -> dict[str, Any]:
     if reply.get("ok") is True:
         return reply
-    error = str(reply.get("error") or "server refused the request")
+    error = reply_error(reply)
     if reply.get("code") == EX_TEMPFAIL:
         raise ServerTimeout(error)
     raise ServerLinkError(error)

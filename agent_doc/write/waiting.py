@@ -75,7 +75,6 @@ def elapsed_on_terminal(what: str) -> Iterator[None]:
 def kept_pending_message(reason: str, path: Path) -> str:
     """The one line for a write the editor did not apply: why, and that the
     answer waits in ``.agent-doc/pending/`` for ``recover`` (or ``--force-disk``)."""
-    reason = reason.removeprefix("agent-doc write: ").removeprefix("agent-doc patch: ")
     return (
         f"{reason}; nothing was written and the answer is kept as pending: "
         f"`agent-doc recover {path}` writes it once the editor answers, "

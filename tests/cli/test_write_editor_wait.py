@@ -160,3 +160,18 @@ def test_the_servers_own_timeout_gets_one_prefix(project: Path) -> None:
         "doc.md` writes the file now\n"
     )
     assert StateStore(project).load_pending(doc) == RESPONSE
+
+
+def test_patch_to_a_silent_editor_gets_one_prefix(project: Path) -> None:
+    doc = project / "doc.md"
+    doc.write_text(DOC)
+    error = "agent-doc patch: the editor did not apply the edit in time"
+    server = FakeServer(lambda _r: {"ok": False, "error": error, "code": 75})
+    try:
+        register(project, os.getpid(), server.path)
+        res = agent_doc("patch", "doc.md", "exchange", "x", cwd=project)
+    finally:
+        server.close()
+    assert res.returncode == 75
+    assert res.stderr == "agent-doc: the editor did not apply the edit in time\n"
+    assert doc.read_text() == DOC
