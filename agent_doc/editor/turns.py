@@ -106,11 +106,13 @@ def _body(block: str) -> str:
     return "" if line_end < 0 else block[line_end:]
 
 
-def _agent_end(text: str, answer: Answer, body: str | None) -> int:
-    """Where the agent's own text of ``answer`` ends in ``text``: after ``body``
-    when ``text`` holds it right under the heading, else the block's end."""
-    if body and text.startswith(body, answer.heading_end):
-        return answer.heading_end + len(body)
+def _agent_end(text: str, answer: Answer, bodies: list[str]) -> int:
+    """Where the agent's own text of ``answer`` ends in ``text``: after the
+    first of ``bodies`` that ``text`` holds right under the heading, else the
+    block's end."""
+    for body in bodies:
+        if body and text.startswith(body, answer.heading_end):
+            return answer.heading_end + len(body)
     return answer.end
 
 
@@ -135,15 +137,11 @@ def revert_answer(
     if live is None:
         raise LookupError(f"no answer {heading!r} (#{occurrence + 1}) in the document")
     agent = find_answer(snapshot, heading, occurrence) if snapshot else None
-    if written is not None:
-        body: str | None = _body(written)
-    elif agent is not None and snapshot is not None:
-        body = _body(snapshot[agent.start : agent.end])
-    else:
-        body = None
+    bodies = [] if written is None else [_body(written)]
     new_snapshot = None
     if agent is not None and snapshot is not None:
-        end = _agent_end(snapshot, agent, body)
+        bodies.append(_body(snapshot[agent.start : agent.end]))
+        end = _agent_end(snapshot, agent, bodies[:1])
         new_snapshot = snapshot[: agent.start] + snapshot[end:]
-    end = _agent_end(buffer, live, body)
+    end = _agent_end(buffer, live, bodies)
     return buffer[: live.start] + buffer[end:], new_snapshot

@@ -154,3 +154,16 @@ def test_answer_as_written_is_the_block_of_its_first_commit(project) -> None:
     outside = project.parent / "loose.md"
     outside.write_text(THREE)
     assert answer_as_written(outside, "### Re: Q1?", 0) is None
+
+
+def test_revert_falls_back_to_the_snapshot_copy_when_the_commit_differs() -> None:
+    """The committed copy no longer matches the buffer (edited since): the
+    snapshot's copy is tried before the whole block goes."""
+    snapshot = THREE.replace("note under A3\n", "")
+    buffer = THREE.replace("note under A3\n", "")
+    stale = "### Re: Q3? (HEAD)\n\nA3 as first written.\n"
+    new_buffer, _ = revert_answer(buffer, snapshot, "### Re: Q3?", 0, stale)
+    assert "A3 said this." not in new_buffer
+    assert new_buffer.endswith(
+        "Q3?\n\n<!-- agent:boundary:0123abcd -->\n<!-- /agent:exchange -->\n"
+    )
