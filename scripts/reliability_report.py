@@ -32,6 +32,10 @@ PARTS = {
     "stuck state": "tests/reliability/test_stuck_state.py",
     "audit trees": "tests/reliability/test_audit_trees.py",
     "malformed patches": "tests/reliability/test_malformed_patches.py",
+    "debris": "tests/reliability/test_debris.py",
+    "turns": "tests/lsp/test_turns.py",
+    "editor wait": "tests/cli/test_write_editor_wait.py",
+    "convert": "tests/cli/test_doc_tools_cli.py",
 }
 TYPING_PARTS = {
     "typing in neovim": "tests/editors/test_typing_neovim.py",
@@ -155,6 +159,29 @@ HARDENED = [
     "**stuck state**: an empty pending response is dropped by `recover` and "
     "preflight with one line; `gc` removes `locks/<hash>.lock` of deleted "
     "documents unless a process holds the lock — *stuck state*;",
+    "**debris of a killed writer**: `kill -9` of `agent-doc write` between "
+    "writing its `.doc.md.<pid>.<random>.tmp` and the rename left that file"
+    " next to the document; `recover` and `gc` now remove the temporary "
+    "files of writers that are gone (pid not running, or reused by a "
+    "process started after the file was written), next to documents and "
+    "under `.agent-doc/`, never a live writer's (30 real kills, then no "
+    "stray file and an old-or-new document) — *debris*;",
+    '**the revert lens on any turn**: "Revert this turn" on an earlier '
+    "answer also deleted the question typed right under it; only the "
+    "agent's own text (its first commit's copy) goes now, tested on the "
+    "first, a middle and the last turn with typing under each, in the core "
+    "and through the real server — *turns*;",
+    "**a silent editor**: a write waits `AGENT_DOC_WRITE_TIMEOUT` seconds "
+    "(counted on a terminal), then one line with one prefix says the answer"
+    " is kept as pending and how to land it (`recover`, `recover --force-"
+    "disk`), both of which work (a real socket server that never answers) —"
+    " *editor wait*;",
+    "**gc and locks**: code and docs agree — gc removes the lock files of "
+    "deleted documents that no process holds, never a held lock or one of "
+    "an existing document — *stuck state*;",
+    "**convert keeps the unsent**: the snapshot is converted with the "
+    "document, so a question typed since the last answer is still in the "
+    "next diff — *convert*;",
     "**audit-docs** checks `## Project Structure` trees drawn with "
     "indentation only as well as `├──`/`└──` trees — *audit trees*;",
     "**malformed patch blocks** (unknown name, closed with another name, "

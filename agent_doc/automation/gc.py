@@ -12,7 +12,12 @@ What goes (each reported with a reason):
   documents (they only matter for seconds);
 - ``servers/*.json`` registrations whose pid is dead;
 - hook events older than their TTL (:mod:`agent_doc.store.events`);
-- ``links_cache/`` entries not refreshed for 30 days.
+- ``links_cache/`` entries not refreshed for 30 days;
+- temporary files of dead writers (``.<name>.<pid>.<random>.tmp`` next to a
+  document or under ``.agent-doc/``, :mod:`agent_doc.store.debris`).
+
+Lock files of existing documents always stay; so does any lock a process
+holds (checked by taking it without waiting).
 
 ``dry_run`` lists without deleting.
 """
@@ -27,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import AgentDocError
+from agent_doc.store.debris import project_temp_files
+from agent_doc.store.debris import writer_pid
 from agent_doc.store.locks import remove_free_lock
 from agent_doc.store.procs import pid_alive
 
@@ -123,6 +130,9 @@ def find_garbage(root: Path, *, now: float | None = None) -> list[GcItem]:
     for path in _files(state / "links_cache"):
         if _age(path, current) > LINKS_MAX_AGE_S:
             items.append(GcItem(path, "links_cache: not refreshed for 30 days"))
+    for path in project_temp_files(root):
+        reason = f"temporary file: its writer (pid {writer_pid(path)}) is gone"
+        items.append(GcItem(path, reason))
     return items
 
 
@@ -133,7 +143,7 @@ def collect_garbage(
     items = find_garbage(root, now=now)
     if not dry_run:
         for item in items:
-            if item.path.parent.name == "locks":
+            if item.path.parent.name == "locks" and item.path.suffix == ".lock":
                 remove_free_lock(item.path)  # never one a process holds now
                 continue
             with contextlib.suppress(FileNotFoundError):

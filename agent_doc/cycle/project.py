@@ -225,9 +225,11 @@ def _rewrite(
 ) -> Rewrite:
     """Apply ``edit`` to the document under its lock; keep the snapshot in step.
 
-    ``snapshot="edit"`` applies the same edit to an existing snapshot;
+    ``snapshot="edit"`` applies the same edit to an existing snapshot (one the
+    edit refuses is kept as it is: the next diff then shows more, never less);
     ``"result"`` stores the new document as the snapshot (when it changed).
     """
+    from agent_doc.errors import AgentDocError
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import doc_lock
     from agent_doc.store.state import read_document
@@ -243,19 +245,30 @@ def _rewrite(
             if snapshot == "result":
                 store.save_snapshot(path, after)
             elif old is not None and edit is not None:
-                store.save_snapshot(path, edit(old))
+                try:
+                    edited = edit(old)
+                except AgentDocError:
+                    edited = old
+                if edited != old:
+                    store.save_snapshot(path, edited)
     return Rewrite(doc.text, after)
 
 
 def convert_document(path: Path, to: str = "template") -> Rewrite:
-    """Convert a document to ``template`` or ``inline`` format; snapshot follows."""
+    """Convert a document to ``template`` or ``inline`` format.
+
+    The snapshot is converted the same way (not replaced by the result), so
+    the conversion itself is no change but what was typed since the last turn
+    (an unanswered last question) still is; without a snapshot the whole
+    document stays new.
+    """
     from agent_doc.document.convert import convert_to_inline
     from agent_doc.document.convert import convert_to_template
 
     if to not in FORMATS:
         raise FrontmatterError(f"invalid format '{to}' (expected inline or template)")
     edit = convert_to_template if to == "template" else convert_to_inline
-    return _rewrite(Path(path), edit, snapshot="result")
+    return _rewrite(Path(path), edit, snapshot="edit")
 
 
 def dedupe_document(path: Path) -> tuple[Rewrite, int]:

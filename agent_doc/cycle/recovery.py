@@ -1,5 +1,8 @@
 """``recover``: re-apply orphaned pending responses; ``preflight`` runs it too.
 
+``recover`` also removes the temporary files a killed writer left next to a
+document or under ``.agent-doc/`` (:func:`remove_debris`).
+
 A response is saved as *pending* before it is written; a writer that died
 leaves it behind. :func:`recover_pending` finishes a write that had landed
 (bookkeeping only) or applies the response again through the write path.
@@ -110,3 +113,23 @@ def _recover_one(pending: Path, doc: Path | None, link: ServerLink | None) -> Re
     except AgentDocError as exc:
         return Recovered(pending, doc, "failed", str(exc))
     return Recovered(pending, doc, "written", outcome=outcome)
+
+
+def remove_debris(path: Path | None = None, *, dry_run: bool = False) -> list[Path]:
+    """Remove temporary files of dead writers (``agent_doc.store.debris``).
+
+    With ``path``: those next to that document and under its project's
+    ``.agent-doc/``; otherwise those of the current folder's whole project.
+    Returns what was (``dry_run``: would be) removed.
+    """
+    from agent_doc.store.debris import document_temp_files
+    from agent_doc.store.debris import project_temp_files
+    from agent_doc.store.debris import remove_temp_files
+    from agent_doc.store.state import StateStore
+
+    if path is not None:
+        store = StateStore.for_document(Path(path))
+        found = document_temp_files(Path(path), store.state_dir)
+    else:
+        found = project_temp_files(StateStore.for_document(Path.cwd()).root)
+    return found if dry_run else remove_temp_files(found)

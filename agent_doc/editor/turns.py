@@ -100,27 +100,48 @@ def remove_answer(text: str, heading: str, occurrence: int) -> str | None:
     return text[: answer.start] + text[answer.end :]
 
 
+def _body(block: str) -> str:
+    """An answer block without its heading line (headings differ by ``(HEAD)``)."""
+    line_end = block.find("\n")
+    return "" if line_end < 0 else block[line_end:]
+
+
+def _agent_end(text: str, answer: Answer, bodies: list[str]) -> int:
+    """Where the agent's own text of ``answer`` ends in ``text``: after the
+    first of ``bodies`` that ``text`` holds right under the heading, else the
+    block's end."""
+    for body in bodies:
+        if body and text.startswith(body, answer.heading_end):
+            return answer.heading_end + len(body)
+    return answer.end
+
+
 def revert_answer(
-    buffer: str, snapshot: str | None, heading: str, occurrence: int
+    buffer: str,
+    snapshot: str | None,
+    heading: str,
+    occurrence: int,
+    written: str | None = None,
 ) -> tuple[str, str | None]:
     """Remove an answer from the live text and from the snapshot.
 
-    In the buffer only the answer as the agent wrote it (its text in the
-    snapshot) is removed when the person typed right below it, so nothing
-    typed since is lost; without a snapshot copy the whole answer block goes.
-    Returns ``(new buffer, new snapshot or None when the snapshot lacks it)``.
-    Raises ``LookupError`` when the buffer has no such answer.
+    Only the text the agent wrote goes: ``written``, the answer block as it
+    was first committed (:func:`agent_doc.editor.turn_history.answer_as_written`),
+    else the answer's block in the snapshot. Lines the person typed right
+    under the answer stay, in the buffer and (already sent) in the snapshot;
+    without either copy the whole answer block goes. Returns ``(new buffer,
+    new snapshot or None when the snapshot lacks it)``. Raises ``LookupError``
+    when the buffer has no such answer.
     """
     live = find_answer(buffer, heading, occurrence)
     if live is None:
         raise LookupError(f"no answer {heading!r} (#{occurrence + 1}) in the document")
-    end = live.end
     agent = find_answer(snapshot, heading, occurrence) if snapshot else None
-    if agent is not None and snapshot is not None:
-        written = snapshot[agent.start : agent.end]
-        if buffer.startswith(written, live.start):
-            end = live.start + len(written)
+    bodies = [] if written is None else [_body(written)]
     new_snapshot = None
     if agent is not None and snapshot is not None:
-        new_snapshot = snapshot[: agent.start] + snapshot[agent.end :]
+        bodies.append(_body(snapshot[agent.start : agent.end]))
+        end = _agent_end(snapshot, agent, bodies[:1])
+        new_snapshot = snapshot[: agent.start] + snapshot[end:]
+    end = _agent_end(buffer, live, bodies)
     return buffer[: live.start] + buffer[end:], new_snapshot

@@ -26,9 +26,16 @@ from agent_doc.errors import ServerTimeout
 from agent_doc.write.server_link import Registration
 from agent_doc.write.server_link import ServerLink
 from agent_doc.write.server_link import exchange
+from agent_doc.write.server_link import reply_error
+from agent_doc.write.waiting import elapsed_on_terminal
+from agent_doc.write.waiting import write_timeout
 
 if TYPE_CHECKING:
     from typing import Any
+
+
+WAITING = "waiting for the editor to apply the answer"
+"""What the elapsed time shown on a terminal is counting."""
 
 
 class HandoffReply(NamedTuple):
@@ -85,16 +92,20 @@ def _send(path: Path, request: dict[str, Any], timeout: float) -> dict[str, Any]
         "timeout_ms": max(int((timeout - margin) * 1000), 1),
     }  # fmt: skip
     try:
-        reply = exchange(reg.socket, request, timeout)
+        with elapsed_on_terminal(WAITING):
+            reply = exchange(reg.socket, request, timeout)
     except (ConnectionRefusedError, FileNotFoundError, NotADirectoryError):
         return None  # nobody listens: the full path removes it and writes to disk
     except TimeoutError as exc:
-        raise ServerTimeout(f"server {reg.pid} did not apply the edit in time") from exc
+        raise ServerTimeout(
+            f"the editor did not apply the edit in time "
+            f"(server {reg.pid} did not answer)"
+        ) from exc
     except OSError as exc:
         raise ServerLinkError(f"cannot reach server {reg.pid}: {exc}") from exc
     if reply.get("ok") is True:
         return reply
-    error = str(reply.get("error") or "server refused the request")
+    error = reply_error(reply)
     if reply.get("code") == EX_TEMPFAIL:
         raise ServerTimeout(error)
     code = reply.get("exit_code")
@@ -104,7 +115,7 @@ def _send(path: Path, request: dict[str, Any], timeout: float) -> dict[str, Any]
 
 
 def hand_off_write(
-    path: Path, response: str, origin: str | None, *, timeout: float = 30.0
+    path: Path, response: str, origin: str | None, *, timeout: float | None = None
 ) -> HandoffReply | None:
     """Have the server that owns ``path`` write ``response``; ``None``: not handled.
 
@@ -117,7 +128,7 @@ def hand_off_write(
     if origin is not None:
         request["origin"] = origin
     try:
-        reply = _send(path, request, timeout)
+        reply = _send(path, request, timeout or write_timeout())
     except ServerTimeout:
         _keep_pending(path, response)
         raise
@@ -134,7 +145,7 @@ def hand_off_write(
 
 
 def hand_off_patch(
-    path: Path, component: str, content: str, *, timeout: float = 30.0
+    path: Path, component: str, content: str, *, timeout: float | None = None
 ) -> bool | None:
     """Have the server that owns ``path`` run ``agent-doc patch``.
 
@@ -143,7 +154,7 @@ def hand_off_patch(
     if not Path(path).is_file():
         return None
     request = {"type": "patch", "component": component, "content": content}
-    reply = _send(path, request, timeout)
+    reply = _send(path, request, timeout or write_timeout())
     if reply is None:
         return None
     if reply.get("finished") is not True:  # a server older than the hand-off

@@ -142,10 +142,20 @@ def exchange(
     return reply
 
 
+def reply_error(reply: dict[str, Any]) -> str:
+    """The error of a refused reply, without the server's ``agent-doc write: ``
+    label (the CLI prints its own ``agent-doc: `` prefix)."""
+    error = str(reply.get("error") or "server refused the request")
+    head, sep, rest = error.partition(": ")
+    if sep and head.startswith("agent-doc ") and " " not in head[len("agent-doc ") :]:
+        return rest
+    return error
+
+
 def _checked(reply: dict[str, Any]) -> dict[str, Any]:
     if reply.get("ok") is True:
         return reply
-    error = str(reply.get("error") or "server refused the request")
+    error = reply_error(reply)
     if reply.get("code") == EX_TEMPFAIL:
         raise ServerTimeout(error)
     raise ServerLinkError(error)
@@ -194,7 +204,8 @@ class ServerLink:
         Seconds to wait for a reply to ``read``/``typing``/``reposition``.
     write_timeout:
         Seconds to wait for a reply to ``write``/``patch`` (the server applies a
-        workspace edit in the editor before it answers).
+        workspace edit in the editor before it answers); default
+        ``AGENT_DOC_WRITE_TIMEOUT``, else 30.
     """
 
     def __init__(
@@ -202,14 +213,19 @@ class ServerLink:
         root: Path | None = None,
         *,
         timeout: float = 5.0,
-        write_timeout: float = 30.0,
+        write_timeout: float | None = None,
     ) -> None:
         self.root = root
         """Fixed project root, or ``None`` to search from each document."""
         self.timeout = timeout
         """Reply timeout for cheap requests, in seconds."""
+        if write_timeout is None:
+            from agent_doc.write.waiting import write_timeout as configured
+
+            write_timeout = configured()
         self.write_timeout = write_timeout
-        """Reply timeout for ``write`` and ``patch``, in seconds."""
+        """Reply timeout for ``write`` and ``patch``, in seconds
+        (default: ``AGENT_DOC_WRITE_TIMEOUT``, else 30)."""
         self.silent: list[Registration] = []
         """Live registrations that did not answer in time."""
         self.gone: list[Registration] = []
@@ -331,11 +347,17 @@ class ServerLink:
             **request,
             "timeout_ms": max(int((self.write_timeout - margin) * 1000), 1),
         }
+        from agent_doc.write.waiting import elapsed_on_terminal
+
         try:
-            reply = exchange(handle.registration.socket, request, self.write_timeout)
+            with elapsed_on_terminal("waiting for the editor to apply the answer"):
+                reply = exchange(
+                    handle.registration.socket, request, self.write_timeout
+                )
         except TimeoutError as exc:
             raise ServerTimeout(
-                f"server {handle.registration.pid} did not apply the edit in time"
+                f"the editor did not apply the edit in time "
+                f"(server {handle.registration.pid} did not answer)"
             ) from exc
         except OSError as exc:
             raise ServerLinkError(

@@ -144,16 +144,18 @@ def _save_snapshot(path: Path, text: str | None) -> bool:
 
 async def revert_turn(ls: AgentDocLanguageServer, args: TurnArgs) -> dict[str, Any]:
     """Remove the answer from the live buffer, then from the snapshot."""
+    from agent_doc.editor.turn_history import answer_as_written
     from agent_doc.store.state import StateStore
 
     heading, occurrence = resolve(ls, args)
     path = path_of(args.uri)
     store = StateStore.for_document(path)
     snapshot = await asyncio.to_thread(store.load_snapshot, path)
+    written = await asyncio.to_thread(answer_as_written, path, heading, occurrence)
     kept: list[str | None] = [None]
 
     def plan(text: str) -> LivePlan:
-        new_text, kept[0] = revert_answer(text, snapshot, heading, occurrence)
+        new_text, kept[0] = revert_answer(text, snapshot, heading, occurrence, written)
         return LivePlan(text, new_text, new_text, minimal_changes(text, new_text))
 
     try:

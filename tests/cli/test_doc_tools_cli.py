@@ -37,12 +37,50 @@ def test_convert_inline_to_template_and_back(project: Path) -> None:
     text = doc.read_text()
     assert "agent_doc_format: template" in text
     assert "<!-- agent:exchange -->\n## User\n\nHi\n<!-- /agent:exchange -->" in text
-    assert StateStore(project).load_snapshot(doc) == text
-    assert agent_doc("diff", "doc.md", cwd=project).stderr == "no changes\n"
+    assert StateStore(project).load_snapshot(doc) is None  # "Hi" was never sent
+    assert "+Hi\n" in agent_doc("diff", "doc.md", cwd=project).stdout
     res = agent_doc("convert", "doc.md", "--to", "inline", cwd=project)
     assert res.returncode == 0, res.stderr
     assert "<!-- agent:exchange" not in doc.read_text()
     assert "agent_doc_format: inline" in doc.read_text()
+
+
+INLINE_SENT = """---
+agent_doc_format: inline
+---
+
+## User
+
+What is 6 times 7?
+
+## Assistant
+
+42.
+
+## User
+
+"""
+
+
+@pytest.mark.parametrize("to", ["template", "inline"])
+def test_convert_keeps_the_unanswered_last_question_in_the_next_diff(
+    project: Path, to: str
+) -> None:
+    """Regression: ``convert`` stored the converted document as the snapshot,
+    so the last question, typed but not yet sent, was never sent."""
+    doc = project / "doc.md"
+    doc.write_text(INLINE_SENT)
+    StateStore(project).save_snapshot(doc, INLINE_SENT)  # the agent saw this
+    if to == "inline":  # template → inline: convert the sent state first
+        assert agent_doc("convert", "doc.md", cwd=project).returncode == 0
+    with doc.open("a") as typing:
+        typing.write("And 6 times 8?\n")  # typed, not sent yet
+    res = agent_doc("convert", "doc.md", "--to", to, cwd=project)
+    assert res.returncode == 0, res.stderr
+    diff = agent_doc("diff", "doc.md", cwd=project)
+    assert diff.returncode == 0, diff.stderr
+    changed = [ln for ln in diff.stdout.splitlines() if ln[:1] in "+-"]
+    assert changed == ["--- snapshot", "+++ document", "+And 6 times 8?"]
 
 
 def test_convert_refuses_a_bad_target(project: Path) -> None:

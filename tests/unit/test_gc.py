@@ -96,3 +96,25 @@ def test_gc_cli_json(project: Path) -> None:
     assert real.returncode == 0
     assert "removed 1 file" in real.stderr
     assert store.load_baseline(project / "nowhere.md") is None
+
+
+def test_gc_docs_say_what_happens_to_lock_files() -> None:
+    """The docs once said "Lock files are left alone" while gc removed the free
+    locks of deleted documents; the docs and ``gc --help`` now say exactly that."""
+    root = Path(__file__).resolve().parents[2]
+    automation = (root / "docs" / "automation.md").read_text(encoding="utf-8")
+    section = automation.split("## gc", 1)[1].split("\n## ", 1)[0]
+    assert "left alone" not in section
+    assert "`locks/<hash>.lock` of documents that no longer exist" in section
+    assert "a held lock is never removed" in section
+    assert "temporary files a killed writer left behind" in section
+    helped = subprocess.run(
+        [sys.executable, "-m", "agent_doc.cli.entry", "gc", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert helped.returncode == 0, helped.stderr
+    flat = " ".join(helped.stdout.split())
+    assert "lock files of deleted documents that no process holds" in flat

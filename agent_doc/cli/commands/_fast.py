@@ -51,6 +51,24 @@ def do_write(
     as_json: bool,
 ) -> int:
     """``agent-doc write``: the response is read from stdin."""
+    from agent_doc.errors import ServerTimeout
+
+    try:
+        return _write(file, baseline_file, stream, force_disk, origin, as_json)
+    except ServerTimeout as exc:  # the answer is pending: say so, and how to land it
+        from agent_doc.write.waiting import kept_pending_message
+
+        raise ServerTimeout(kept_pending_message(str(exc), file)) from None
+
+
+def _write(
+    file: Path,
+    baseline_file: Path | None,
+    stream: bool,
+    force_disk: bool,
+    origin: str | None,
+    as_json: bool,
+) -> int:
     response = read_stdin()
     if not force_disk and baseline_file is None and not as_json:
         from agent_doc.write.handoff import hand_off_write

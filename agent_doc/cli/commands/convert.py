@@ -21,8 +21,9 @@ def convert(
 ) -> None:
     """Convert FILE to template format (an exchange component) or back to inline.
 
-    The snapshot is updated to the converted text, so the conversion itself is
-    not reported as a user change.
+    The snapshot is converted the same way, so the conversion itself is not
+    reported as a user change while anything typed since the last turn (an
+    unanswered last question) still is.
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info

@@ -18,8 +18,10 @@ def gc(
 ) -> None:
     """Remove state of deleted documents, stale typing/status files, dead servers.
 
-    Also expired hook events and links_cache entries older than 30 days. A
-    pending response whose document exists is never removed.
+    Also expired hook events, links_cache entries older than 30 days, lock
+    files of deleted documents that no process holds, and temporary files of
+    writers that are no longer running. A pending response whose document
+    exists, the lock of an existing document and a held lock are never removed.
     """
     from agent_doc.automation.gc import collect_garbage
     from agent_doc.cli._output import emit
