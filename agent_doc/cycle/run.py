@@ -64,7 +64,6 @@ def run_cycle(
     """
     from agent_doc.cycle import agents
     from agent_doc.cycle.commit import commit_and_refresh
-    from agent_doc.cycle.feedback import elapsed
     from agent_doc.cycle.preconditions import require_git_ready
     from agent_doc.cycle.preconditions import require_session_document
     from agent_doc.cycle.turn import prepare_turn
@@ -75,6 +74,7 @@ def run_cycle(
     from agent_doc.store.config import resolve_claude_args
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import write_response
+    from agent_doc.write.waiting import elapsed_on_terminal
 
     path = Path(path)
     require_session_document(path)
@@ -110,7 +110,11 @@ def run_cycle(
             turn, name, configured, link=link, timeout=timeout
         )
     else:
-        with elapsed(f"waiting for {name}") if progress else nullcontext():
+        waiting = f"waiting for {name}"
+        shown = (
+            elapsed_on_terminal(waiting, first_tick=0) if progress else nullcontext()
+        )
+        with shown:
             reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
         response, session_id = reply.text, reply.session_id
     response = with_resume(response, session_id, turn.front)

@@ -31,11 +31,11 @@ from agent_doc.tmux.bindings import live_pane
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.bindings import require_agent_command
 from agent_doc.tmux.bindings import resolve_target_session
-from agent_doc.tmux.elapsed import ElapsedLine
 from agent_doc.tmux.servers import UNREACHABLE
 from agent_doc.tmux.servers import Servers
 from agent_doc.tmux.submit import send_command
 from agent_doc.tmux.submit import wait_for_prompt
+from agent_doc.write.waiting import elapsed_on_terminal
 
 if TYPE_CHECKING:
     from agent_doc.tmux.registry import Registry
@@ -282,10 +282,10 @@ def route(
                 return RouteResult(doc.rel, None, "starting")
             status = "started"
     if status == "started":
-        with ElapsedLine(f"waiting for the agent's prompt in pane {target}") as line:
-            wait_for_prompt(
-                tmux, target, agent_profile(doc.root), prompt_timeout_s, line.tick
-            )
+        with elapsed_on_terminal(
+            f"waiting for the agent's prompt in pane {target}", first_tick=0
+        ):
+            wait_for_prompt(tmux, target, agent_profile(doc.root), prompt_timeout_s)
     verified = send_command(tmux, target, command_for(doc), verify_s)
     tmux.focus(target)
     _mark_routed(doc)

@@ -22,7 +22,6 @@ from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import TmuxError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from agent_doc.tmux.adapter import Tmux
     from agent_doc.tmux.agent_profile import AgentProfile
@@ -75,17 +74,10 @@ def wait_for_prompt(
     pane: str,
     profile: AgentProfile,
     timeout_s: float,
-    tick: Callable[[float], None] | None = None,
 ) -> None:
-    """Poll (50 ms) until ``profile``'s prompt shows in ``pane``; bounded.
-
-    ``tick`` is called with the seconds waited so far on every poll.
-    """
-    start = time.monotonic()
-    deadline = start + timeout_s
+    """Poll (50 ms) until ``profile``'s prompt shows in ``pane``; bounded."""
+    deadline = time.monotonic() + timeout_s
     while True:
-        if tick is not None:
-            tick(time.monotonic() - start)
         reason = _dead_reason(tmux, pane)
         if reason is not None:
             raise AgentNotReady(reason)

@@ -13,8 +13,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 TIMEOUT_ENV = "AGENT_DOC_WRITE_TIMEOUT"
 """Seconds a write waits for the editor (a positive number)."""
@@ -35,41 +38,56 @@ def write_timeout() -> float:
     return value if 0 < value < float("inf") else DEFAULT_TIMEOUT_S
 
 
+CLEAR_LINE = "\r\x1b[K"
+"""Back to the line's start and erase it."""
+
+
 @contextlib.contextmanager
-def elapsed_on_terminal(what: str) -> Iterator[None]:
+def elapsed_on_terminal(
+    what: str, *, first_tick: float = FIRST_TICK_S, stream: TextIO | None = None
+) -> Iterator[None]:
     """Show ``agent-doc: <what>… N s`` on stderr once a second while the body
-    runs, only when stderr is a terminal; the line is erased afterwards."""
+    runs, only when stderr (or ``stream``) is a terminal; the line is erased
+    afterwards. Nothing is shown before ``first_tick`` seconds.
+
+    The one elapsed-time display of every wait: ``run`` for the agent, a write
+    for the editor, ``route`` for the agent's prompt.
+    """
+    out = sys.stderr if stream is None else stream
     try:
-        tty = sys.stderr.isatty()
-    except (AttributeError, ValueError):
+        tty = out.isatty()
+    except (AttributeError, ValueError):  # closed or not a real stream
         tty = False
     if not tty:
         yield
         return
-    import threading
-    import time
-
     done = threading.Event()
     started = time.monotonic()
-    shown = [False]
+    shown = threading.Event()
 
     def tick() -> None:
-        while not done.wait(FIRST_TICK_S if not shown[0] else 1.0):
+        wait = first_tick
+        while not done.wait(wait):
             seconds = int(time.monotonic() - started)
-            sys.stderr.write(f"\r\x1b[Kagent-doc: {what}… {seconds} s")
-            sys.stderr.flush()
-            shown[0] = True
+            _write(out, f"{CLEAR_LINE}agent-doc: {what}… {seconds} s")
+            shown.set()
+            wait = 1.0
 
-    ticker = threading.Thread(target=tick, daemon=True)
+    ticker = threading.Thread(target=tick, name="agent-doc-elapsed", daemon=True)
     ticker.start()
     try:
         yield
     finally:
         done.set()
         ticker.join()
-        if shown[0]:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+        if shown.is_set():
+            _write(out, CLEAR_LINE)
+
+
+def _write(out: TextIO, text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        out.write(text)
+        out.flush()
 
 
 def kept_pending_message(reason: str, path: Path) -> str:
