@@ -23,9 +23,13 @@ from typer._click.exceptions import NoArgsIsHelpError
 from agent_doc import __version__
 from agent_doc.cli import commands
 from agent_doc.cli._errors import report_error
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
 
 app = typer.Typer(
     name="agent-doc",
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -7,8 +7,14 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
+
 hook_app = typer.Typer(
-    no_args_is_help=True, help="Cross-session hook events (fire, poll, listen, gc)."
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
+    no_args_is_help=True,
+    help="Cross-session hook events (fire, poll, listen, gc).",
 )
 
 RootOpt = Annotated[

@@ -6,8 +6,15 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
+
 plugin_app = typer.Typer(
-    name="plugin", no_args_is_help=True, help="Install or list editor plugins."
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
+    name="plugin",
+    no_args_is_help=True,
+    help="Install or list editor plugins.",
 )
 
 EditorArg = Annotated[
