@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
+from typing import Literal
 
 import typer
 
@@ -33,7 +34,8 @@ def fire(
     event: Annotated[str, typer.Argument(help="Event name, e.g. post_write.")],
     file: Annotated[Path, typer.Argument(help="The document the event is about.")],
     transport: Annotated[
-        str, typer.Option("--transport", help="file | socket | chain.")
+        Literal["file", "socket", "chain"],
+        typer.Option("--transport", help="file | socket | chain."),
     ] = "file",
     root: RootOpt = None,
 ) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from agent_doc.cli.commands._group import CONTEXT_SETTINGS
 from agent_doc.cli.commands._group import AgentDocGroup
+from agent_doc.cli.commands.install import EditorName
 
 plugin_app = typer.Typer(
     cls=AgentDocGroup,
@@ -18,7 +19,7 @@ plugin_app = typer.Typer(
 )
 
 EditorArg = Annotated[
-    str, typer.Argument(help="vscode|neovim|emacs|helix|zed|jetbrains")
+    EditorName, typer.Argument(help="vscode|neovim|emacs|helix|zed|jetbrains")
 ]
 
 
