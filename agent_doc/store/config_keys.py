@@ -79,10 +79,21 @@ def unknown_key_message(
     return f"agent-doc: warning: {path}: unknown key '{key}'{place}{hint}; ignored"
 
 
-def warn_unknown_keys(data: dict[str, Any], path: Path, *, project: bool) -> None:
-    """Write one stderr line per unknown key of ``data`` not reported yet."""
+def claim_unknown_keys(data: dict[str, Any], path: Path, *, project: bool) -> list[str]:
+    """The warning lines of ``data``'s unknown keys not reported yet, now reported.
+
+    ``doctor`` shows them as its own lines; :func:`warn_unknown_keys` prints them.
+    """
+    lines: list[str] = []
     for where, key, known in unknown_keys(data, project=project):
         seen = (str(path), f"{where}{key}")
         if seen not in _reported:
             _reported.add(seen)
-            sys.stderr.write(unknown_key_message(path, where, key, known) + "\n")
+            lines.append(unknown_key_message(path, where, key, known))
+    return lines
+
+
+def warn_unknown_keys(data: dict[str, Any], path: Path, *, project: bool) -> None:
+    """Write one stderr line per unknown key of ``data`` not reported yet."""
+    for line in claim_unknown_keys(data, path, project=project):
+        sys.stderr.write(line + "\n")
