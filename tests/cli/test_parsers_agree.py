@@ -233,3 +233,12 @@ def test_patch_with_a_markdown_list_item(
         assert run_app(args) == 0
     text = doc.read_text("utf-8")
     assert "<!-- agent:tasks -->\n- [ ] ship it\n<!-- /agent:tasks -->" in text
+
+
+def test_any_command_takes_dash_led_free_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only the fast ones: ``init``'s TITLE goes through the typer group."""
+    monkeypatch.chdir(tmp_path)
+    assert run_app(["init", "notes.md", "- draft -"]) == 0
+    assert "# - draft -" in (tmp_path / "notes.md").read_text("utf-8")

@@ -30,6 +30,11 @@ BAD_VALUES = [
     ),
     (["route", "notes.md", "--debounce", "soon"], "'--debounce'", "integer"),
     (
+        ["run", "notes.md", "--timeout", "-5"],
+        "'--timeout'",
+        "greater than or equal to 1",
+    ),
+    (
         ["route", "notes.md", "--prompt-timeout", "-1"],
         "'--prompt-timeout'",
         "greater than or equal to 0",

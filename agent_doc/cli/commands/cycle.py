@@ -25,7 +25,7 @@ def run(
     ] = False,
     no_git: Annotated[bool, typer.Option("--no-git", help="Do not commit.")] = False,
     timeout: Annotated[
-        float, typer.Option(help="Seconds to wait for the agent.")
+        float, typer.Option(min=1, help="Seconds to wait for the agent (>= 1).")
     ] = 600.0,
 ) -> None:
     """Send FILE's changes to the agent and write its response back (§7.1)."""
