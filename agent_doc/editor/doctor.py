@@ -178,6 +178,24 @@ def check_language_server() -> Check:
     return Check("agent-doc-lsp", "fail", "not installed", fix)
 
 
+def check_editor_servers() -> list[Check]:
+    """One check per configured editor: the server command it runs can start."""
+    from agent_doc.editor.doctor_editors import configured_commands
+    from agent_doc.editor.install import server_path
+
+    checks: list[Check] = []
+    for editor, (path, command) in configured_commands().items():
+        found = shutil.which(str(Path(command).expanduser()))
+        if found is not None:
+            checks.append(Check(f"{editor} server", "ok", f"{found} (from {path})"))
+            continue
+        missing = "there" if "/" in command else "on PATH"
+        detail = f"{path} runs '{command}', which is not {missing}"
+        fix = f"set it to {server_path()} in {path}"
+        checks.append(Check(f"{editor} server", "fail", detail, fix))
+    return checks
+
+
 def _private_folder(name: str, folder: Path, *, must_exist: bool) -> Check:
     """``folder`` is the user's own and closed to others (0700)."""
     try:
@@ -233,5 +251,6 @@ def run_checks(cwd: Path | None = None) -> list[Check]:
         *config_key_checks(where),
         *check_agents(where),
         check_language_server(),
+        *check_editor_servers(),
         *check_socket_dirs(),
     ]

@@ -203,3 +203,32 @@ def test_json(machine: Machine) -> None:
     assert tmux["status"] == "warn"
     assert tmux["fix"].startswith("install tmux")
     assert set(checks[0]) == {"name", "status", "detail", "fix"}
+
+
+def test_each_configured_editor_server_is_checked(machine: Machine) -> None:
+    """A moved virtualenv leaves Helix pointing at nothing: that line fails."""
+    config = Path(os.environ["XDG_CONFIG_HOME"])
+    helix = config / "helix" / "languages.toml"
+    helix.parent.mkdir(parents=True)
+    helix.write_text(
+        '[language-server.agent-doc-lsp]\ncommand = "/old/venv/bin/agent-doc-lsp"\n'
+    )
+    init_el = Path(machine.env["HOME"]) / ".emacs.d" / "init.el"
+    init_el.parent.mkdir(parents=True)
+    init_el.write_text(f'(setq agent-doc-server-command \'("{LSP}"))\n')
+    init_lua = config / "nvim" / "init.lua"
+    init_lua.parent.mkdir(parents=True)
+    init_lua.write_text(
+        'require("agent_doc").setup({\n  cmd = { "agent-doc-lsp" },\n})\n'
+    )
+    code, lines = _doctor(machine)
+    assert code == 1
+    assert lines["helix server"] == (
+        f"fail: {helix} runs '/old/venv/bin/agent-doc-lsp', which is not there"
+        f" — fix: set it to {LSP} in {helix}"
+    )
+    assert lines["emacs server"] == f"ok: {LSP} (from {init_el})"
+    assert (
+        lines["neovim server"]
+        == f"ok: {machine.bin / 'agent-doc-lsp'} (from {init_lua})"
+    )
