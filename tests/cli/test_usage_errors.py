@@ -100,6 +100,10 @@ def test_mode_bogus_through_the_console_script(notes: Path, project: Path) -> No
             ["skill", "install", "--nope"],
             "agent-doc: skill install: No such option: --nope",
         ),
+        (
+            ["doctor", "--root", "no/such/dir"],
+            "agent-doc: doctor: Invalid value for '--root'",
+        ),
     ],
 )
 def test_every_usage_error_is_one_line(

@@ -11,7 +11,12 @@ import typer
 def doctor(
     root: Annotated[
         Path | None,
-        typer.Option("--root", help="Project folder to check (default: here)."),
+        typer.Option(
+            "--root",
+            exists=True,
+            file_okay=False,
+            help="Project folder to check (default: here).",
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the checks as JSON.")
