@@ -184,6 +184,21 @@ HARDENED = [
     "next diff — *convert*;",
     "**audit-docs** checks `## Project Structure` trees drawn with "
     "indentation only as well as `├──`/`└──` trees — *audit trees*;",
+    "**bad command lines** (an unknown command or option, a missing "
+    "argument, a value not among an option's choices on `mode`, `convert`, "
+    "`claim`, `layout`, `install`, `plugin`, `hook fire`, a non-number for "
+    "`route --debounce`/`--prompt-timeout`): one `agent-doc: COMMAND: … "
+    "(see agent-doc COMMAND -h)` line, exit 2, nothing changed; free text "
+    'that starts with a dash (`patch … "- [ ] ship it"`) is an argument, '
+    "and the fast parser of the per-turn commands and typer read every line"
+    " alike; `-h` is `--help` on every command — "
+    "`tests/cli/test_usage_errors.py`, `tests/cli/test_parsers_agree.py` "
+    "(both parsers, same lists), `tests/cli/test_help_everywhere.py`;",
+    "**a typo in config.toml** (`defualt_agent`, an unknown key in "
+    "`[agents.NAME]`): one warning per key naming the file and the closest "
+    "known key, never an error; `agent-doc doctor` lists them with the rest"
+    " of the set-up — `tests/cli/test_config_warnings.py`, "
+    "`tests/cli/test_doctor.py`;",
     "**malformed patch blocks** (unknown name, closed with another name, "
     "unclosed) keep the spec's fallback (text to exchange) with one "
     "`warning:` line each on stderr and one `window/showMessage` warning each "

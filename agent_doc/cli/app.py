@@ -19,13 +19,18 @@ import sys
 import typer
 from typer._click.exceptions import ClickException
 from typer._click.exceptions import NoArgsIsHelpError
+from typer._click.exceptions import UsageError
 
 from agent_doc import __version__
 from agent_doc.cli import commands
 from agent_doc.cli._errors import report_error
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
 
 app = typer.Typer(
     name="agent-doc",
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -77,6 +82,9 @@ def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
     except NoArgsIsHelpError as exc:
         exc.show()
         return 0
+    except UsageError as exc:
+        sys.stderr.write(usage_line(exc) + "\n")
+        return exc.exit_code
     except ClickException as exc:
         exc.show()
         return exc.exit_code
@@ -89,3 +97,15 @@ def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
         return report_error(exc)
     # standalone_mode=False: click returns the code of ``raise typer.Exit(n)``.
     return code if isinstance(code, int) else 0
+
+
+def usage_line(exc: UsageError) -> str:
+    """One ``agent-doc: COMMAND: problem (see COMMAND -h)`` line for a usage error."""
+    message = " ".join(exc.format_message().split())
+    message = message.replace("Value error, ", "").rstrip(".")  # typer's Literal
+    if exc.ctx is None:
+        return f"agent-doc: {message}"
+    command = exc.ctx.command_path
+    name = command.partition(" ")[2]
+    where = f"{name}: " if name else ""
+    return f"agent-doc: {where}{message} (see {command} -h)"

@@ -4,8 +4,9 @@ Pure functions over document text returning plain dataclasses with ``str``
 offsets (code points); ``agent_doc_lsp`` only converts them to LSP types. The
 adapters here: :mod:`agent_doc.editor.project` reads project configuration and
 scans workspace folders (with mtime caches), :mod:`agent_doc.editor.agent_status`
-reports the agent state of open documents, and :mod:`agent_doc.editor.install`
-installs the editor plugins from the local ``editors/`` tree.
+reports the agent state of open documents, :mod:`agent_doc.editor.install`
+installs the editor plugins from the local ``editors/`` tree, and
+:mod:`agent_doc.editor.doctor` checks the set-up the README asks for.
 
 May import: every domain package (:mod:`agent_doc.tmux`, :mod:`agent_doc.store`,
 :mod:`agent_doc.document`, …); never :mod:`agent_doc.cli` or the language server.

@@ -23,6 +23,7 @@ from agent_doc.document._lazy_re import lazy_compile
 from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.document._static import NamedTuple
 from agent_doc.errors import ConfigError
+from agent_doc.store.config_keys import warn_unknown_keys
 
 if TYPE_CHECKING:
     from typing import Any
@@ -173,6 +174,7 @@ def load_global_config(path: Path | None = None) -> GlobalConfig:
     data = read_toml(path)
     if not data:
         return GlobalConfig(path=path if path.exists() else None)
+    warn_unknown_keys(data, path, project=False)
     agents_table = data.get("agents", {})
     if not isinstance(agents_table, dict):
         raise ConfigError(f"{path}: [agents] must be a table")
@@ -197,6 +199,8 @@ def load_project_config(root: Path) -> ProjectConfig:
     """Load ``<root>/.agent-doc/config.toml`` (defaults when absent)."""
     path = project_config_path(root)
     data = read_toml(path)
+    if data:
+        warn_unknown_keys(data, path, project=True)
     return ProjectConfig(
         tmux_session=_str_or_none(data, "tmux_session", path),
         agent_command=_str_or_none(data, "agent_command", path),

@@ -87,8 +87,8 @@ def test_convert_refuses_a_bad_target(project: Path) -> None:
     doc = project / "doc.md"
     doc.write_text("## User\n\nHi\n")
     res = agent_doc("convert", "doc.md", "--to", "yaml", cwd=project)
-    assert res.returncode != 0
-    assert "invalid format" in res.stderr
+    assert res.returncode == 2  # a usage error: --to takes template or inline
+    assert "'yaml' is not one of 'template', 'inline'" in res.stderr
     assert doc.read_text() == "## User\n\nHi\n"
 
 

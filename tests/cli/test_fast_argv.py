@@ -8,6 +8,7 @@ import pytest
 
 from agent_doc.cli.commands._argv import Spec
 from agent_doc.cli.commands._argv import Unhandled
+from agent_doc.cli.commands._argv import looks_like_option
 from agent_doc.cli.commands._argv import parse
 
 WRITE = Spec(
@@ -50,3 +51,26 @@ def test_optional_positional_and_double_dash() -> None:
 def test_anything_else_goes_to_typer(args: list[str]) -> None:
     with pytest.raises(Unhandled):
         parse(args, WRITE)
+
+
+@pytest.mark.parametrize(
+    ("arg", "is_option"),
+    [
+        ("--json", True),
+        ("--baseline-file=- x", True),
+        ("-h", True),
+        ("-V", True),
+        ("--", False),
+        ("-", False),
+        ("- [ ] ship it", False),
+        ("---", False),
+        ("--- a rule", False),
+        ("-5", False),
+        ("-abc", False),
+        ("--9lives", False),
+    ],
+)
+def test_only_names_look_like_options(arg: str, is_option: bool) -> None:
+    assert looks_like_option(arg) is is_option
+    if not is_option and arg != "--":  # "--" ends the options instead
+        assert parse(["d.md", "status", arg], PATCH)["content"] == arg

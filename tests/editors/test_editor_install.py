@@ -148,8 +148,8 @@ def test_vscode_without_code_cli_prints_build_steps(tmp_path: Path) -> None:
 
 def test_unknown_editor_fails(tmp_path: Path) -> None:
     res = _cli(tmp_path, "plugin", "install", "notepad")
-    assert res.returncode != 0
-    assert "unknown editor 'notepad'" in res.stderr
+    assert res.returncode == 2  # a usage error: the editors are listed choices
+    assert "'notepad' is not one of 'vscode', 'neovim'" in res.stderr
 
 
 def test_no_editor_detected_hint(tmp_path: Path) -> None:

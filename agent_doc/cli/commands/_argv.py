@@ -6,6 +6,12 @@ knows positionals, ``--flag`` switches and ``--option VALUE`` /
 ``--option=VALUE``; anything else (``-h``, an unknown or abbreviated option, a
 missing argument, a value that does not convert) raises :class:`Unhandled`, and
 typer then parses the command line so usage errors and help read as usual.
+
+Free text that merely starts with a dash (a markdown list item ``- [ ] ship
+it``, a rule ``---``, ``-5``) is a positional argument, not an option: only
+``--name[=value]`` and ``-X`` (one letter) look like options
+(:func:`looks_like_option`). The typer app applies the same rule
+(:mod:`agent_doc.cli.commands._group`), so both parsers read every line alike.
 """
 
 from __future__ import annotations
@@ -36,6 +42,22 @@ class Spec(NamedTuple):
     """``--name VALUE`` options: name → (conversion, default)."""
 
 
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_NAME_CHARS = _LETTERS | frozenset("0123456789-")
+
+
+def looks_like_option(arg: str) -> bool:
+    """Whether ``arg`` is read as an option: ``--name[=value]`` or ``-X``.
+
+    ``--`` itself (the end of options) is not; neither is text such as
+    ``- [ ] ship it``, ``---`` or ``-5``, which is a positional argument.
+    """
+    if arg.startswith("--"):
+        name = arg[2:].partition("=")[0]
+        return bool(name) and name[0] in _LETTERS and set(name) <= _NAME_CHARS
+    return len(arg) == 2 and arg[0] == "-" and arg[1] in _LETTERS
+
+
 def _dest(name: str) -> str:
     return name.replace("-", "_")
 
@@ -52,7 +74,7 @@ def parse(args: list[str], spec: Spec) -> dict[str, Any]:
         if arg == "--":
             positional.extend(rest)
             break
-        if not arg.startswith("-") or arg == "-":
+        if not looks_like_option(arg):
             positional.append(arg)
             continue
         name, has_value, value = arg[2:].partition("=")

@@ -178,8 +178,6 @@ _SPECS = {
 
 def run_fast(args: list[str]) -> int | None:
     """Run ``write``/``diff`` without typer; ``None`` when typer must handle it."""
-    if any(a in ("-h", "--help") for a in args):
-        return None
     command = args[0] if args else ""
     if command not in ("write", "patch", "diff"):
         return None

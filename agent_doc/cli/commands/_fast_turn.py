@@ -130,6 +130,14 @@ def do_route(
     return 0
 
 
+def _seconds(text: str) -> float:
+    """A number of seconds, zero or more (typer's ``min=0``)."""
+    value = float(text)
+    if not value >= 0:
+        raise ValueError(f"{text} is not a number of seconds >= 0")
+    return value
+
+
 _SPECS = {
     "outline": Spec(positionals=("file",), flags=("json",)),
     "status": Spec(flags=("json",), options={"root": (Path, None)}),
@@ -140,7 +148,7 @@ _SPECS = {
         options={
             "pane": (str, None),
             "debounce": (int, None),
-            "prompt-timeout": (float, 30.0),
+            "prompt-timeout": (_seconds, 30.0),
         },
     ),
 }
@@ -150,7 +158,7 @@ _SPECS = {
 def run_turn_command(args: list[str]) -> int | None:
     """Run one of :data:`COMMANDS`; ``None`` when typer must handle the arguments."""
     command = args[0] if args else ""
-    if command not in COMMANDS or any(a in ("-h", "--help") for a in args):
+    if command not in COMMANDS:
         return None
     try:
         ns = parse(args[1:], _SPECS[command])

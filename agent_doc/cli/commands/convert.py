@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
+from typing import Literal
 
 import typer
 
@@ -13,7 +14,8 @@ from agent_doc.cli._params import document_argument
 def convert(
     file: Annotated[Path, document_argument()],
     to: Annotated[
-        str, typer.Option("--to", help="Target format: template or inline.")
+        Literal["template", "inline"],
+        typer.Option("--to", help="Target format: template or inline."),
     ] = "template",
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON.")

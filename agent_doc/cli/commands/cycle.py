@@ -26,7 +26,7 @@ def run(
     ] = False,
     no_git: Annotated[bool, typer.Option("--no-git", help="Do not commit.")] = False,
     timeout: Annotated[
-        float, typer.Option(help="Seconds to wait for the agent.")
+        float, typer.Option(min=1, help="Seconds to wait for the agent (>= 1).")
     ] = 600.0,
     wait: Annotated[
         bool,

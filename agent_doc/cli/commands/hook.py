@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
+from typing import Literal
 
 import typer
 
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
+
 hook_app = typer.Typer(
-    no_args_is_help=True, help="Cross-session hook events (fire, poll, listen, gc)."
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
+    no_args_is_help=True,
+    help="Cross-session hook events (fire, poll, listen, gc).",
 )
 
 RootOpt = Annotated[
@@ -27,7 +34,8 @@ def fire(
     event: Annotated[str, typer.Argument(help="Event name, e.g. post_write.")],
     file: Annotated[Path, typer.Argument(help="The document the event is about.")],
     transport: Annotated[
-        str, typer.Option("--transport", help="file | socket | chain.")
+        Literal["file", "socket", "chain"],
+        typer.Option("--transport", help="file | socket | chain."),
     ] = "file",
     root: RootOpt = None,
 ) -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from typing import Annotated
+from typing import Literal
 
 import typer
 
+EditorName = Literal["vscode", "neovim", "emacs", "helix", "zed", "jetbrains"]
+"""The editors ``install`` and ``plugin`` take (``editor.install.EDITORS``)."""
+
 EditorOpt = Annotated[
-    str | None,
+    EditorName | None,
     typer.Option(
         "--editor", help="vscode|neovim|emacs|helix|zed|jetbrains (default: detect)."
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
+from typing import Literal
 
 import typer
 
@@ -13,11 +14,14 @@ from agent_doc.cli._params import document_argument
 def mode(
     file: Annotated[Path, document_argument()],
     format: Annotated[
-        str | None,
-        typer.Option("--format", help="Set agent_doc_format: template or inline."),
+        Literal["template", "inline", "append"] | None,
+        typer.Option(
+            "--format",
+            help="Set agent_doc_format: template or inline (append: old inline).",
+        ),
     ] = None,
     write: Annotated[
-        str | None,
+        Literal["crdt", "merge"] | None,
         typer.Option("--write", help="Set agent_doc_write: crdt or merge."),
     ] = None,
     as_json: Annotated[

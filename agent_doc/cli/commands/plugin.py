@@ -6,12 +6,20 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
+from agent_doc.cli.commands.install import EditorName
+
 plugin_app = typer.Typer(
-    name="plugin", no_args_is_help=True, help="Install or list editor plugins."
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
+    name="plugin",
+    no_args_is_help=True,
+    help="Install or list editor plugins.",
 )
 
 EditorArg = Annotated[
-    str, typer.Argument(help="vscode|neovim|emacs|helix|zed|jetbrains")
+    EditorName, typer.Argument(help="vscode|neovim|emacs|helix|zed|jetbrains")
 ]
 
 

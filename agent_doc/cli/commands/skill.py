@@ -8,8 +8,15 @@ from typing import Annotated
 import typer
 
 from agent_doc.cli._params import document_argument
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
 
-skill_app = typer.Typer(no_args_is_help=True, help="The bundled Claude Code skill.")
+skill_app = typer.Typer(
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
+    no_args_is_help=True,
+    help="The bundled Claude Code skill.",
+)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 

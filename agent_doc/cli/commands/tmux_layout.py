@@ -6,6 +6,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Annotated
+from typing import Literal
 
 import typer
 
@@ -62,7 +63,9 @@ def sync_summary(result: SyncResult) -> str:
 
 def layout(
     files: Annotated[list[Path], document_argument("Documents, focus first.")],
-    split: Annotated[str, typer.Option("--split", help="h (side by side) or v.")] = "h",
+    split: Annotated[
+        Literal["h", "v"], typer.Option("--split", help="h (side by side) or v.")
+    ] = "h",
     window: WindowOpt = None,
 ) -> None:
     """Arrange the panes of FILES in one tmux window."""

@@ -6,6 +6,7 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
+from typing import Literal
 
 import typer
 
@@ -28,7 +29,8 @@ def start(file: FileArg, pane: PaneOpt = None) -> None:
 def claim(
     file: FileArg,
     position: Annotated[
-        str | None, typer.Option("--position", help="left|right|top|bottom")
+        Literal["left", "right", "top", "bottom"] | None,
+        typer.Option("--position", help="left|right|top|bottom"),
     ] = None,
     window: Annotated[str | None, typer.Option("--window", help="tmux window.")] = None,
     pane: PaneOpt = None,

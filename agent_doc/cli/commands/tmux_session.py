@@ -8,8 +8,12 @@ from typing import Annotated
 import typer
 
 from agent_doc.cli._params import document_argument
+from agent_doc.cli.commands._group import CONTEXT_SETTINGS
+from agent_doc.cli.commands._group import AgentDocGroup
 
 session_app = typer.Typer(
+    cls=AgentDocGroup,
+    context_settings=CONTEXT_SETTINGS,
     name="session", help="Show or set the project's tmux session.",
     invoke_without_command=True,
 )  # fmt: skip

@@ -1,0 +1,78 @@
+"""The command group of every typer app in the CLI: ``-h`` and free-text rules.
+
+Two things every ``agent-doc`` command shares, set in one place:
+
+- ``-h`` is ``--help`` (:data:`CONTEXT_SETTINGS`, on the app and each sub-app);
+- an argument that starts with a dash but is not an option (``- [ ] ship it``,
+  ``---``, ``-5``: see :func:`~agent_doc.cli.commands._argv.looks_like_option`)
+  is a positional argument. Click would read ``- [ ] ship it`` as a cluster of
+  short options and refuse it ("No such option: -"); :class:`AgentDocGroup`
+  moves such arguments behind ``--`` before the command parses its line, so
+  typer and the fast parser (:mod:`agent_doc.cli.commands._argv`) agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from typer._click import Command
+from typer._click import Context
+from typer.core import TyperGroup
+from typer.core import TyperOption
+
+from agent_doc.cli.commands._argv import looks_like_option
+
+CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+"""The ``context_settings`` of the app and every sub-app."""
+
+
+def _options_with_values(command: Command) -> set[str]:
+    """The option names of ``command`` that take a value (``--origin VALUE``)."""
+    names: set[str] = set()
+    for param in command.params:
+        if isinstance(param, TyperOption) and not param.is_flag and not param.count:
+            names.update(param.opts)
+    return names
+
+
+def free_text_behind_separator(args: list[str], command: Command) -> list[str]:
+    """``args`` with dash-led free text moved behind ``--`` (order kept).
+
+    Options (with their values) come first, then ``--``, then every positional
+    argument in its original order; ``args`` without such free text are
+    returned unchanged, so ordinary command lines parse exactly as before.
+    """
+    takes_value = _options_with_values(command)
+    options: list[str] = []
+    positionals: list[str] = []
+    free_text = False
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            positionals.extend(rest)
+            break
+        if looks_like_option(arg):
+            options.append(arg)
+            if "=" not in arg and arg in takes_value:
+                following = next(rest, None)
+                if following is not None:
+                    options.append(following)
+            continue
+        free_text = free_text or arg.startswith("-")
+        positionals.append(arg)
+    if not free_text:
+        return args
+    return [*options, "--", *positionals]
+
+
+class AgentDocGroup(TyperGroup):
+    """A typer group whose commands take free text that starts with a dash."""
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        """The command named by ``args[0]`` and its arguments, free text kept."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and not isinstance(command, TyperGroup):
+            rest = free_text_behind_separator(rest, command)
+        return name, command, rest
