@@ -84,12 +84,28 @@ def commit_document(
         if snapshot is None:
             data = path.read_bytes()
         else:
-            prepared = mark_new_headings(snapshot, git.head_text(tree, rel))
+            head = git.head_text(tree, rel)
+            if head is not None and _same_answer(snapshot, head):
+                return False, "nothing to commit"
+            prepared = mark_new_headings(snapshot, head)
             data = encode_document(original, prepared)
         result = git.commit(tree, rel, data, git.message)
     if result.committed and cleaned is not None and cleaned != snapshot:
         store.save_snapshot(path, cleaned)
     return result.committed, result.message
+
+
+def _same_answer(snapshot: str, head: str) -> bool:
+    """Whether the snapshot holds nothing HEAD does not: equal once the
+    ``(HEAD)`` markers and boundary markers are left out of both (a commit of
+    only those would flip the markers back and forth every turn)."""
+    from agent_doc.document.boundary import remove_all_boundaries
+    from agent_doc.document.headings import strip_head_markers
+
+    def bare(text: str) -> str:
+        return remove_all_boundaries(strip_head_markers(text))
+
+    return snapshot == head or bare(snapshot) == bare(head)
 
 
 def commit_and_refresh(
