@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import AgentDocError
+from agent_doc.store.gitignore import ensure_state_ignored
 from agent_doc.store.locks import remove_free_lock
 from agent_doc.store.procs import pid_alive
 
@@ -132,6 +133,7 @@ def collect_garbage(
     """Remove orphaned/expired state under ``root``; return what went."""
     items = find_garbage(root, now=now)
     if not dry_run:
+        ensure_state_ignored(root / ".agent-doc")  # a project from before it existed
         for item in items:
             if item.path.parent.name == "locks":
                 remove_free_lock(item.path)  # never one a process holds now

@@ -69,6 +69,7 @@ def commit_document(
     from agent_doc.document.headings import mark_new_headings
     from agent_doc.document.headings import strip_head_markers
     from agent_doc.store.docfile import encode_document
+    from agent_doc.store.gitignore import ensure_state_ignored
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import read_document
 
@@ -77,6 +78,7 @@ def commit_document(
     with git:  # git works while the snapshot is read and prepared
         original = read_document(path)
         store = StateStore.for_document(path)
+        ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
         snapshot = store.load_snapshot(path)
         cleaned = None
         if snapshot is not None:

@@ -43,12 +43,14 @@ def _bundled_skill() -> str | None:
 
 
 def init_project(root: Path | None = None) -> InitResult:
-    """Create ``.agent-doc/`` (+ ``snapshots/``) and install the bundled skill.
+    """Create ``.agent-doc/`` (+ ``snapshots/``, ``.gitignore``) and install the
+    bundled skill.
 
     ``root`` defaults to the project of the current folder (an enclosing
     ``.agent-doc/`` owner, else the git top-level, else the current folder).
     Idempotent: running it again creates nothing.
     """
+    from agent_doc.store.gitignore import ensure_state_ignored
     from agent_doc.store.state import STATE_DIR
     from agent_doc.store.state import atomic_write_text
     from agent_doc.store.state import project_root_for
@@ -63,6 +65,8 @@ def init_project(root: Path | None = None) -> InitResult:
             except OSError as exc:
                 raise DocumentError(f"cannot create {folder}: {exc.strerror}") from exc
             created.append(f"{rel}/")
+    if ensure_state_ignored(root / STATE_DIR):
+        created.append(f"{STATE_DIR}/.gitignore")
     skill = _bundled_skill()
     target = root / SKILL_RELPATH
     if skill is not None and (not target.is_file() or target.read_text() != skill):
