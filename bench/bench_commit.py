@@ -7,7 +7,9 @@ and a stand-in ``gpg.program`` (both go through git: temporary index,
 ``commit-tree``, the hook). Each sample is paired with
 ``git commit --no-verify -q -- <file>`` of a same-sized change in the same
 repository, run right before it; the ratio is the median of the per-pair
-ratios. ``git commit`` does less than the per-turn commit (no snapshot, no
+ratios. CPU time (user + system of this process and the git processes it
+waited for) is printed beside wall time: on a loaded machine it moves far
+less. ``git commit`` does less than the per-turn commit (no snapshot, no
 ``(HEAD)`` markers, the working file instead of a blob) and more (it refreshes
 the whole index), so the ratio says what a turn's commit costs next to what a
 person's commit costs.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -73,8 +76,13 @@ def _repo(root: Path, kind: str) -> Path:
     return doc
 
 
-def _pair(doc: Path, i: int) -> tuple[float, float]:
-    """``(git commit ms, per-turn commit ms)`` for turn ``i``."""
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def _pair(doc: Path, i: int) -> tuple[float, float, float, float]:
+    """``(git commit ms, per-turn commit ms)``, wall then CPU, for turn ``i``."""
     from agent_doc.cycle.commit import commit_document
     from agent_doc.store.state import StateStore
 
@@ -82,36 +90,44 @@ def _pair(doc: Path, i: int) -> tuple[float, float]:
     person = root / "person.md"
     with person.open("a") as out:
         out.write(f"asked {i}\n")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu(resource.RUSAGE_CHILDREN)
     _git(root, "commit", "--no-verify", "-q", "-m", f"person {i}", "--", "person.md")
     theirs = (time.perf_counter() - start) * 1000
+    theirs_cpu = _cpu(resource.RUSAGE_CHILDREN) - cpu
     text = doc.read_text().replace(
         "## User", f"### Re: turn {i}\n\nanswer {i}\n\n## User"
     )
     doc.write_text(text)
     StateStore.for_document(doc).save_snapshot(doc, text)
-    start = time.perf_counter()
+    both = resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN
+    start, cpu = time.perf_counter(), sum(map(_cpu, both))
     committed, message = commit_document(doc)
     ours = (time.perf_counter() - start) * 1000
+    ours_cpu = sum(map(_cpu, both)) - cpu
     if not committed:
         raise SystemExit(f"turn {i} was not committed: {message}")
-    return theirs, ours
+    return theirs, ours, theirs_cpu, ours_cpu
 
 
 def main(runs: int) -> None:
     """Measure and print the table."""
     kinds = ("fast path", "post-commit hook", "signed")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"100 KB document, {runs} paired turns per repository, median wall ms")
-    print(f"{'repository':18} {'agent-doc':>10} {'git commit':>11} {'ratio':>7}")
+    print(f"100 KB document, {runs} paired turns per repository, median ms")
+    print(f"{'':18} {'--------- wall ---------':>30} {'---------- CPU ---------':>30}")
+    head = f"{'agent-doc':>10} {'git commit':>11} {'ratio':>7}"
+    print(f"{'repository':18} {head} {head}")
     with tempfile.TemporaryDirectory(prefix="ad-bench-commit-") as tmp:
         docs = {kind: _repo(Path(tmp) / f"r{n}", kind) for n, kind in enumerate(kinds)}
         for kind, doc in docs.items():
             pairs = [_pair(doc, i) for i in range(runs + 1)][1:]  # first warms up
-            ours = statistics.median(p[1] for p in pairs)
-            theirs = statistics.median(p[0] for p in pairs)
-            ratio = statistics.median(p[1] / p[0] for p in pairs)
-            print(f"{kind:18} {ours:10.1f} {theirs:11.1f} {ratio:7.2f}")
+            cells = []
+            for theirs_at, ours_at in ((0, 1), (2, 3)):
+                ours = statistics.median(p[ours_at] for p in pairs)
+                theirs = statistics.median(p[theirs_at] for p in pairs)
+                ratio = statistics.median(p[ours_at] / p[theirs_at] for p in pairs)
+                cells.append(f"{ours:10.1f} {theirs:11.1f} {ratio:7.2f}")
+            print(f"{kind:18} {' '.join(cells)}")
 
 
 if __name__ == "__main__":
