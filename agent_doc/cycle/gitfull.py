@@ -30,6 +30,7 @@ from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.gitproc import text
 from agent_doc.document._static import NamedTuple
 from agent_doc.errors import VcsError
+from agent_doc.store.atomic import atomic_write_bytes
 
 HOOKS_OF_COMMIT = ("prepare-commit-msg", "post-commit")
 """The hooks ``git commit --no-verify`` runs (``pre-commit``/``commit-msg`` skipped)."""
@@ -147,7 +148,8 @@ def commit_through_git(
         final = clean_message(message)
         if "prepare-commit-msg" in hooks:
             note = folder / "COMMIT_EDITMSG"
-            note.write_text(final, "utf-8")
+            message_bytes = final.encode("utf-8", "surrogateescape")
+            atomic_write_bytes(note, message_bytes, durable=False)
             _run_hook(tree, "prepare-commit-msg", str(note), "message", env=env)
             final = clean_message(note.read_text("utf-8", errors="surrogateescape"))
             if not final:

@@ -229,3 +229,27 @@ def test_a_sha256_repository_commits_the_document_with_head_markers(
     assert commit_document(doc)[0]  # HEAD's trees are read with 32-byte ids
     assert "### Re: one (HEAD)" in git(root, "show", "HEAD:plan.md")
     assert commit_document(doc) == (False, "nothing to commit")
+
+
+def test_hooks_in_core_hooks_path_run(repo: Path) -> None:
+    ran = repo / ".git" / "ran"
+    hooks = repo / ".githooks"
+    hooks.mkdir()
+    (hooks / "post-commit").write_text(f"#!/bin/sh\necho shared-hook >> {ran}\n")
+    (hooks / "post-commit").chmod(0o755)
+    git(repo, "config", "core.hooksPath", ".githooks")
+    doc = repo / "plan.md"
+    _answer(doc, "through the shared hooks folder")
+    assert commit_document(doc)[0]
+    assert ran.read_text() == "shared-hook\n"
+
+
+def test_a_pre_commit_hook_alone_keeps_the_fast_path_and_does_not_run(
+    repo: Path,
+) -> None:
+    ran = repo / ".git" / "ran"
+    _hook(repo, "pre-commit", f"echo pre-commit >> {ran}; exit 1")
+    doc = repo / "plan.md"
+    _answer(doc, "no verify")
+    assert commit_document(doc)[0]
+    assert not ran.exists()
