@@ -253,3 +253,35 @@ def test_a_pre_commit_hook_alone_keeps_the_fast_path_and_does_not_run(
     _answer(doc, "no verify")
     assert commit_document(doc)[0]
     assert not ran.exists()
+
+
+FAKE_SSH_KEYGEN = """\
+import sys
+# git runs: <program> -Y sign -n git -f <key file> [-U] <payload file>
+with open(sys.argv[0] + ".log", "a") as log:
+    log.write(" ".join(sys.argv[1:]) + "\\n")
+with open(sys.argv[-1] + ".sig", "w") as sig:
+    sig.write("-----BEGIN SSH SIGNATURE-----\\nZmFrZQ==\\n-----END SSH SIGNATURE-----\\n")
+"""
+
+
+def test_gpg_format_ssh_signs_through_the_ssh_program(
+    repo: Path, tmp_path: Path
+) -> None:
+    program = tmp_path / "fake-ssh-keygen"
+    program.write_text(f"#!{sys.executable}\n{FAKE_SSH_KEYGEN}")
+    program.chmod(0o755)
+    git(repo, "config", "commit.gpgSign", "true")
+    git(repo, "config", "gpg.format", "ssh")
+    git(repo, "config", "gpg.ssh.program", str(program))
+    git(
+        repo,
+        "config",
+        "user.signingKey",
+        "key::ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFAKE",
+    )
+    doc = repo / "plan.md"
+    _answer(doc, "ssh signed")
+    assert commit_document(doc)[0]
+    assert "gpgsig -----BEGIN SSH SIGNATURE-----" in git(repo, "cat-file", "-p", "HEAD")
+    assert "-Y sign" in (tmp_path / "fake-ssh-keygen.log").read_text()
