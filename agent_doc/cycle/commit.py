@@ -90,7 +90,7 @@ def commit_document(
             data = path.read_bytes()
         else:
             head = git.head_text(tree, rel)
-            if head is not None and _same_answer(snapshot, head):
+            if not also and head is not None and _same_answer(snapshot, head):
                 return False, "nothing to commit"
             prepared = mark_new_headings(snapshot, head)
             data = encode_document(original, prepared)
