@@ -33,6 +33,9 @@ class InitResult:
 
     root: Path
     created: tuple[str, ...] = ()
+    tracked_state: tuple[str, ...] = ()
+    """Runtime state under ``.agent-doc/`` that git already tracks (the
+    ``.gitignore`` does not untrack it)."""
 
 
 def _bundled_skill() -> str | None:
@@ -73,7 +76,25 @@ def init_project(root: Path | None = None) -> InitResult:
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(target, skill)
         created.append(str(SKILL_RELPATH))
-    return InitResult(root, tuple(created))
+    return InitResult(root, tuple(created), tracked_state(root))
+
+
+def tracked_state(root: Path) -> tuple[str, ...]:
+    """Files under ``root/.agent-doc/`` git tracks that are not shared settings
+    (empty outside a repository or without git)."""
+    from agent_doc.cycle.gitproc import run_git
+    from agent_doc.store.gitignore import SHARED_SETTINGS
+    from agent_doc.store.state import STATE_DIR
+
+    try:
+        code, out, _ = run_git(root, "ls-files", "-z", "--full-name", "--", STATE_DIR)
+    except OSError:  # no git, or root is gone
+        return ()
+    if code != 0:
+        return ()
+    shared = {".gitignore", *SHARED_SETTINGS}
+    names = out.decode("utf-8", "surrogateescape").split("\0")
+    return tuple(n for n in names if n and n.rsplit("/", 1)[-1] not in shared)
 
 
 @dataclass(frozen=True, slots=True)

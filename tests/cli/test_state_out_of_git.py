@@ -8,6 +8,7 @@ project fresh from ``init``.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,34 @@ def test_audit_docs_passes_on_a_project_fresh_from_init(repo: Path) -> None:
     (repo / "plan.md").write_text(DOC)
     assert cli(repo, "run", "plan.md", env={"FAKE_CLAUDE_REPLY": "4."}).returncode == 0
     assert cli(repo, "audit-docs").returncode == 0
+
+
+def test_init_warns_when_git_already_tracks_runtime_state(repo: Path) -> None:
+    state = repo / ".agent-doc"
+    (state / "snapshots").mkdir(parents=True)
+    (state / "snapshots" / "abc.md").write_text("old state\n")
+    (state / "config.toml").write_text('default_agent = "fake"\n')
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "state committed before agent-doc ignored it")
+    result = cli(repo, "init")
+    assert result.returncode == 0, result.stderr
+    warning = [ln for ln in result.stderr.splitlines() if ln.startswith("warning:")]
+    assert len(warning) == 1
+    assert "1 runtime file" in warning[0]
+    assert "git rm -r --cached" in warning[0]
+    as_json = cli(repo, "init", "--json")
+    assert json.loads(as_json.stdout)["tracked_state"] == [
+        ".agent-doc/snapshots/abc.md"
+    ]
+    # The advice works: state untracked, settings kept, nothing lost on disk.
+    subprocess.run(
+        ["sh", "-c", "git rm -r --cached --quiet .agent-doc && git add .agent-doc"],
+        cwd=repo,
+        check=True,
+    )
+    assert set(git(repo, "diff", "--cached", "--name-status").splitlines()) == {
+        "D\t.agent-doc/snapshots/abc.md",
+        "A\t.agent-doc/.gitignore",
+    }
+    assert (state / "snapshots" / "abc.md").read_text() == "old state\n"
+    assert "warning:" not in cli(repo, "init").stderr
