@@ -285,3 +285,14 @@ def test_gpg_format_ssh_signs_through_the_ssh_program(
     assert commit_document(doc)[0]
     assert "gpgsig -----BEGIN SSH SIGNATURE-----" in git(repo, "cat-file", "-p", "HEAD")
     assert "-Y sign" in (tmp_path / "fake-ssh-keygen.log").read_text()
+
+
+def test_a_document_in_a_subfolder_finds_the_hooks(repo: Path) -> None:
+    ran = repo / ".git" / "ran"
+    _hook(repo, "post-commit", f"echo post >> {ran}")
+    doc = repo / "notes" / "deep" / "plan.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text(DOC)
+    assert commit_document(doc)[0]
+    assert ran.read_text() == "post\n"
+    assert git(repo, "show", "HEAD:notes/deep/plan.md") == DOC
