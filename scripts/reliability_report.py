@@ -36,6 +36,9 @@ PARTS = {
     "turns": "tests/lsp/test_turns.py",
     "editor wait": "tests/cli/test_write_editor_wait.py",
     "convert": "tests/cli/test_doc_tools_cli.py",
+    "no junk commits": "tests/cli/test_honest_commits.py",
+    "honest commits": "tests/unit/test_commit_fidelity.py",
+    "state out of git": "tests/cli/test_state_out_of_git.py",
 }
 TYPING_PARTS = {
     "typing in neovim": "tests/editors/test_typing_neovim.py",
@@ -202,7 +205,27 @@ HARDENED = [
     "**malformed patch blocks** (unknown name, closed with another name, "
     "unclosed) keep the spec's fallback (text to exchange) with one "
     "`warning:` line each on stderr and one `window/showMessage` warning each "
-    "when the write goes through the server — *malformed patches*.",
+    "when the write goes through the server — *malformed patches*;",
+    "**no junk commits**: `commit` and `preflight` with nothing new since "
+    'HEAD add no commit ("nothing to commit", exit 0): the snapshot is '
+    "compared with HEAD without `(HEAD)` and boundary markers, and a boundary "
+    "that does not move keeps its id (it got a new random id every time, so "
+    "the skill's commit + preflight left two commits per turn) — *no junk "
+    "commits*;",
+    "**honest commits**: the per-turn commit keeps an executable document "
+    "`100755` (`core.fileMode = false` keeps HEAD's mode), a symlinked "
+    "document a `120000` link with its target committed, signs when "
+    "`commit.gpgSign` is set (through `git commit-tree -S`; a failing signer "
+    "fails the commit instead of leaving it unsigned) and runs the hooks "
+    "`git commit --no-verify` runs (`prepare-commit-msg`, `post-commit`; "
+    "`pre-commit`/`commit-msg` are skipped as spec §7.15 says) — *honest "
+    "commits*;",
+    "**runtime state out of git**: `.agent-doc/.gitignore` (written by "
+    "`init`, added by the per-turn commit and `gc` to older projects, never "
+    "rewritten) keeps snapshots, CRDT state, locks, logs, status and events "
+    "out of `git add -A` while `config.toml` and `components.toml` stay "
+    "trackable; `audit-docs` passes on a project fresh from `init` — *state "
+    "out of git*.",
 ]
 """The hardening classes of issue 16, each with the part that proves it."""
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from agent_doc.errors import AgentDocError
 from agent_doc.store.debris import project_temp_files
 from agent_doc.store.debris import writer_pid
+from agent_doc.store.gitignore import ensure_state_ignored
 from agent_doc.store.locks import remove_free_lock
 from agent_doc.store.procs import pid_alive
 
@@ -142,6 +143,7 @@ def collect_garbage(
     """Remove orphaned/expired state under ``root``; return what went."""
     items = find_garbage(root, now=now)
     if not dry_run:
+        ensure_state_ignored(root / ".agent-doc")  # a project from before it existed
         for item in items:
             if item.path.parent.name == "locks" and item.path.suffix == ".lock":
                 remove_free_lock(item.path)  # never one a process holds now

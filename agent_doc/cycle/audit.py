@@ -10,7 +10,9 @@ virtualenvs and build folders skipped). Checks, one :class:`Issue` each:
     does not exist: ``├──``/``└──`` lines in any code block, and trees drawn
     with indentation only in the code blocks of a section whose heading says
     "structure" (``## Project Structure``), like the original tool. Paths with
-    placeholders or globs (``<``, ``{``, ``*``, ``$``, ``~``) and URLs are
+    placeholders or globs (``<``, ``{``, ``*``, ``$``, ``~``), URLs and paths
+    under ``.agent-doc/`` (agent-doc's own state and optional settings, which
+    come and go by design, as the skill ``init`` installs describes them) are
     ignored.
 ``budget``
     More than :data:`LINE_BUDGET` lines in one file.
@@ -105,6 +107,8 @@ def find_docs(root: Path) -> list[Path]:
 def _candidate(token: str) -> bool:
     if "://" in token or any(c in token for c in "<{*$~") or token.startswith("-"):
         return False
+    if token.removeprefix("./").startswith(".agent-doc/"):
+        return False  # state and optional settings: absent until used
     return "/" in token and bool(_PLAIN_PATH.match(token)) and not token.startswith("/")
 
 

@@ -20,7 +20,9 @@ from agent_doc.errors import VcsError
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from agent_doc.cycle.gitcli import WorkTree
     from agent_doc.cycle.gitcommit import Git
+    from agent_doc.cycle.gitfull import FileEntry
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
@@ -67,6 +69,7 @@ def commit_document(
     from agent_doc.document.headings import mark_new_headings
     from agent_doc.document.headings import strip_head_markers
     from agent_doc.store.docfile import encode_document
+    from agent_doc.store.gitignore import ensure_state_ignored
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import read_document
 
@@ -75,21 +78,61 @@ def commit_document(
     with git:  # git works while the snapshot is read and prepared
         original = read_document(path)
         store = StateStore.for_document(path)
+        ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
         snapshot = store.load_snapshot(path)
         cleaned = None
         if snapshot is not None:
             cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
         tree = git.work_tree()
-        rel = relative_path(tree, path)
+        rel = relative_path(tree, path)  # a symlink's target
+        also = _link_entries(git, tree, path)
         if snapshot is None:
             data = path.read_bytes()
         else:
-            prepared = mark_new_headings(snapshot, git.head_text(tree, rel))
+            head = git.head_text(tree, rel)
+            if not also and head is not None and _same_answer(snapshot, head):
+                return False, "nothing to commit"
+            prepared = mark_new_headings(snapshot, head)
             data = encode_document(original, prepared)
-        result = git.commit(tree, rel, data, git.message)
+        result = git.commit(
+            tree, rel, data, git.message, path=path.resolve(), also=also
+        )
     if result.committed and cleaned is not None and cleaned != snapshot:
         store.save_snapshot(path, cleaned)
     return result.committed, result.message
+
+
+def _link_entries(git: Git, tree: WorkTree, path: Path) -> list[FileEntry]:
+    """The symlink ``path`` as git would commit it (mode 120000), when HEAD
+    does not have it already; nothing for a file that is not a symlink."""
+    from agent_doc.cycle.gitfull import SYMLINK
+    from agent_doc.cycle.gitfull import FileEntry
+    from agent_doc.cycle.gitobjects import object_id
+
+    if not path.is_symlink():
+        return []
+    try:
+        link = (path.parent.resolve() / path.name).relative_to(tree.top.resolve())
+    except ValueError:
+        return []
+    target = bytes(path.readlink())
+    rel = link.as_posix()
+    if git.head_entry(tree, rel) == (SYMLINK, object_id(b"blob", target)):
+        return []
+    return [FileEntry(SYMLINK, rel, target)]
+
+
+def _same_answer(snapshot: str, head: str) -> bool:
+    """Whether the snapshot holds nothing HEAD does not: equal once the
+    ``(HEAD)`` markers and boundary markers are left out of both (a commit of
+    only those would flip the markers back and forth every turn)."""
+    from agent_doc.document.boundary import remove_all_boundaries
+    from agent_doc.document.headings import strip_head_markers
+
+    def bare(text: str) -> str:
+        return remove_all_boundaries(strip_head_markers(text))
+
+    return snapshot == head or bare(snapshot) == bare(head)
 
 
 def commit_and_refresh(

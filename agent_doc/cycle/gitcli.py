@@ -3,26 +3,21 @@
 The per-turn commit (spec §7.15, :mod:`agent_doc.cycle.gitcommit`) runs plain
 git plumbing instead of importing gitpython (≈35 ms per process). Here: the
 work tree as ``rev-parse`` reports it, the checks before a commit, the user's
-index entry, and the two commits that do not write loose objects in-process:
-a repository's first commit, through a temporary index (``hash-object``,
-``update-index``, ``write-tree``, ``commit-tree``, ``update-ref``), and a
-repository whose object files need more (SHA-256, shared permissions, fsync),
-through one ``fast-import``. Either way the user's uncommitted edits stay
-uncommitted and other staged files are left alone; no hook runs. History,
+index entry, and the commit of a repository whose object files need more
+(SHA-256, shared permissions, fsync), through one ``fast-import``: the user's
+uncommitted edits stay uncommitted and other staged files are left alone. A
+commit that git would sign or run hooks for, a first commit, and a symlinked
+document go through :mod:`agent_doc.cycle.gitfull`. History,
 squash and branches stay on gitpython (:mod:`agent_doc.cycle.vcs`); they do
 not run every turn.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
-from agent_doc.cycle.gitproc import checked
 from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.gitproc import text
 from agent_doc.document._static import NamedTuple
@@ -48,6 +43,8 @@ class WorkTree(NamedTuple):
     """The objects folder."""
     object_format: str = "sha1"
     """The repository's hash (``sha1`` or ``sha256``)."""
+    hooks: Path | None = None
+    """The hooks folder (``core.hooksPath`` or the git directory's ``hooks``)."""
 
 
 class CommitResult(NamedTuple):
@@ -63,7 +60,8 @@ class CommitResult(NamedTuple):
 
 REV_PARSE = (
     "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-path", "objects",
-    "--show-object-format", "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD",
+    "--git-path", "hooks", "--show-object-format", "HEAD", "HEAD^{tree}",
+    "--symbolic-full-name", "HEAD",
 )  # fmt: skip
 
 
@@ -81,17 +79,17 @@ def work_tree_from(path: Path, where: Path, returncode: int, stdout: bytes) -> W
     """The :class:`WorkTree` that ``git rev-parse`` (:data:`REV_PARSE`) printed
     when run in ``where`` for ``path``."""
     lines = stdout.decode("utf-8", "surrogateescape").strip().splitlines()
-    if len(lines) < 4:
+    if len(lines) < 5:
         raise VcsError(f"not a git repository: {path}")
-    top, git_dir, fmt = Path(lines[0]), Path(lines[1]), lines[3]
-    objects = where / lines[2]  # (relative to where rev-parse ran)
-    if returncode != 0 or len(lines) < 7:  # no commit yet: HEAD is unborn
-        return WorkTree(top, git_dir, None, None, False, None, objects, fmt)
-    head, tree, ref = lines[4:7]
+    top, git_dir, fmt = Path(lines[0]), Path(lines[1]), lines[4]
+    objects = where / lines[2]  # (both relative to where rev-parse ran)
+    hooks = where / lines[3]
+    if returncode != 0 or len(lines) < 8:  # no commit yet: HEAD is unborn
+        return WorkTree(top, git_dir, None, None, False, None, objects, fmt, hooks)
+    head, tree, ref = lines[5:8]
     detached = ref == "HEAD"
-    return WorkTree(
-        top, git_dir, head, tree, detached, None if detached else ref, objects, fmt
-    )
+    branch = None if detached else ref
+    return WorkTree(top, git_dir, head, tree, detached, branch, objects, fmt, hooks)
 
 
 def relative_path(tree: WorkTree, path: Path) -> str:
@@ -113,46 +111,32 @@ def check_committable(git_dir: Path, *, detached: bool) -> None:
         raise VcsError("HEAD is detached; check out a branch before committing")
 
 
-@contextlib.contextmanager
-def _scratch(git_dir: Path) -> Iterator[Path]:
-    """A private folder in the git directory for the blob and the temporary index.
-
-    (``tempfile`` would cost a few milliseconds of imports per commit.)
-    """
-    folder = git_dir / f"agent-doc-commit-{os.getpid()}-{os.urandom(6).hex()}"
-    try:
-        folder.mkdir(mode=0o700)
-    except OSError as exc:
-        raise VcsError(f"cannot write in {git_dir}: {exc.strerror or exc}") from exc
-    try:
-        yield folder
-    finally:
-        for child in folder.iterdir():
-            child.unlink(missing_ok=True)
-        folder.rmdir()
-
-
-def stage(tree: WorkTree, rel: str, blob: str) -> None:
+def stage(tree: WorkTree, rel: str, blob: str, mode: str = "100644") -> None:
     """Point the user's index entry for ``rel`` at ``blob`` (nothing else changes)."""
     code, _, err = run_git(
         tree.top, "update-index", "--add", "-z", "--index-info",
-        data=index_entry(rel, blob),
+        data=index_entry(rel, blob, mode),
     )  # fmt: skip
     if code != 0:
         raise GitFailed("update-index", text(err))
 
 
-def index_entry(rel: str, blob: str) -> bytes:
-    """``rel`` at ``blob`` for ``update-index -z --index-info``.
+def index_entry(rel: str, blob: str, mode: str = "100644") -> bytes:
+    """``rel`` at ``blob`` with ``mode`` for ``update-index -z --index-info``.
 
     (Unlike ``--cacheinfo``, this replaces a file or folder in the way of
     ``rel``, as the commit's tree did.)
     """
-    return f"100644 {blob}\t{rel}\0".encode("utf-8", "surrogateescape")
+    return f"{mode} {blob}\t{rel}\0".encode("utf-8", "surrogateescape")
 
 
 def commit_by_fast_import(
-    tree: WorkTree, rel: str, data: bytes, message: str, idents: tuple[str, str]
+    tree: WorkTree,
+    rel: str,
+    data: bytes,
+    message: str,
+    idents: tuple[str, str],
+    mode: str = "100644",
 ) -> CommitResult:
     """The commit through one ``fast-import``: is the blob new? then the blob,
     tree and commit and the branch update, refused unless it fast-forwards;
@@ -167,7 +151,7 @@ def commit_by_fast_import(
     stdin.write(f"feature done\nfeature get-mark\nls {tree.head} {path}\n".encode())
     stdin.flush()
     listed = stdout.readline().decode("utf-8", "surrogateescape").split()
-    if len(listed) >= 3 and listed[2] == blob:
+    if len(listed) >= 3 and listed[2] == blob and listed[0] == mode:
         stdin.write(b"done\n")
         _finish(importer, rel)
         return CommitResult(committed=False, sha=None, message="nothing to commit")
@@ -177,7 +161,7 @@ def commit_by_fast_import(
             f"commit {tree.ref}\nmark :1\n".encode(),
             f"author {author}\ncommitter {committer}\n".encode(),
             f"data {len(text)}\n".encode(), text, b"\n",
-            f"from {tree.head}\nM 100644 inline {path}\n".encode(),
+            f"from {tree.head}\nM {mode} inline {path}\n".encode(),
             f"data {len(data)}\n".encode(), data, b"\n\n",
             b"get-mark :1\n",
         ])
@@ -186,29 +170,7 @@ def commit_by_fast_import(
     sha = stdout.readline().decode().strip()
     stdin.write(b"done\n")
     _finish(importer, rel)
-    stage(tree, rel, blob)
-    return CommitResult(committed=True, sha=sha, message=message)
-
-
-def commit_through_index(
-    tree: WorkTree, rel: str, data: bytes, message: str
-) -> CommitResult:
-    """The first commit of a repository, through a temporary index."""
-    top = tree.top
-    with _scratch(tree.git_dir) as scratch:
-        blob_path = scratch / "blob"
-        blob_path.write_bytes(data)
-        env = {"GIT_INDEX_FILE": str(scratch / "index")}
-        try:
-            blob = checked(top, "hash-object", "-w", str(blob_path))
-            cache = f"100644,{blob},{rel}"
-            checked(top, "update-index", "--add", "--cacheinfo", cache, env=env)
-            new_tree = checked(top, "write-tree", env=env)
-        except GitFailed as exc:
-            raise VcsError(f"git could not stage {rel}: {exc.stderr}") from exc
-    sha = checked(top, "commit-tree", new_tree, "-m", message)
-    checked(top, "update-ref", "HEAD", sha)
-    stage(tree, rel, blob)
+    stage(tree, rel, blob, mode)
     return CommitResult(committed=True, sha=sha, message=message)
 
 

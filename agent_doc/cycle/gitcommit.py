@@ -6,9 +6,10 @@
 --index-info`` when there is something to commit, so each starts up while this
 process works; the blob, trees and commit are written as loose objects here
 (:mod:`agent_doc.cycle.gitobjects`); the branch moves by compare-and-swap
-(fast-forward only) and then the user's index follows. The other paths (a
-repository's first commit, SHA-256 or shared repositories) are in
-:mod:`agent_doc.cycle.gitcli`.
+(fast-forward only) and then the user's index follows. The file keeps its
+mode. The other paths are :mod:`agent_doc.cycle.gitcli` (SHA-256 or shared
+repositories) and :mod:`agent_doc.cycle.gitfull` (a signature, the hooks
+``git commit --no-verify`` runs, a first commit, a symlinked document).
 """
 
 from __future__ import annotations
@@ -20,9 +21,14 @@ from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.cycle.gitcli import WorkTree
 from agent_doc.cycle.gitcli import check_committable
 from agent_doc.cycle.gitcli import commit_by_fast_import
-from agent_doc.cycle.gitcli import commit_through_index
 from agent_doc.cycle.gitcli import index_entry
 from agent_doc.cycle.gitcli import work_tree_from
+from agent_doc.cycle.gitfull import REGULAR
+from agent_doc.cycle.gitfull import FileEntry
+from agent_doc.cycle.gitfull import commit_through_git
+from agent_doc.cycle.gitfull import file_mode
+from agent_doc.cycle.gitfull import git_bool
+from agent_doc.cycle.gitfull import hooks_to_run
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import text
@@ -30,6 +36,7 @@ from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 
@@ -126,8 +133,8 @@ class Git:
         out, err = self._var_out
         found: dict[str, str] = {}
         for line in out.decode("utf-8", "surrogateescape").splitlines():
-            key, _, value = line.partition("=")
-            found[key] = value
+            key, equals, value = line.partition("=")
+            found[key] = value if equals else "true"  # a bare key is true
         if self._var.returncode != 0 or not (
             "GIT_AUTHOR_IDENT" in found and "GIT_COMMITTER_IDENT" in found
         ):
@@ -142,8 +149,18 @@ class Git:
         key = (tree.head_tree, rel)
         if key not in self._paths:
             parts = rel.encode("utf-8", "surrogateescape").split(b"/")
-            self._paths[key] = PathInTree(self._reader, tree.head_tree, parts)
+            size = len(tree.head_tree) // 2  # 20 bytes for SHA-1, 32 for SHA-256
+            self._paths[key] = PathInTree(self._reader, tree.head_tree, parts, size)
         return self._paths[key]
+
+    def head_entry(self, tree: WorkTree, rel: str) -> tuple[str, str] | None:
+        """``(mode, id)`` of the entry at ``rel`` in HEAD (``None`` when absent)."""
+        if tree.head is None:
+            return None
+        found = self._path(tree, rel)
+        if found.target is None or found.target_mode is None:
+            return None
+        return found.target_mode, found.target
 
     def head_text(self, tree: WorkTree, rel: str) -> str | None:
         """The file's content at HEAD (``None`` when absent there)."""
@@ -157,22 +174,38 @@ class Git:
         return text.replace("\r\n", "\n").lstrip("\ufeff")
 
     def commit(
-        self, tree: WorkTree, rel: str, data: bytes, message: str
+        self,
+        tree: WorkTree,
+        rel: str,
+        data: bytes,
+        message: str,
+        *,
+        path: Path | None = None,
+        also: Sequence[FileEntry] = (),
     ) -> CommitResult:
-        """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree."""
+        """Commit ``data`` as ``rel`` on top of HEAD without touching the work tree.
+
+        ``path``: the file whose mode the commit keeps (else a regular file);
+        ``also``: more entries of the same commit (the symlink to a document).
+        """
         from agent_doc.cycle import gitobjects
 
         check_committable(tree.git_dir, detached=tree.detached)
-        if tree.head is None or tree.ref is None:  # unborn: no branch to build on
-            return commit_through_index(tree, rel, data, message)
         author, committer, config = self._identities()
+        found = self._path(tree, rel) if tree.head is not None else None
+        head_mode = found.target_mode if found is not None else None
+        mode = file_mode(path, head_mode, config) if path is not None else REGULAR
+        sign = git_bool(config, "commit.gpgsign")
+        if found is None or tree.ref is None or sign or also or hooks_to_run(tree):
+            entries = [FileEntry(mode, rel, data), *also]
+            return commit_through_git(tree, entries, message, sign=sign)
         if tree.objects is None or not gitobjects.can_write_loose(
             tree.object_format, config
         ):
-            return commit_by_fast_import(tree, rel, data, message, (author, committer))
+            idents = (author, committer)
+            return commit_by_fast_import(tree, rel, data, message, idents, mode)
         blob = gitobjects.object_id(b"blob", data)
-        found = self._path(tree, rel)
-        if found.target == blob:
+        if found.target == blob and head_mode == mode:
             return CommitResult(committed=False, sha=None, message="nothing to commit")
         # Both wait on their input while the objects are written.
         move = self._mover(tree, message)
@@ -180,8 +213,9 @@ class Git:
                             cwd=tree.top, stdin=True)  # fmt: skip
         writer = gitobjects.LooseWriter(tree.objects, gitobjects.loose_level(config))
         writer.write(b"blob", data)
+        root = found.replaced(blob, writer.write, mode.encode("ascii"))
         body = (
-            f"tree {found.replaced(blob, writer.write)}\nparent {tree.head}\n"
+            f"tree {root}\nparent {tree.head}\n"
             f"author {author}\ncommitter {committer}\n\n{message}"
         )
         sha = writer.write(b"commit", body.encode("utf-8", "surrogateescape"))
@@ -191,7 +225,7 @@ class Git:
         if move.returncode != 0:
             stage.communicate()  # no input: the index stays as it was
             raise VcsError(f"git could not commit {rel}: {text(err)}")
-        _, err = stage.communicate(index_entry(rel, blob))
+        _, err = stage.communicate(index_entry(rel, blob, mode))
         if stage.returncode != 0:
             raise GitFailed("update-index", text(err))
         return CommitResult(committed=True, sha=sha, message=message)

@@ -83,16 +83,16 @@ class ObjectReader:
         return header[1].decode("ascii"), body
 
 
-def parse_tree(body: bytes) -> list[Entry]:
-    """The entries of a raw tree object."""
+def parse_tree(body: bytes, id_size: int = 20) -> list[Entry]:
+    """The entries of a raw tree object (ids of ``id_size`` bytes: 32 for SHA-256)."""
     entries: list[Entry] = []
     pos = 0
     while pos < len(body):
         space = body.index(b" ", pos)
         nul = body.index(b"\0", space)
         name = body[space + 1 : nul]
-        entries.append((body[pos:space], name, body[nul + 1 : nul + 21]))
-        pos = nul + 21
+        entries.append((body[pos:space], name, body[nul + 1 : nul + 1 + id_size]))
+        pos = nul + 1 + id_size
     return entries
 
 
@@ -112,30 +112,37 @@ def tree_with(entries: list[Entry], name: bytes, mode: bytes, oid: str) -> bytes
 class PathInTree:
     """The trees along one path in a commit's tree, and the entry at its end."""
 
-    def __init__(self, reader: ObjectReader, root: str, parts: list[bytes]) -> None:
+    def __init__(
+        self, reader: ObjectReader, root: str, parts: list[bytes], id_size: int = 20
+    ) -> None:
         """Read the trees from ``root`` down to the folder holding ``parts[-1]``."""
         self.parts = parts
         self.levels: list[list[Entry]] = []
         oid: str | None = root
+        mode: bytes | None = None
         for index in range(len(parts)):
             found = reader.read(oid) if oid is not None else None
-            entries = parse_tree(found[1]) if found and found[0] == "tree" else []
+            tree = found is not None and found[0] == "tree"
+            entries = parse_tree(found[1], id_size) if found and tree else []
             self.levels.append(entries)
-            oid = None
-            for mode, name, raw in entries:
+            oid, mode = None, None
+            for kind, name, raw in entries:
                 if name == parts[index] and (
-                    mode == TREE_MODE or index == len(parts) - 1
+                    kind == TREE_MODE or index == len(parts) - 1
                 ):
-                    oid = raw.hex()
+                    oid, mode = raw.hex(), kind
         self.target = oid
         """The id of the entry at the path (any kind); ``None`` when absent."""
+        self.target_mode = mode.decode("ascii") if mode is not None else None
+        """The mode of that entry (``100644``, ``100755``, ``120000``…)."""
 
-    def replaced(self, blob: str, write: Any) -> str:
-        """Write the trees with ``blob`` at the path; return the new root tree's id.
+    def replaced(self, blob: str, write: Any, blob_mode: bytes = BLOB_MODE) -> str:
+        """Write the trees with ``blob`` (``blob_mode``) at the path; return the
+        new root tree's id.
 
         ``write(kind, body)`` writes one object and returns its id.
         """
-        oid, mode = blob, BLOB_MODE
+        oid, mode = blob, blob_mode
         for depth in reversed(range(len(self.parts))):
             entries, name = self.levels[depth], self.parts[depth]
             oid = write(b"tree", tree_with(entries, name, mode, oid))

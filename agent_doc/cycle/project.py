@@ -33,6 +33,9 @@ class InitResult:
 
     root: Path
     created: tuple[str, ...] = ()
+    tracked_state: tuple[str, ...] = ()
+    """Runtime state under ``.agent-doc/`` that git already tracks (the
+    ``.gitignore`` does not untrack it)."""
 
 
 def _bundled_skill() -> str | None:
@@ -43,12 +46,14 @@ def _bundled_skill() -> str | None:
 
 
 def init_project(root: Path | None = None) -> InitResult:
-    """Create ``.agent-doc/`` (+ ``snapshots/``) and install the bundled skill.
+    """Create ``.agent-doc/`` (+ ``snapshots/``, ``.gitignore``) and install the
+    bundled skill.
 
     ``root`` defaults to the project of the current folder (an enclosing
     ``.agent-doc/`` owner, else the git top-level, else the current folder).
     Idempotent: running it again creates nothing.
     """
+    from agent_doc.store.gitignore import ensure_state_ignored
     from agent_doc.store.state import STATE_DIR
     from agent_doc.store.state import atomic_write_text
     from agent_doc.store.state import project_root_for
@@ -63,13 +68,33 @@ def init_project(root: Path | None = None) -> InitResult:
             except OSError as exc:
                 raise DocumentError(f"cannot create {folder}: {exc.strerror}") from exc
             created.append(f"{rel}/")
+    if ensure_state_ignored(root / STATE_DIR):
+        created.append(f"{STATE_DIR}/.gitignore")
     skill = _bundled_skill()
     target = root / SKILL_RELPATH
     if skill is not None and (not target.is_file() or target.read_text() != skill):
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(target, skill)
         created.append(str(SKILL_RELPATH))
-    return InitResult(root, tuple(created))
+    return InitResult(root, tuple(created), tracked_state(root))
+
+
+def tracked_state(root: Path) -> tuple[str, ...]:
+    """Files under ``root/.agent-doc/`` git tracks that are not shared settings
+    (empty outside a repository or without git)."""
+    from agent_doc.cycle.gitproc import run_git
+    from agent_doc.store.gitignore import SHARED_SETTINGS
+    from agent_doc.store.state import STATE_DIR
+
+    try:
+        code, out, _ = run_git(root, "ls-files", "-z", "--full-name", "--", STATE_DIR)
+    except OSError:  # no git, or root is gone
+        return ()
+    if code != 0:
+        return ()
+    shared = {".gitignore", *SHARED_SETTINGS}
+    names = out.decode("utf-8", "surrogateescape").split("\0")
+    return tuple(n for n in names if n and n.rsplit("/", 1)[-1] not in shared)
 
 
 @dataclass(frozen=True, slots=True)

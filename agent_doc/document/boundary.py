@@ -109,5 +109,13 @@ def insert_boundary_at_end_of_exchange(
 
 
 def reposition_boundary_to_end(text: str, boundary_id: str | None = None) -> str:
-    """Remove every boundary, then insert one at the end of ``exchange``."""
+    """Remove every boundary, then insert one at the end of ``exchange``.
+
+    Without ``boundary_id`` the boundary keeps the id it had (a fresh one only
+    when there was none), so a boundary that does not move leaves the text as
+    it was (with several, the first one's id is kept).
+    """
+    if boundary_id is None:
+        found = find_boundaries(text)
+        boundary_id = found[0].id if found else None
     return insert_boundary_at_end_of_exchange(remove_all_boundaries(text), boundary_id)

@@ -198,8 +198,10 @@ async def test_commit_repositions_the_buffer_boundary_and_refreshes_vcs(
     lines = ed.text(uri).split("\n")
     close = lines.index("<!-- /agent:exchange -->")
     assert lines[close - 2] == "Typed after the answer"
-    assert lines[close - 1].startswith("<!-- agent:boundary:")
-    assert "0badc0de" not in ed.text(uri)
+    # Moved to the end, keeping its id (issue 27: a new id every time made
+    # every commit a change).
+    assert lines[close - 1] == "<!-- agent:boundary:0badc0de -->"
+    assert ed.text(uri).count("<!-- agent:boundary:") == 1
     assert doc.read_text() == stale  # commit never writes the file
     git = await asyncio.create_subprocess_exec(
         "git", "-C", str(project), "show", "HEAD:doc.md", stdout=asyncio.subprocess.PIPE

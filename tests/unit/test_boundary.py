@@ -117,7 +117,25 @@ def test_reposition_twice_leaves_exactly_one_boundary() -> None:
     twice = reposition_boundary_to_end(once + "<!-- agent:boundary:stray -->\n")
     assert len(find_boundaries(once)) == 1
     assert len(find_boundaries(twice)) == 1
-    assert "test-uuid-123" not in once
+    assert [b.id for b in find_boundaries(twice)] == ["test-uuid-123"]
+
+
+def test_a_boundary_that_does_not_move_keeps_its_id() -> None:
+    # Issue 27: a new random id on every commit made every commit a change.
+    text = (
+        "<!-- agent:exchange -->\nUser prompt here.\n"
+        "<!-- agent:boundary:1a2b3c4d -->\n<!-- /agent:exchange -->\n"
+    )
+    assert reposition_boundary_to_end(text) == text
+    moved = (
+        text.replace("here.\n", "here.\nTyped below.\n", 1)
+        .replace("<!-- agent:boundary:1a2b3c4d -->\n", "")
+        .replace("User prompt", "<!-- agent:boundary:1a2b3c4d -->\nUser prompt")
+    )
+    again = reposition_boundary_to_end(moved)
+    assert [b.id for b in find_boundaries(again)] == ["1a2b3c4d"]
+    assert again.index("Typed below.") < find_boundaries(again)[0].start
+    assert reposition_boundary_to_end(moved, "ffffffff").count("ffffffff") == 1
 
 
 def test_reposition_keeps_boundary_examples_inside_exchange_code() -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Annotated
 
 import typer
 
 from agent_doc.cli._params import new_document_argument
+
+if TYPE_CHECKING:
+    from agent_doc.cycle.project import InitResult
 
 
 def init(
@@ -38,13 +42,7 @@ def init(
     from agent_doc.cycle.project import scaffold_document
 
     if file is None:
-        result = init_project()
-        if as_json:
-            emit_json({"root": str(result.root), "created": list(result.created)})
-        elif result.created:
-            info(f"initialised {result.root}: {', '.join(result.created)}")
-        else:
-            info(f"already initialised: {result.root}")
+        _report_project(init_project(), as_json)
         return
     doc = scaffold_document(file, title, agent)
     if as_json:
@@ -59,6 +57,28 @@ def init(
     else:
         info(f"created {doc.path} (session {doc.session})")
         info(next_steps(file))
+
+
+def _report_project(result: InitResult, as_json: bool) -> None:
+    """What project init did; a warning when git tracks runtime state."""
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+
+    if as_json:
+        emit_json({"root": str(result.root), "created": list(result.created),
+                   "tracked_state": list(result.tracked_state)})  # fmt: skip
+        return
+    if result.created:
+        info(f"initialised {result.root}: {', '.join(result.created)}")
+    else:
+        info(f"already initialised: {result.root}")
+    if result.tracked_state:
+        count = len(result.tracked_state)
+        info(
+            f"warning: git tracks {count} runtime file(s) under .agent-doc/; "
+            f"untrack them (kept on disk) in {result.root} with: "
+            "git rm -r --cached --quiet .agent-doc && git add .agent-doc"
+        )
 
 
 def next_steps(file: Path) -> str:
