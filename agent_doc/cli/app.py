@@ -17,12 +17,12 @@ import pkgutil
 import sys
 
 import typer
-from typer._click.exceptions import ClickException
-from typer._click.exceptions import NoArgsIsHelpError
-from typer._click.exceptions import UsageError
 
 from agent_doc import __version__
 from agent_doc.cli import commands
+from agent_doc.cli._click import ClickException
+from agent_doc.cli._click import NoArgsIsHelpError
+from agent_doc.cli._click import UsageError
 from agent_doc.cli._errors import report_error
 from agent_doc.cli.commands._group import CONTEXT_SETTINGS
 from agent_doc.cli.commands._group import AgentDocGroup

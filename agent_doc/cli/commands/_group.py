@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from typer._click import Command
-from typer._click import Context
 from typer.core import TyperGroup
 from typer.core import TyperOption
 
+from agent_doc.cli._click import Command
+from agent_doc.cli._click import Context
 from agent_doc.cli.commands._argv import looks_like_option
 
 CONTEXT_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
