@@ -8,15 +8,15 @@ On the terminal the agent's tool calls and plan show on stderr, and its
 permission requests are asked there (stdin). Without a terminal on stdin the
 agent's ``permissions`` policy (``[agents.NAME] permissions = "allow"`` or
 ``"reject"``) answers; with the default ``"ask"`` the run stops with a clear
-error instead of hanging. Ctrl-C cancels the turn (``session/cancel``): what
-the agent said so far is written, marked as interrupted.
+error instead of hanging. Ctrl-C (or SIGTERM, SIGHUP) cancels the turn
+(``session/cancel``, then the agent's process group is stopped if it goes on):
+what the agent said so far is written, marked as interrupted, and ``run``
+exits 128 + the signal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +25,10 @@ from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
 from agent_doc.cycle.acp_requests import PermissionChoice
 from agent_doc.cycle.acp_requests import pick_by_policy
+from agent_doc.cycle.cancel import SignalLatch
+from agent_doc.cycle.cancel import TurnCancelled
+from agent_doc.cycle.cancel import signal_name
+from agent_doc.cycle.cancel import signals_routed
 from agent_doc.errors import AgentError
 
 if TYPE_CHECKING:
@@ -128,20 +132,51 @@ def run_acp_from_console(
     *,
     link: ServerLink | None,
     timeout: float,
-) -> tuple[str, str]:
-    """Run one ACP turn for ``agent-doc run``; return ``(answer, session_id)``."""
+) -> tuple[str, str, TurnCancelled | None]:
+    """Run one ACP turn for ``agent-doc run``.
+
+    Returns ``(answer, session_id, cancelled)``: SIGINT, SIGTERM or SIGHUP
+    cancel the turn (``session/cancel``; the agent's process group is stopped
+    if it does not end the turn within the grace period, at once on a second
+    signal), and ``cancelled`` then says so; the answer so far is marked
+    interrupted, to be written like any other.
+    """
     host = ConsoleHost(name, agent, turn.root, link)
     acp_turn = AcpTurn(name, agent, host, turn.root)
+    latch = SignalLatch()
+    loops: list[asyncio.AbstractEventLoop] = []
+    tasks: set[asyncio.Task[None]] = set()
+
+    def cancel_turn(hurry: bool) -> None:
+        task = asyncio.get_running_loop().create_task(acp_turn.cancel(hurry=hurry))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    def on_signal(signum: int) -> None:
+        hurry = not latch.note(signum)
+        for loop in loops:
+            loop.call_soon_threadsafe(cancel_turn, hurry)
 
     async def main() -> AcpReply:
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(
-                signal.SIGINT, lambda: loop.create_task(acp_turn.cancel())
-            )
+        loops.append(asyncio.get_running_loop())
+        if latch.first is not None:  # a signal came before the loop ran
+            acp_turn.cancelled = True
         return await acp_turn.run(
             turn.prompt, resume=turn.front.resume, timeout=timeout
         )
 
-    reply = asyncio.run(main())
-    return final_answer(reply, name), reply.session_id
+    with signals_routed(on_signal):
+        reply = asyncio.run(main())
+    cancelled = None
+    if latch.first is not None and reply.interrupted:
+        cancelled = TurnCancelled(
+            f"cancelled ({signal_name(latch.first)}): stopped agent '{name}'"
+            f"{_pid_note(acp_turn.agent_pid)}; what it had answered is in the "
+            f"document, marked interrupted",
+            latch.first,
+        )
+    return final_answer(reply, name), reply.session_id, cancelled
+
+
+def _pid_note(pid: int | None) -> str:
+    return "" if pid is None else f" (pid {pid})"

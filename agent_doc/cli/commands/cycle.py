@@ -44,6 +44,8 @@ def run(
         link=ServerLink(),
         timeout=timeout,
     )
+    if outcome.cancelled is not None:  # the partial answer is written, marked
+        raise outcome.cancelled
     if outcome.no_changes:
         info("no changes since the last response; nothing sent")
     elif dry_run:
