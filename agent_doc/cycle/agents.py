@@ -126,7 +126,10 @@ def parse_reply(stdout: str, name: str) -> AgentReply:
     try:
         data = json.loads(stdout)
     except json.JSONDecodeError as exc:
-        raise AgentError(f"agent '{name}' printed invalid JSON: {exc.msg}") from exc
+        raise AgentError(
+            f"agent '{name}' printed invalid JSON, not the answer of "
+            f"'claude -p --output-format json': {_excerpt(stdout)}"
+        ) from exc
     if not isinstance(data, dict):
         raise AgentError(f"agent '{name}' printed JSON that is not an object")
     result = data.get("result")
@@ -232,6 +235,11 @@ def _cancelled(
 def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
     """The reply of an agent that exited with ``status``, or the error to show."""
     detail = _last_line(stderr)
+    if status < 0:
+        raise AgentError(
+            f"agent '{name}' was killed by {signal_name(-status)}"
+            + (f": {detail}" if detail else "")
+        )
     if status != 0:
         raise AgentError(
             f"agent '{name}' exited with status {status}"
@@ -243,6 +251,12 @@ def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
             + (f"; stderr: {detail}" if detail else "")
         )
     return parse_reply(stdout, name)
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    """The start of ``text`` on one line, for an error message."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _last_line(text: str) -> str:

@@ -191,3 +191,40 @@ def test_silent_agent_is_named_not_invalid_json(project: Path) -> None:
         assert result.returncode == 1
         assert result.stderr == f"agent-doc: {expected}\n"
         assert (project / "plan.md").read_text() == DOC
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        pytest.param(
+            "badjson",
+            "agent 'slow' printed invalid JSON, not the answer of "
+            "'claude -p --output-format json': this is not json",
+            id="not-json",
+        ),
+        pytest.param(
+            "exit1",
+            "agent 'slow' exited with status 1: fake claude: simulated failure",
+            id="exit-1",
+        ),
+    ],
+)
+def test_agent_errors_read_as_one_plain_line(
+    project: Path, mode: str, expected: str
+) -> None:
+    from tests.cli.test_cycle import FAKE
+
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[agents.slow]\ncommand = "{sys.executable}"\nargs = ["{FAKE}"]\n'
+    )
+    (project / "plan.md").write_text(DOC)
+    result = subprocess.run(
+        [sys.executable, "-m", "agent_doc.cli.entry", "run", "plan.md"],
+        cwd=project, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "FAKE_CLAUDE_MODE": mode},
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr == f"agent-doc: {expected}\n"
+    assert (project / "plan.md").read_text() == DOC
