@@ -20,6 +20,7 @@ import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Any
 
 from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
@@ -78,6 +79,8 @@ class ConsoleHost:
         self.link = link
         self.allow_terminals = True
         """The person ran the agent themselves: their shell, their trust."""
+        self.cancelled: asyncio.Event | None = None
+        """Set when the turn is cancelled (a question on the terminal ends)."""
 
     async def on_text(self, text: str) -> None:
         """Nothing: the answer is written once, at the end."""
@@ -102,10 +105,37 @@ class ConsoleHost:
         lines += [f"  {i}. {c.name}" for i, c in enumerate(choices, 1)]
         lines.append("choose a number (empty: cancel): ")
         say("\n".join(lines))  # stdout stays for data
-        answer = await asyncio.to_thread(sys.stdin.readline)
+        answer = await self._read_line()
+        if answer is None:
+            return None
         if answer.strip().isdigit() and 1 <= int(answer) <= len(choices):
             return choices[int(answer) - 1].option_id
         return None
+
+    async def _read_line(self) -> str | None:
+        """A line typed on the terminal, or None once the turn is cancelled.
+
+        Read when stdin is readable (no thread: a cancelled question must not
+        leave one blocked in ``readline`` that ``asyncio.run`` would wait for).
+        """
+        loop = asyncio.get_running_loop()
+        line: asyncio.Future[str] = loop.create_future()
+        fd = sys.stdin.fileno()
+
+        def readable() -> None:
+            if not line.done():
+                line.set_result(sys.stdin.readline())
+
+        self.cancelled = self.cancelled or asyncio.Event()
+        stop = loop.create_task(self.cancelled.wait())
+        loop.add_reader(fd, readable)
+        try:
+            either: set[asyncio.Future[Any]] = {line, stop}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            loop.remove_reader(fd)
+            stop.cancel()
+        return line.result() if line.done() else None
 
     async def read_file(self, path: Path) -> str:
         """The live buffer when an editor has ``path`` open, else the file."""
@@ -148,6 +178,8 @@ def run_acp_from_console(
     tasks: set[asyncio.Task[None]] = set()
 
     def cancel_turn(hurry: bool) -> None:
+        host.cancelled = host.cancelled or asyncio.Event()
+        host.cancelled.set()
         task = asyncio.get_running_loop().create_task(acp_turn.cancel(hurry=hurry))
         tasks.add(task)
         task.add_done_callback(tasks.discard)

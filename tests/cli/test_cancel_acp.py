@@ -104,3 +104,54 @@ def test_cancelled_acp_turn_keeps_what_streamed_marked_interrupted(
     assert "word399" not in text
     assert text.index("word1") < text.index("*(interrupted)*")
     assert "What is 2 + 2?" in text
+
+
+def test_ctrl_c_during_a_permission_question_ends_at_once(
+    project: Path, tmp_path: Path, log: Path
+) -> None:
+    """A question waiting on the terminal does not keep a cancelled run alive."""
+    import pty
+    import threading
+
+    configure_standin(tmp_path, {})
+    doc = project / "plan.md"
+    doc.write_text(SESSION_DOC)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_doc.cli.entry", "run", "plan.md"],
+        cwd=project, stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "ACP_AGENT_ASK": "1", "ACP_AGENT_LOG": str(log),
+             "ACP_AGENT_CHILD": "1"},
+        start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen: list[str] = []
+    asked = threading.Event()
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            seen.append(raw.decode())
+            if "choose a number" in raw.decode():
+                asked.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert asked.wait(60), "".join(seen)
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=20)  # nobody answers the question: it must not wait
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    reader.join(10)
+    assert proc.returncode == 130, "".join(seen)
+    assert "cancelled (SIGINT): stopped agent 'standin'" in seen[-1]
+    agent = next(e["pid"] for e in entries(log) if e["method"] == "session/prompt")
+    child = next(e["child"] for e in entries(log) if e["method"] == "child")
+    assert isinstance(agent, int)
+    assert isinstance(child, int)
+    assert gone(agent)
+    assert gone(child)
+    assert "*(interrupted)*" in doc.read_text()
