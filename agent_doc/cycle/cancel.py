@@ -31,6 +31,8 @@ CANCEL_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that cancel a turn."""
 _POLL_S = 0.02
 
+_routed: set[object] = set()
+"""The handlers :func:`signals_routed` installed (an inner one replaces, not chains)."""
 live_groups: set[int] = set()
 """Process groups of the agents this process runs (stopped on a fatal signal)."""
 
@@ -51,6 +53,25 @@ class SignalReceived(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__(signal_name(signum))
         self.signum = signum
+
+
+class Interrupted(BaseException):
+    """A signal stopped agent-doc outside an agent's turn (exit 128 + signal).
+
+    Not an ``Exception``: every ``finally`` runs (the busy status is cleared,
+    a write in flight stays recoverable) and nothing catches it as an
+    ordinary error on the way to the CLI's boundary.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal_name(signum))
+        self.signum = signum
+        """The signal received."""
+
+
+def interrupt_on_signal(signum: int) -> None:
+    """A :func:`signals_routed` callback: unwind as Ctrl-C does, for any signal."""
+    raise Interrupted(signum)
 
 
 def signal_name(signum: int) -> str:
@@ -97,27 +118,34 @@ def signals_routed(on_signal: Callable[[int], None]) -> Iterator[bool]:
     """Call ``on_signal(signum)`` on SIGINT/SIGTERM/SIGHUP inside the block.
 
     A Python handler installed before (``watch`` stopping its loop) still runs
-    first. Outside the main thread nothing is installed (yields False).
+    first, unless it is an enclosing :func:`signals_routed` one (the agent's
+    turn inside ``run``). Outside the main thread nothing is installed
+    (yields False).
     """
     previous: dict[int, object] = {}
 
     def handler(signum: int, frame: FrameType | None) -> None:
         prior = previous.get(signum)
-        if callable(prior) and prior is not signal.default_int_handler:
+        # an enclosing routing yields to this one; Ctrl-C's default is replaced
+        chained = prior not in _routed and prior is not signal.default_int_handler
+        if chained and callable(prior):
             prior(signum, frame)
         on_signal(signum)
 
+    _routed.add(handler)
     try:
         for signum in CANCEL_SIGNALS:
             previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread: signals are not ours to route
         _restore(previous)
+        _routed.discard(handler)
         yield False
         return
     try:
         yield True
     finally:
         _restore(previous)
+        _routed.discard(handler)
 
 
 def _restore(previous: dict[int, object]) -> None:

@@ -228,3 +228,41 @@ def test_agent_errors_read_as_one_plain_line(
     assert result.returncode == 1
     assert result.stderr == f"agent-doc: {expected}\n"
     assert (project / "plan.md").read_text() == DOC
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_signal_before_the_agent_unwinds_cleanly(
+    project: Path, slow_agent: Path, signum: int
+) -> None:
+    """SIGTERM/SIGHUP while ``run`` waits on an editor's server (a hung one):
+    no agent is called, the busy status is released, exit 128 + signal."""
+    from tests.socket_server import FakeServer
+    from tests.socket_server import register
+
+    server = FakeServer(lambda _request: None)  # never answers
+    try:
+        register(project, os.getpid(), server.path)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_doc.cli.entry", "run", "plan.md"],
+            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "SLOW_AGENT_PIDS": str(slow_agent)},
+            start_new_session=True,
+        )  # fmt: skip
+        wait_for(
+            lambda: bool(server.requests), timeout=30, what="run to ask the server"
+        )
+        os.kill(proc.pid, signum)
+        code, err = finish(proc)
+    finally:
+        server.close()
+    name = signal.Signals(signum).name
+    assert code == 128 + signum, err
+    assert err == f"agent-doc: interrupted ({name})\n"
+    assert not slow_agent.exists(), "the agent was called"
+    assert (project / "plan.md").read_text() == DOC
+    statuses = [
+        p.read_text()
+        for p in (project / ".agent-doc" / "status").glob("*")
+        if p.is_file()
+    ]
+    assert not any(s.startswith("generating") for s in statuses), statuses

@@ -32,18 +32,21 @@ def run(
     from agent_doc.automation.lifecycle import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
+    from agent_doc.cycle.cancel import interrupt_on_signal
+    from agent_doc.cycle.cancel import signals_routed
     from agent_doc.write.server_link import ServerLink
 
-    outcome = run_cycle(
-        file,
-        agent=agent,
-        model=model,
-        branch=branch,
-        dry_run=dry_run,
-        no_git=no_git,
-        link=ServerLink(),
-        timeout=timeout,
-    )
+    with signals_routed(interrupt_on_signal):  # SIGTERM/SIGHUP unwind like Ctrl-C
+        outcome = run_cycle(
+            file,
+            agent=agent,
+            model=model,
+            branch=branch,
+            dry_run=dry_run,
+            no_git=no_git,
+            link=ServerLink(),
+            timeout=timeout,
+        )
     if outcome.cancelled is not None:  # the partial answer is written, marked
         raise outcome.cancelled
     if outcome.no_changes:
