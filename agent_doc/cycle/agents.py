@@ -163,7 +163,11 @@ def send(
     proc: subprocess.Popen[str] | None = None
     with signals_routed(raise_on_signal(latch)):
         try:
+            latch.defer = True  # a signal now must not orphan a half-started agent
             proc = _start(invocation, cwd)
+            latch.defer = False
+            if latch.first is not None:
+                raise SignalReceived(latch.first)
             stdout, stderr = proc.communicate(prompt, timeout=timeout)
         except SignalReceived as received:
             raise _cancelled(invocation, proc, received.signum, latch) from None

@@ -88,6 +88,8 @@ class SignalLatch:
     def __init__(self) -> None:
         self.first: int | None = None
         self.count = 0
+        self.defer = False
+        """While True (the agent being started), a signal is only noted."""
 
     def note(self, signum: int) -> bool:
         """Record ``signum``; True when it is the first."""
@@ -104,10 +106,11 @@ class SignalLatch:
 
 
 def raise_on_signal(latch: SignalLatch) -> Callable[[int], None]:
-    """A :func:`signals_routed` callback raising :class:`SignalReceived` once."""
+    """A :func:`signals_routed` callback raising :class:`SignalReceived` once
+    (not while ``latch.defer``: the caller checks ``latch.first`` after)."""
 
     def on_signal(signum: int) -> None:
-        if latch.note(signum):
+        if latch.note(signum) and not latch.defer:
             raise SignalReceived(signum)
 
     return on_signal
