@@ -25,8 +25,21 @@ from types import FrameType
 
 from agent_doc.errors import AgentError
 
-GRACE_S = float(os.environ.get("AGENT_DOC_CANCEL_GRACE_S", "3"))
-"""Seconds an agent's group has between SIGTERM and SIGKILL."""
+DEFAULT_GRACE_S = 3.0
+
+
+def _grace_from_env() -> float:
+    raw = os.environ.get("AGENT_DOC_CANCEL_GRACE_S", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULT_GRACE_S
+    return value if 0 <= value <= 600 else DEFAULT_GRACE_S
+
+
+GRACE_S = _grace_from_env()
+"""Seconds an agent's group has between SIGTERM and SIGKILL
+(``AGENT_DOC_CANCEL_GRACE_S``, default 3; an unusable value means 3)."""
 CANCEL_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that cancel a turn."""
 _POLL_S = 0.02
