@@ -18,6 +18,7 @@ CLI and the language server catch exactly one type and turn it into one clear li
     ├── VcsError               a git operation failed
     ├── TmuxError              a tmux operation failed (or tmux is missing)
     ├── AgentError             the agent backend failed (missing, error, hang)
+    │   └── TurnCancelled      a signal cancelled the turn (``cycle.cancel``)
     ├── TurnRunning            another process already runs a turn on the document
     └── LinkError              fetching a linked document failed
 """

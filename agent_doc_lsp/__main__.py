@@ -6,8 +6,12 @@ Logs go to stderr (or ``--log-file``): stdout is the JSON-RPC stream.
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
+import os
+import signal
 import sys
+from types import FrameType
 
 from agent_doc_lsp import __version__
 
@@ -62,11 +66,31 @@ def main(argv: list[str] | None = None) -> None:
 
     from agent_doc_lsp.server import create_server
 
+    _stop_agents_on_fatal_signals()
     server = create_server()
     if address is not None:
         server.start_tcp(*address)
     else:
         server.start_io()
+
+
+def _stop_agents_on_fatal_signals() -> None:
+    """On SIGTERM/SIGHUP, stop every agent's process group, then die of it
+    (and at any other exit: the editor vanished).
+
+    Agents run in their own sessions, so nothing else would end them.
+    """
+    from agent_doc.cycle.cancel import stop_live_groups
+
+    atexit.register(stop_live_groups)
+
+    def on_signal(num: int, _frame: FrameType | None) -> None:
+        stop_live_groups()
+        signal.signal(num, signal.SIG_DFL)
+        os.kill(os.getpid(), num)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, on_signal)
 
 
 if __name__ == "__main__":

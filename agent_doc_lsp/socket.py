@@ -213,14 +213,19 @@ async def _reply(writer: asyncio.StreamWriter, reply: dict[str, Any]) -> None:
 
 
 def _install_signal_cleanup(cleanup: Callable[[], None]) -> None:
-    """Run ``cleanup`` on SIGTERM/SIGHUP before the default action."""
+    """Run ``cleanup`` on SIGTERM/SIGHUP, then the handler installed before
+    (stopping the agents, see ``__main__``) or the default action."""
     for signum in (signal.SIGTERM, signal.SIGHUP):
         previous = signal.getsignal(signum)
-        if previous not in (signal.SIG_DFL, None):
+        if previous is signal.SIG_IGN:
             continue
 
-        def on_signal(num: int, _frame: FrameType | None) -> None:
+        def on_signal(
+            num: int, frame: FrameType | None, prior: object = previous
+        ) -> None:
             cleanup()
+            if callable(prior):
+                prior(num, frame)
             signal.signal(num, signal.SIG_DFL)
             os.kill(os.getpid(), num)
 

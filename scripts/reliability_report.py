@@ -202,6 +202,16 @@ HARDENED = [
     "known key, never an error; `agent-doc doctor` lists them with the rest"
     " of the set-up — `tests/cli/test_config_warnings.py`, "
     "`tests/cli/test_doctor.py`;",
+    "**cancel means cancel**: SIGINT (a terminal's Ctrl-C, also pressed in a "
+    "tmux pane), SIGTERM or SIGHUP to `agent-doc run` or `watch` mid-turn, and "
+    "Stop, `shutdown` or SIGTERM of the language server, end the agent's whole "
+    "process group (the agent runs in its own session; SIGTERM, SIGKILL after "
+    "the grace, so an agent that ignores signals and its child die too): one "
+    "line, exit 128 + signal, document, snapshot and git unchanged; an ACP turn "
+    "keeps what streamed, marked `*(interrupted)*`; an agent that prints "
+    "nothing is named as such — *tests/cli/test_cancel.py, "
+    "tests/cli/test_cancel_acp.py, tests/lsp/test_acp_cancel.py, "
+    "tests/cli/test_watch_cli.py*;",
     "**malformed patch blocks** (unknown name, closed with another name, "
     "unclosed) keep the spec's fallback (text to exchange) with one "
     "`warning:` line each on stderr and one `window/showMessage` warning each "

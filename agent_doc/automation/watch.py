@@ -268,6 +268,7 @@ class Watcher:
 
     def _submit(self, path: Path) -> None:
         from agent_doc.automation.lifecycle import run_cycle_tracked
+        from agent_doc.cycle.cancel import TurnCancelled
         from agent_doc.cycle.preflight import current_text
 
         self.emit("cycle", path)
@@ -280,6 +281,9 @@ class Watcher:
             self.emit("cycle-done", path, written=written, committed=outcome.committed)
         except TurnRunning as exc:  # another turn started since _consider
             self._queue_behind(path, time.monotonic(), str(exc))
+            return
+        except TurnCancelled as exc:  # watch is stopping: the agent was ended
+            self.emit("cancelled", path, error=str(exc))
             return
         except AgentDocError as exc:
             self.emit("error", path, error=str(exc))

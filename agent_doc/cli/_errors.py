@@ -18,9 +18,12 @@ def report_error(exc: BaseException) -> int:
     if isinstance(exc, AgentDocError):
         sys.stderr.write(f"agent-doc: {exc}\n")
         return exc.exit_code
-    if isinstance(exc, KeyboardInterrupt):
-        sys.stderr.write("agent-doc: interrupted\n")
-        return 130
+    signum = getattr(exc, "signum", None)  # cycle.cancel.Interrupted: SIGTERM/SIGHUP
+    if isinstance(exc, KeyboardInterrupt) or isinstance(signum, int):
+        signum = signum if isinstance(signum, int) else 2
+        which = f" ({exc})" if signum != 2 else ""
+        sys.stderr.write(f"agent-doc: interrupted{which}\n")
+        return 128 + signum
     if isinstance(exc, OSError):
         sys.stderr.write(f"agent-doc: {exc.strerror or exc}: {exc.filename or ''}\n")
         return 1

@@ -93,7 +93,7 @@ def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
         return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except (Exception, KeyboardInterrupt) as exc:
+    except BaseException as exc:  # errors, Ctrl-C, cycle.cancel.Interrupted
         return report_error(exc)
     # standalone_mode=False: click returns the code of ``raise typer.Exit(n)``.
     return code if isinstance(code, int) else 0

@@ -26,6 +26,7 @@ from typing import Any
 from agent_doc.cycle.acp_live import LiveAgent
 from agent_doc.cycle.acp_requests import AcpClient
 from agent_doc.cycle.acp_requests import AcpHost
+from agent_doc.cycle.cancel import GRACE_S
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 
@@ -69,6 +70,10 @@ class AcpTurn:
         """True while the prompt runs (a replayed session's chunks are ignored)."""
         self._conn: ClientSideConnection | None = None
         self.cancelled = False
+        self.agent_pid: int | None = None
+        """The pid of the agent answering (its process group), once started."""
+        self._agent: LiveAgent | None = None
+        self._escalation: asyncio.Task[None] | None = None
 
     async def run(
         self,
@@ -85,6 +90,7 @@ class AcpTurn:
         turn and stopped after it. A failed turn stops the agent either way.
         """
         agent = live or self._new_agent()
+        self._agent = agent
         failed = True
         try:
             reply: AcpReply = await self._bounded(
@@ -93,7 +99,9 @@ class AcpTurn:
             failed = False
             return reply
         finally:
-            self._conn = None
+            self._conn, self._agent = None, None
+            if self._escalation is not None:
+                self._escalation.cancel()
             if live is None or failed:
                 await agent.close()
             else:
@@ -137,14 +145,43 @@ class AcpTurn:
             self._conn = await agent.start(AcpClient(self))
             agent.init = await self._initialize(self._conn)
         self._conn = agent.conn
+        self.agent_pid = agent.pid
         return agent.init
 
-    async def cancel(self) -> None:
-        """Ask the agent to stop the turn (``session/cancel``); idempotent."""
-        self.cancelled = True
-        if self._conn is not None and self.session_id is not None:
+    async def cancel(self, *, hurry: bool = False) -> None:
+        """Stop the turn: ``session/cancel`` now; idempotent.
+
+        An agent still answering :data:`~agent_doc.cycle.cancel.GRACE_S` later
+        is stopped with its whole process group (at once with ``hurry``, a
+        second Ctrl-C); what it said so far is kept, marked interrupted.
+        """
+        first, self.cancelled = not self.cancelled, True
+        if first and self._conn is not None and self.session_id is not None:
             with contextlib.suppress(Exception):
                 await self._conn.cancel(session_id=self.session_id)
+        agent = self._agent
+        if agent is None:
+            return
+        if hurry:
+            await agent.kill(hurry=True)
+        elif first:
+            self._escalation = asyncio.get_running_loop().create_task(
+                self._stop_unless_done(agent)
+            )
+
+    def _cancel_requested(self) -> bool:
+        """Whether :meth:`cancel` was called (it may run while a call awaits)."""
+        return self.cancelled
+
+    async def _stop_unless_done(self, agent: LiveAgent) -> None:
+        await asyncio.sleep(GRACE_S)
+        if self._agent is agent:
+            logger.warning(
+                "agent '%s' still answers %gs after session/cancel: stopping it",
+                self.name,
+                GRACE_S,
+            )
+            await agent.kill()
 
     async def _turn_with(
         self, agent: LiveAgent, prompt: str, resume: str | None
@@ -173,6 +210,11 @@ class AcpTurn:
                 "session/prompt",
                 conn.prompt(session_id=self.session_id, prompt=[text_block(prompt)]),
             )
+        except AgentError:
+            if not self._cancel_requested() or self.failure is not None:
+                raise
+            # stopped after a cancel: what it said so far stands, interrupted
+            return AcpReply(self.text_so_far, self.session_id, "cancelled")
         finally:
             self.collecting = False
         if self.failure is not None:

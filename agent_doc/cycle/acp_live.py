@@ -13,6 +13,7 @@ server shuts down or it sat idle for :data:`IDLE_TIMEOUT_S`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -22,6 +23,9 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import cast
 
+from agent_doc.cycle.cancel import GRACE_S
+from agent_doc.cycle.cancel import live_groups
+from agent_doc.cycle.cancel import stop_group_async
 from agent_doc.errors import AgentError
 
 if TYPE_CHECKING:
@@ -32,6 +36,8 @@ if TYPE_CHECKING:
 
 IDLE_TIMEOUT_S = 15 * 60
 """An agent unused this long is stopped (its session stays loadable)."""
+EOF_GRACE_S = 2.0
+"""Seconds a stopped agent has to exit on its own after its stdin closes."""
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
 
@@ -54,7 +60,6 @@ class LiveAgent:
         """The session the last turn used."""
         self.last_used = time.monotonic()
         self._process: Any = None
-        self._stack: contextlib.AsyncExitStack | None = None
 
     def matches(
         self, name: str, agent: AgentCommand, cwd: Path, allow_terminals: bool
@@ -70,41 +75,50 @@ class LiveAgent:
     @property
     def alive(self) -> bool:
         """The process runs and its connection is open."""
-        return self.conn is not None and self._process.returncode is None
+        return (
+            self.conn is not None
+            and self._process is not None
+            and self._process.returncode is None
+        )
 
     def idle_for(self) -> float:
         """Seconds since the last turn ended."""
         return time.monotonic() - self.last_used
 
     async def start(self, client: AcpClient) -> ClientSideConnection:
-        """Spawn the agent with ``client`` answering it; return the connection."""
-        from acp import spawn_agent_process
+        """Spawn the agent with ``client`` answering it; return the connection.
+
+        The agent runs in its own session (a terminal's Ctrl-C reaches
+        agent-doc only; :meth:`close` and :meth:`kill` end its whole group).
+        """
+        from acp.client.connection import ClientSideConnection
 
         if shutil.which(self.agent.command) is None:
             raise AgentError(f"agent command '{self.agent.command}' not found on PATH")
         env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
-        stack = contextlib.AsyncExitStack()
         try:
-            conn, process = await stack.enter_async_context(
-                spawn_agent_process(
-                    cast("Any", client),
-                    self.agent.command,
-                    *self.agent.args,
-                    env=env,
-                    cwd=self.cwd,
-                    transport_kwargs={"limit": STDIO_LIMIT},
-                )
+            process = await asyncio.create_subprocess_exec(
+                self.agent.command,
+                *self.agent.args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                env=env,
+                cwd=self.cwd,
+                limit=STDIO_LIMIT,
+                start_new_session=True,
             )
         except OSError as exc:
-            await stack.aclose()
             raise AgentError(f"cannot start agent '{self.name}': {exc}") from exc
-        self._stack, self.conn, self._process, self.client = (
-            stack,
-            conn,
-            process,
-            client,
-        )
+        live_groups.add(process.pid)
+        conn = ClientSideConnection(cast("Any", client), process.stdin, process.stdout)
+        self.conn, self._process, self.client = conn, process, client
         return conn
+
+    @property
+    def pid(self) -> int | None:
+        """The agent's process id (its process group too), while started."""
+        return None if self._process is None else int(self._process.pid)
 
     def turn_ended(self) -> None:
         """A turn finished: its terminals are killed, the idle clock restarts."""
@@ -114,10 +128,30 @@ class LiveAgent:
             self.client.terminals = None
 
     async def close(self) -> None:
-        """Stop the agent (idempotent); a next turn starts a new one."""
-        stack, self._stack = self._stack, None
+        """Stop the agent (idempotent); a next turn starts a new one.
+
+        Its stdin is closed first (an ACP agent exits on EOF); whatever of its
+        process group still runs after :data:`EOF_GRACE_S` is stopped
+        (SIGTERM, then SIGKILL).
+        """
+        conn, process = self.conn, self._process
         self.turn_ended()
         self.conn, self.client, self.init, self.session_id = None, None, None, None
-        if stack is not None:
+        self._process = None
+        if conn is not None:
             with contextlib.suppress(Exception):
-                await stack.aclose()
+                await conn.close()
+        if process is None:
+            return
+        if process.stdin is not None:
+            with contextlib.suppress(Exception):
+                process.stdin.close()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), EOF_GRACE_S)
+        await stop_group_async(process.pid)
+
+    async def kill(self, *, hurry: bool = False) -> None:
+        """Stop the agent's process group now (SIGTERM, SIGKILL after the grace)."""
+        process = self._process
+        if process is not None:
+            await stop_group_async(process.pid, grace=0.0 if hurry else GRACE_S)

@@ -8,23 +8,28 @@ On the terminal the agent's tool calls and plan show on stderr, and its
 permission requests are asked there (stdin). Without a terminal on stdin the
 agent's ``permissions`` policy (``[agents.NAME] permissions = "allow"`` or
 ``"reject"``) answers; with the default ``"ask"`` the run stops with a clear
-error instead of hanging. Ctrl-C cancels the turn (``session/cancel``): what
-the agent said so far is written, marked as interrupted.
+error instead of hanging. Ctrl-C (or SIGTERM, SIGHUP) cancels the turn
+(``session/cancel``, then the agent's process group is stopped if it goes on):
+what the agent said so far is written, marked as interrupted, and ``run``
+exits 128 + the signal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import Any
 
 from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
 from agent_doc.cycle.acp_requests import PermissionChoice
 from agent_doc.cycle.acp_requests import pick_by_policy
+from agent_doc.cycle.cancel import SignalLatch
+from agent_doc.cycle.cancel import TurnCancelled
+from agent_doc.cycle.cancel import signal_name
+from agent_doc.cycle.cancel import signals_routed
 from agent_doc.errors import AgentError
 
 if TYPE_CHECKING:
@@ -74,6 +79,8 @@ class ConsoleHost:
         self.link = link
         self.allow_terminals = True
         """The person ran the agent themselves: their shell, their trust."""
+        self.cancelled: asyncio.Event | None = None
+        """Set when the turn is cancelled (a question on the terminal ends)."""
 
     async def on_text(self, text: str) -> None:
         """Nothing: the answer is written once, at the end."""
@@ -98,10 +105,37 @@ class ConsoleHost:
         lines += [f"  {i}. {c.name}" for i, c in enumerate(choices, 1)]
         lines.append("choose a number (empty: cancel): ")
         say("\n".join(lines))  # stdout stays for data
-        answer = await asyncio.to_thread(sys.stdin.readline)
+        answer = await self._read_line()
+        if answer is None:
+            return None
         if answer.strip().isdigit() and 1 <= int(answer) <= len(choices):
             return choices[int(answer) - 1].option_id
         return None
+
+    async def _read_line(self) -> str | None:
+        """A line typed on the terminal, or None once the turn is cancelled.
+
+        Read when stdin is readable (no thread: a cancelled question must not
+        leave one blocked in ``readline`` that ``asyncio.run`` would wait for).
+        """
+        loop = asyncio.get_running_loop()
+        line: asyncio.Future[str] = loop.create_future()
+        fd = sys.stdin.fileno()
+
+        def readable() -> None:
+            if not line.done():
+                line.set_result(sys.stdin.readline())
+
+        self.cancelled = self.cancelled or asyncio.Event()
+        stop = loop.create_task(self.cancelled.wait())
+        loop.add_reader(fd, readable)
+        try:
+            either: set[asyncio.Future[Any]] = {line, stop}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            loop.remove_reader(fd)
+            stop.cancel()
+        return line.result() if line.done() else None
 
     async def read_file(self, path: Path) -> str:
         """The live buffer when an editor has ``path`` open, else the file."""
@@ -128,20 +162,53 @@ def run_acp_from_console(
     *,
     link: ServerLink | None,
     timeout: float,
-) -> tuple[str, str]:
-    """Run one ACP turn for ``agent-doc run``; return ``(answer, session_id)``."""
+) -> tuple[str, str, TurnCancelled | None]:
+    """Run one ACP turn for ``agent-doc run``.
+
+    Returns ``(answer, session_id, cancelled)``: SIGINT, SIGTERM or SIGHUP
+    cancel the turn (``session/cancel``; the agent's process group is stopped
+    if it does not end the turn within the grace period, at once on a second
+    signal), and ``cancelled`` then says so; the answer so far is marked
+    interrupted, to be written like any other.
+    """
     host = ConsoleHost(name, agent, turn.root, link)
     acp_turn = AcpTurn(name, agent, host, turn.root)
+    latch = SignalLatch()
+    loops: list[asyncio.AbstractEventLoop] = []
+    tasks: set[asyncio.Task[None]] = set()
+
+    def cancel_turn(hurry: bool) -> None:
+        host.cancelled = host.cancelled or asyncio.Event()
+        host.cancelled.set()
+        task = asyncio.get_running_loop().create_task(acp_turn.cancel(hurry=hurry))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    def on_signal(signum: int) -> None:
+        hurry = not latch.note(signum)
+        for loop in loops:
+            loop.call_soon_threadsafe(cancel_turn, hurry)
 
     async def main() -> AcpReply:
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(
-                signal.SIGINT, lambda: loop.create_task(acp_turn.cancel())
-            )
+        loops.append(asyncio.get_running_loop())
+        if latch.first is not None:  # a signal came before the loop ran
+            acp_turn.cancelled = True
         return await acp_turn.run(
             turn.prompt, resume=turn.front.resume, timeout=timeout
         )
 
-    reply = asyncio.run(main())
-    return final_answer(reply, name), reply.session_id
+    with signals_routed(on_signal):
+        reply = asyncio.run(main())
+    cancelled = None
+    if latch.first is not None and reply.interrupted:
+        cancelled = TurnCancelled(
+            f"cancelled ({signal_name(latch.first)}): stopped agent '{name}'"
+            f"{_pid_note(acp_turn.agent_pid)}; what it had answered is in the "
+            f"document, marked interrupted",
+            latch.first,
+        )
+    return final_answer(reply, name), reply.session_id, cancelled
+
+
+def _pid_note(pid: int | None) -> str:
+    return "" if pid is None else f" (pid {pid})"

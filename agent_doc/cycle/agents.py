@@ -9,14 +9,22 @@ still added, so a custom backend speaks the same argv and JSON as claude).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_doc.cycle.cancel import SignalLatch
+from agent_doc.cycle.cancel import SignalReceived
+from agent_doc.cycle.cancel import TurnCancelled
+from agent_doc.cycle.cancel import live_groups
+from agent_doc.cycle.cancel import raise_on_signal
+from agent_doc.cycle.cancel import signal_name
+from agent_doc.cycle.cancel import signals_routed
+from agent_doc.cycle.cancel import stop_group
 from agent_doc.errors import AgentError
 from agent_doc.store.config import AgentCommand
 from agent_doc.store.config import GlobalConfig
@@ -118,7 +126,10 @@ def parse_reply(stdout: str, name: str) -> AgentReply:
     try:
         data = json.loads(stdout)
     except json.JSONDecodeError as exc:
-        raise AgentError(f"agent '{name}' printed invalid JSON: {exc.msg}") from exc
+        raise AgentError(
+            f"agent '{name}' printed invalid JSON, not the answer of "
+            f"'claude -p --output-format json': {_excerpt(stdout)}"
+        ) from exc
     if not isinstance(data, dict):
         raise AgentError(f"agent '{name}' printed JSON that is not an object")
     result = data.get("result")
@@ -139,10 +150,42 @@ def send(
     cwd: Path | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
 ) -> AgentReply:
-    """Run the agent with ``prompt`` on stdin and return its parsed reply."""
+    """Run the agent with ``prompt`` on stdin and return its parsed reply.
+
+    SIGINT, SIGTERM or SIGHUP meanwhile stop the agent's whole process group
+    and raise :class:`~agent_doc.cycle.cancel.TurnCancelled` (see
+    :mod:`agent_doc.cycle.cancel`); so does the timeout, as an ``AgentError``.
+    """
     program = invocation.argv[0]
     if shutil.which(program) is None:
         raise AgentError(f"agent command '{program}' not found on PATH")
+    latch = SignalLatch()
+    proc: subprocess.Popen[str] | None = None
+    with signals_routed(raise_on_signal(latch)):
+        try:
+            latch.defer = True  # a signal now must not orphan a half-started agent
+            proc = _start(invocation, cwd)
+            latch.defer = False
+            if latch.first is not None:
+                raise SignalReceived(latch.first)
+            stdout, stderr = proc.communicate(prompt, timeout=timeout)
+        except SignalReceived as received:
+            raise _cancelled(invocation, proc, received.signum, latch) from None
+        except subprocess.TimeoutExpired as exc:
+            assert proc is not None
+            _stop(proc, latch)
+            raise AgentError(
+                f"agent '{invocation.name}' timed out after {timeout:g} s "
+                f"and was stopped; the document is unchanged"
+            ) from exc
+        finally:
+            if proc is not None:
+                live_groups.discard(proc.pid)
+    return _reply_of(invocation.name, proc.returncode, stdout, stderr)
+
+
+def _start(invocation: AgentInvocation, cwd: Path | None) -> subprocess.Popen[str]:
+    """Start the agent in its own session (a terminal's Ctrl-C reaches us only)."""
     try:
         proc = subprocess.Popen(
             invocation.argv,
@@ -155,18 +198,71 @@ def send(
             start_new_session=True,
         )
     except OSError as exc:
-        raise AgentError(f"cannot start agent '{program}': {exc.strerror}") from exc
-    try:
-        stdout, stderr = proc.communicate(prompt, timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
         raise AgentError(
-            f"agent '{invocation.name}' timed out after {timeout:g} s"
+            f"cannot start agent '{invocation.argv[0]}': {exc.strerror}"
         ) from exc
-    if proc.returncode != 0:
-        detail = (stderr.strip().splitlines() or ["no output"])[-1]
+    live_groups.add(proc.pid)
+    return proc
+
+
+def _stop(proc: subprocess.Popen[str], latch: SignalLatch) -> None:
+    """End the agent's process group and close its pipes."""
+    try:
+        stop_group(proc.pid, reap=proc.poll, hurry=lambda: latch.hurry)
+    except SignalReceived:  # pragma: no cover - the latch raises only once
+        pass
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=1)
+
+
+def _cancelled(
+    invocation: AgentInvocation,
+    proc: subprocess.Popen[str] | None,
+    signum: int,
+    latch: SignalLatch,
+) -> TurnCancelled:
+    if proc is None:
+        what = f"agent '{invocation.name}' was not started"
+    else:
+        _stop(proc, latch)
+        what = f"stopped agent '{invocation.name}' (pid {proc.pid}) and its processes"
+    return TurnCancelled(
+        f"cancelled ({signal_name(signum)}): {what}; the document is unchanged",
+        signum,
+    )
+
+
+def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
+    """The reply of an agent that exited with ``status``, or the error to show."""
+    detail = _last_line(stderr)
+    if status < 0:
         raise AgentError(
-            f"agent '{invocation.name}' exited with status {proc.returncode}: {detail}"
+            f"agent '{name}' was killed by {signal_name(-status)}"
+            + (f": {detail}" if detail else "")
         )
-    return parse_reply(stdout, invocation.name)
+    if status != 0:
+        raise AgentError(
+            f"agent '{name}' exited with status {status}"
+            + (f": {detail}" if detail else " and printed no error")
+        )
+    if not stdout.strip():
+        raise AgentError(
+            f"agent '{name}' printed nothing (exit {status})"
+            + (f"; stderr: {detail}" if detail else "")
+        )
+    return parse_reply(stdout, name)
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    """The start of ``text`` on one line, for an error message."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from agent_doc.cycle.turn import build_prompt
 
 if TYPE_CHECKING:
+    from agent_doc.cycle.cancel import TurnCancelled
     from agent_doc.write.pipeline import WriteOutcome
     from agent_doc.write.server_link import ServerLink
 
@@ -40,6 +41,8 @@ class RunOutcome:
     """The ``agent-doc/<stem>`` branch switched to with ``-b``."""
     no_changes: bool = False
     """True when nothing changed since the last response (nothing sent)."""
+    cancelled: TurnCancelled | None = None
+    """Set when a signal cancelled an ACP turn whose partial answer was written."""
 
 
 def run_cycle(
@@ -103,10 +106,11 @@ def run_cycle(
     branch_name = create_branch(open_repo(path), path) if branch else None
     timeout = timeout or agents.DEFAULT_TIMEOUT_S
     session_id: str | None
+    cancelled = None
     if acp and configured is not None:
         from agent_doc.cycle.acp_run import run_acp_from_console
 
-        response, session_id = run_acp_from_console(
+        response, session_id, cancelled = run_acp_from_console(
             turn, name, configured, link=link, timeout=timeout
         )
     else:
@@ -130,4 +134,5 @@ def run_cycle(
         write=outcome,
         committed=committed,
         branch=branch_name,
+        cancelled=cancelled,
     )

@@ -201,3 +201,46 @@ def test_typing_user_delays_the_cycle(
     wait_for(lambda: any(e["event"] == "cycle" for e in events(project)))
     cycle = next(e for e in events(project) if e["event"] == "cycle")
     assert cycle["time"] >= typed_until - 0.01
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_signal_during_a_cycle_stops_the_agent_group(
+    project: Path, session_doc: Path, signum: int
+) -> None:
+    from tests.cli.test_cancel import SLOW
+    from tests.cli.test_cancel import gone
+
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        f'[agents.fake]\ncommand = "{sys.executable}"\nargs = ["{SLOW}"]\n'
+    )
+    pids = project / "pids.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_doc.cli.entry", "watch", "--debounce", "100"],
+        cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "SLOW_AGENT_PIDS": str(pids)},
+    )  # fmt: skip
+    try:
+        wait_for(lambda: any(e["event"] == "ready" for e in events(project)))
+        asked = DOC.replace("2 + 2?", "2 + 2, please?")
+        session_doc.write_text(asked)
+        wait_for(pids.exists, timeout=30)
+        started = json.loads(pids.read_text())
+        proc.send_signal(signum)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in json.loads(pids.read_text()).values() if pids.exists() else ():
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert gone(started["agent"])
+    assert gone(started["child"])
+    assert session_doc.read_text() == asked
+    kinds = [e["event"] for e in events(project)]
+    assert kinds[-2:] == ["cancelled", "stopped"]
+    cancelled = next(e for e in events(project) if e["event"] == "cancelled")
+    name = signal.Signals(signum).name
+    assert cancelled["error"].startswith(f"cancelled ({name}): stopped agent 'fake'")
+    assert not (project / ".agent-doc" / "watch.pid").exists()

@@ -15,7 +15,12 @@ It speaks the real protocol over stdio. What it does is set by environment:
   ``fs/write_text_file`` (after an allowed permission when ``ACP_AGENT_ASK=1``);
 - ``ACP_AGENT_TERMINAL=1``: run ``echo term-ok`` through ``terminal/*``;
 - ``ACP_AGENT_LOG=FILE``: one JSON line per call received (method + details);
-- ``ACP_AGENT_CRASH_AFTER=N``: exit abruptly after N chunks.
+- ``ACP_AGENT_CRASH_AFTER=N``: exit abruptly after N chunks;
+- ``ACP_AGENT_CHILD=1``: at the prompt, start a child process (``sleep``) and
+  log ``child`` with its pid (the grandchild a cancel must end too);
+- ``ACP_AGENT_DEAF=1``: ignore ``session/cancel`` and SIGINT/SIGTERM/SIGHUP
+  (only SIGKILL stops it; so does its child);
+- ``ACP_AGENT_LOG_CHUNKS=1``: log ``chunk`` (with ``sent``) for every chunk.
 
 ``session/cancel`` stops the stream; the turn ends with ``cancelled``.
 A JSON file named as the first argument may set the same keys (for agents
@@ -29,6 +34,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import subprocess
 import sys
 import uuid
 from typing import Any
@@ -106,7 +113,8 @@ class StandInAgent:
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         log("session/cancel", session_id=session_id)
-        self.cancelled.setdefault(session_id, asyncio.Event()).set()
+        if setting("ACP_AGENT_DEAF") != "1":
+            self.cancelled.setdefault(session_id, asyncio.Event()).set()
 
     async def prompt(
         self, session_id: str, prompt: list[Any], **_: Any
@@ -115,6 +123,13 @@ class StandInAgent:
         log("session/prompt", session_id=session_id, prompt=text)
         cancelled = self.cancelled.setdefault(session_id, asyncio.Event())
         cancelled.clear()
+        if setting("ACP_AGENT_CHILD") == "1":
+            deaf = "trap '' INT TERM HUP; " if setting("ACP_AGENT_DEAF") == "1" else ""
+            # it inherits the agent's stdout, as a tool's shell would
+            child = await asyncio.create_subprocess_exec(
+                "/bin/sh", "-c", f"{deaf}sleep 3600; :", stdin=subprocess.DEVNULL
+            )
+            log("child", child=child.pid)
         await self.client.session_update(
             session_id,
             update_plan([plan_entry("answer the question", status="in_progress")]),
@@ -134,6 +149,8 @@ class StandInAgent:
             await self.client.session_update(
                 session_id, update_agent_message_text(reply[start : start + size])
             )
+            if setting("ACP_AGENT_LOG_CHUNKS") == "1":
+                log("chunk", sent=start + size)
             try:
                 await asyncio.wait_for(cancelled.wait(), delay)
             except asyncio.TimeoutError:
@@ -210,4 +227,7 @@ class StandInAgent:
 
 
 if __name__ == "__main__":
+    if setting("ACP_AGENT_DEAF") == "1":
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
     asyncio.run(run_agent(StandInAgent()))

@@ -2,7 +2,8 @@
 """A stand-in for the claude CLI: same argv, same JSON on stdout.
 
 Behaviour is chosen by FAKE_CLAUDE_MODE: ok (default), error, badjson, exit1,
-hang, empty. The argv and the prompt are recorded to FAKE_CLAUDE_LOG (JSON)
+hang, empty, silent (prints nothing, exits
+FAKE_CLAUDE_EXIT with a line on stderr). The argv and the prompt are recorded to FAKE_CLAUDE_LOG (JSON)
 when set. The answer is FAKE_CLAUDE_REPLY, or a reply quoting the prompt size.
 """
 
@@ -25,6 +26,9 @@ def main() -> int:
     if mode == "exit1":
         sys.stderr.write("fake claude: simulated failure\n")
         return 1
+    if mode == "silent":
+        sys.stderr.write("warming up\nfake claude: quota exhausted\n")
+        return int(os.environ.get("FAKE_CLAUDE_EXIT", "0"))
     if mode == "badjson":
         sys.stdout.write("this is not json\n")
         return 0

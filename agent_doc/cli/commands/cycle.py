@@ -45,6 +45,8 @@ def run(
     from agent_doc.automation.lifecycle import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
+    from agent_doc.cycle.cancel import interrupt_on_signal
+    from agent_doc.cycle.cancel import signals_routed
     from agent_doc.write.server_link import ServerLink
 
     def waiting(holder: TurnRecord) -> None:
@@ -53,19 +55,22 @@ def run(
             f"waiting up to {timeout:g} s for it to end"
         )
 
-    outcome = run_cycle(
-        file,
-        wait_s=timeout if wait else 0.0,
-        on_wait=waiting,
-        progress=not dry_run,
-        agent=agent,
-        model=model,
-        branch=branch,
-        dry_run=dry_run,
-        no_git=no_git,
-        link=ServerLink(),
-        timeout=timeout,
-    )
+    with signals_routed(interrupt_on_signal):  # SIGTERM/SIGHUP unwind like Ctrl-C
+        outcome = run_cycle(
+            file,
+            wait_s=timeout if wait else 0.0,
+            on_wait=waiting,
+            progress=not dry_run,
+            agent=agent,
+            model=model,
+            branch=branch,
+            dry_run=dry_run,
+            no_git=no_git,
+            link=ServerLink(),
+            timeout=timeout,
+        )
+    if outcome.cancelled is not None:  # the partial answer is written, marked
+        raise outcome.cancelled
     if outcome.no_changes:
         info(
             f"agent-doc: nothing to send: nothing typed in {file} since the last answer"

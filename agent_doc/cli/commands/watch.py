@@ -41,7 +41,8 @@ def watch(
 ) -> None:
     """Watch session documents and run an agent cycle when one is saved.
 
-    Runs in the foreground until SIGTERM/SIGINT (or `agent-doc watch --stop`).
+    Runs in the foreground until SIGTERM/SIGINT/SIGHUP (or `agent-doc watch
+    --stop`); a cycle under way then stops its agent (the whole process group).
     --status prints "running (pid N)" or "not running" on stdout and exits 0
     or 3 (--json alike).
     State lives at the project root: .agent-doc/watch.pid, watch.lock and
@@ -105,8 +106,8 @@ def _run_daemon(
         extra = item.get("error") or item.get("status") or ""
         info(f"watch: {item['event']} {name} {extra}".rstrip())
 
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, _on_signal)  # a cycle under way is cancelled too
     options = WatchOptions(
         debounce_ms=debounce,
         max_cycles=max_cycles,
