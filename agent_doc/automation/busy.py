@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_doc.document._lazy_log import lazy_logger
-from agent_doc.document._static import TYPE_CHECKING
+from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 

@@ -11,8 +11,7 @@ uses. Hooks never fail an operation.
 from __future__ import annotations
 
 from pathlib import Path
-
-from agent_doc.document._static import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -6,7 +6,7 @@ typer (≈85 ms); see :mod:`agent_doc.cli.entry`.
 
 from __future__ import annotations
 
-from agent_doc.document._static import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

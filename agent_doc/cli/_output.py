@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-
-from agent_doc.document._static import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

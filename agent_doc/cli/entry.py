@@ -11,8 +11,9 @@ that parser cannot parse go to typer, so usage errors and help look the same as
 for every other command.
 
 A command answered on a fast path ends the process without the interpreter's
-teardown (:func:`end_process`): freeing every module and object one by one
-costs a per-turn command a few milliseconds after its work is done.
+teardown (:func:`agent_doc._runtime.fast_exit.end_process`): freeing every
+module and object one by one costs a per-turn command a few milliseconds after
+its work is done.
 """
 
 from __future__ import annotations
@@ -57,33 +58,9 @@ def console() -> None:
         from agent_doc.cli.app import run_app
 
         sys.exit(run_app(args, prog_name="agent-doc"))
+    from agent_doc._runtime.fast_exit import end_process
+
     end_process(code)
-
-
-def end_process(code: int) -> None:
-    """Exit with ``code`` now: the ``atexit`` handlers run (logging's among
-    them) and stdout and stderr flushed, but without the interpreter's teardown.
-
-    Every file a command writes is closed before it returns (state files go
-    through :mod:`agent_doc.store.atomic`), so only the teardown is skipped.
-    While a non-daemon thread still runs, the normal exit waits for it instead.
-    """
-    import atexit
-    import os
-
-    threading = sys.modules.get("threading")
-    if threading is not None and any(
-        t.is_alive() and not t.daemon and t is not threading.main_thread()
-        for t in threading.enumerate()
-    ):
-        sys.exit(code)
-    atexit._run_exitfuncs()  # first: a handler may still write
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: as Python's own exit
-            code = code or 120
-    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 
 AUDITED_NAMES = frozenset({"CLAUDE.md", "AGENTS.md", "README.md", "SKILL.md"})
 PROJECT_MARKERS = (

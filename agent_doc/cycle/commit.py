@@ -10,10 +10,10 @@ exchange; the caller tells an open editor to reposition its buffer too.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._lazy_log import lazy_logger
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import VcsError
 

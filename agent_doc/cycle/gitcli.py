@@ -15,12 +15,12 @@ not run every turn.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.gitproc import text
-from agent_doc.document._static import NamedTuple
 from agent_doc.errors import VcsError
 
 

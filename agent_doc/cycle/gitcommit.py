@@ -15,6 +15,7 @@ repositories) and :mod:`agent_doc.cycle.gitfull` (a signature, the hooks
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_doc.cycle.gitcli import REV_PARSE
 from agent_doc.cycle.gitcli import CommitResult
@@ -32,7 +33,6 @@ from agent_doc.cycle.gitfull import hooks_to_run
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import text
-from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ import os
 from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.cycle.gitcli import WorkTree
@@ -28,7 +29,6 @@ from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import checked
 from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.gitproc import text
-from agent_doc.document._static import NamedTuple
 from agent_doc.errors import VcsError
 from agent_doc.store.atomic import atomic_write_bytes
 

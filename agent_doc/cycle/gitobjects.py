@@ -15,11 +15,10 @@ files (group-shared permissions, fsync): :func:`can_write_loose` tells.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
-
-from agent_doc.document._sha256 import sha1_hex
-from agent_doc.document._static import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any
@@ -52,10 +51,9 @@ def object_id(kind: bytes, body: bytes, object_format: str = "sha1") -> str:
     """The id git gives ``body`` as an object of ``kind`` (``blob``, ``tree``...)."""
     raw = b"%s %d\0" % (kind, len(body)) + body
     if object_format == "sha256":
-        from agent_doc.document._sha256 import sha256_hex
 
-        return sha256_hex(raw)
-    return sha1_hex(raw)
+        return hashlib.sha256(raw).hexdigest()
+    return hashlib.sha1(raw).hexdigest()
 
 
 class ObjectReader:
@@ -163,7 +161,7 @@ class LooseWriter:
         import zlib
 
         raw = b"%s %d\0" % (kind, len(body)) + body
-        oid = sha1_hex(raw)
+        oid = hashlib.sha1(raw).hexdigest()
         folder = self._objects / oid[:2]
         final = folder / oid[2:]
         if final.exists():

@@ -15,12 +15,11 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
-    from typing import Any
     from typing import BinaryIO
 
 GIT_ENV = {"LANGUAGE": "C", "LC_ALL": "C"}
@@ -29,11 +28,10 @@ GIT_ENV = {"LANGUAGE": "C", "LC_ALL": "C"}
 
 def _default_signals() -> tuple[int, ...]:
     """Signals Python ignores that a child must get back (``subprocess`` does)."""
-    import importlib
+    import signal
 
-    signals: Any = importlib.import_module("_signal")  # no enum classes built
     names = ("SIGPIPE", "SIGXFSZ")
-    return tuple(getattr(signals, n) for n in names if hasattr(signals, n))
+    return tuple(int(getattr(signal, n)) for n in names if hasattr(signal, n))
 
 
 @functools.lru_cache(maxsize=4)

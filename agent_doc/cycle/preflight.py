@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._lazy_log import lazy_logger
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import AgentDocError
 
 if TYPE_CHECKING:

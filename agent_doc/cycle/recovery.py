@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 if TYPE_CHECKING:
     from agent_doc.write.pipeline import WriteOutcome

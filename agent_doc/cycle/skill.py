@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import StateError
 
 SKILL_RELPATH = Path(".claude/skills/agent-doc/SKILL.md")

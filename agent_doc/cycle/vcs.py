@@ -8,10 +8,10 @@ these operations run rarely and keep it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_doc.cycle import gitcli
 from agent_doc.cycle.gitcli import CommitResult
-from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:

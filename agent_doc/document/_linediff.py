@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-
-from agent_doc.document._static import TypeVar
+from typing import TypeVar
 
 Hunk = tuple[int, int, int, int]
 """``(a_start, a_end, b_start, b_end)``: ``a[a_start:a_end]`` → ``b[b_start:b_end]``."""

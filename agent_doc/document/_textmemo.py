@@ -11,9 +11,10 @@ so a scan of a new one can start where the two differ (:func:`restart_point`).
 
 from __future__ import annotations
 
+from typing import Generic
+from typing import TypeVar
+
 from agent_doc.document._linediff import common_prefix
-from agent_doc.document._static import Generic
-from agent_doc.document._static import TypeVar
 
 T = TypeVar("T")
 

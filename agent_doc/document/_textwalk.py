@@ -18,10 +18,11 @@ than a ``str`` holding an emoji, and never builds the merged ``str``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+from typing import TypeVar
+
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,8 +9,8 @@ lowercase hex characters; ids of any shape are recognised (and cleaned up).
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
-from agent_doc.document._static import NamedTuple
 from agent_doc.document.codeblocks import code_index
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components

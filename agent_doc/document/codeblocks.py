@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left
 from bisect import bisect_right
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
 from agent_doc.document.components import default_mode
 from agent_doc.errors import ConfigError
 from agent_doc.errors import PatchError

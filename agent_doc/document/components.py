@@ -10,11 +10,11 @@ markers (``<!-- agent:boundary:… -->``) are never components.
 from __future__ import annotations
 
 from bisect import bisect_right
+from typing import NamedTuple
 
-from agent_doc.document._lazy_re import KEY_CHARS
-from agent_doc.document._lazy_re import KEY_START
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import KEY_CHARS
+from agent_doc._runtime.lazy import KEY_START
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
 from agent_doc.document.codeblocks import CodeIndex

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.components import find_component

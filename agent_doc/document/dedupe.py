@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.boundary import Boundary
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.codeblocks import CodeRanges

@@ -11,9 +11,9 @@ Anything inside fenced code or inline code spans is content and is kept.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import TYPE_CHECKING
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeIndex
 
 if TYPE_CHECKING:

@@ -9,12 +9,13 @@ size-limited. Text edits that keep every other byte live in
 
 from __future__ import annotations
 
-from agent_doc.document._lazy_re import DIGITS
-from agent_doc.document._lazy_re import KEY_CHARS
-from agent_doc.document._lazy_re import KEY_START
-from agent_doc.document._lazy_re import LETTERS
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+from agent_doc._runtime.lazy import DIGITS
+from agent_doc._runtime.lazy import KEY_CHARS
+from agent_doc._runtime.lazy import KEY_START
+from agent_doc._runtime.lazy import LETTERS
 from agent_doc.document.frontmatter_text import FrontmatterBlock
 from agent_doc.document.frontmatter_text import field_lines
 from agent_doc.document.frontmatter_text import rename_field

@@ -10,11 +10,11 @@ the public names.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from agent_doc.document._lazy_re import KEY_CHARS
-from agent_doc.document._lazy_re import KEY_START
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import KEY_CHARS
+from agent_doc._runtime.lazy import KEY_START
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import FrontmatterError
 
 __all__ = [

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 
 HEAD_SUFFIX = " (HEAD)"
 # Whole heading lines (``$`` is the line's end; nothing here crosses a "\n").

@@ -7,7 +7,7 @@ by an empty ``## User`` heading for the next prompt.
 
 from __future__ import annotations
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import PatchError
 
 ASSISTANT_HEADING = "## Assistant"

@@ -22,12 +22,13 @@ they become UTF-8 byte offsets (pycrdt ``Text`` indexes bytes).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from agent_doc.document import _yrs
 from agent_doc.document._linediff import Hunk
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
 from agent_doc.document._linediff import diff_lines
-from agent_doc.document._static import NamedTuple
 from agent_doc.document._textwalk import TRIES
 from agent_doc.document._textwalk import WINDOW
 from agent_doc.document._textwalk import common_head

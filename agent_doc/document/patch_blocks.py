@@ -8,9 +8,9 @@ blocks; everything outside them is "unmatched" text. Re-exported by
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.components import is_valid_name

@@ -10,7 +10,7 @@ position in the buffer stays valid.
 
 from __future__ import annotations
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 
 REPLACEMENT = "\ufffd"
 """What a lone surrogate becomes."""

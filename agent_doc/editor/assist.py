@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_max_lines
 from agent_doc.document.component_config import resolve_mode

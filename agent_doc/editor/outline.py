@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_mode

@@ -18,10 +18,10 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import ConfigError
 from agent_doc.store.config_keys import warn_unknown_keys
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-from agent_doc.document._static import TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any

@@ -12,9 +12,9 @@ import codecs
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.store.atomic import atomic_write_bytes

@@ -15,13 +15,13 @@ behind by a dead listener (connection refused) is removed before binding.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_doc.document._lazy_log import lazy_logger
-from agent_doc.document._sha256 import sha256_hex
-from agent_doc.document._static import TYPE_CHECKING
+from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def bind_path(root: Path) -> Path:
     preferred = default_socket_path(root.resolve())
     if len(os.fsencode(str(preferred))) < SUN_PATH_MAX:
         return preferred
-    digest = sha256_hex(os.fsencode(str(preferred)))[:16]
+    digest = hashlib.sha256(os.fsencode(str(preferred))).hexdigest()[:16]
     return runtime_dir() / f"h-{digest}.sock"
 
 

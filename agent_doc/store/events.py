@@ -18,12 +18,12 @@ import contextlib
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+from typing import Protocol
 
-from agent_doc.document._lazy_log import lazy_logger
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
-from agent_doc.document._static import Protocol
+from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 

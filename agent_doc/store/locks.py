@@ -13,10 +13,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import time
-from _thread import _local
+from typing import TYPE_CHECKING
 
-from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import StateError
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 30.0
 """Seconds a lock acquisition waits before giving up."""
 
-_held = _local()  # threading.local itself, without importing threading
+_held = threading.local()
 
 
 def _held_set() -> set[str]:

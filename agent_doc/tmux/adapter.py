@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
-from agent_doc.document._static import NamedTuple
 from agent_doc.errors import TmuxError
 
 SOCKET_ENV = "AGENT_DOC_TMUX_SOCKET"

@@ -19,10 +19,10 @@ import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import ConfigError
 
 if TYPE_CHECKING:

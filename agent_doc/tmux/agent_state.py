@@ -18,15 +18,15 @@ separate CLI runs see time pass; the language server can pass its own dict.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from collections.abc import Collection
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._sha256 import sha256_hex
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
@@ -177,7 +177,7 @@ def agent_states(
             if info is not None and not info.dead else ""
         )  # fmt: skip
         permission = parse_prompt(screen).active
-        digest = sha256_hex(strip_ansi(screen).encode())
+        digest = hashlib.sha256(strip_ansi(screen).encode()).hexdigest()
         obs = infer(memory.get(key), digest, alive=alive, permission=permission,
                     now=now, config=config)  # fmt: skip
         memory[key] = obs

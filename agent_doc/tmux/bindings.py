@@ -10,10 +10,10 @@ import os
 import shlex
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import DocumentError
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document

@@ -11,10 +11,10 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._lazy_re import lazy_compile
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import TmuxError
 from agent_doc.tmux.screen import strip_ansi
 

@@ -14,9 +14,9 @@ import json
 import stat
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
 from agent_doc.errors import StateError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text

@@ -6,7 +6,7 @@ state: nothing here talks to tmux.
 
 from __future__ import annotations
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 
 _CSI = lazy_compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _OSC = lazy_compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")

@@ -15,9 +15,9 @@ so it never gets a second Enter.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import TmuxError
 

@@ -10,7 +10,8 @@ the merged bytes. Otherwise (a BOM, CRLF, a small text…) on ``str``.
 
 from __future__ import annotations
 
-from agent_doc.document._static import TYPE_CHECKING
+from typing import TYPE_CHECKING
+
 from agent_doc.write.outcome import WriteOutcome
 
 if TYPE_CHECKING:
@@ -150,8 +151,8 @@ def _save_snapshot_and_state(
     """Save the snapshot (durable) and, meanwhile on another thread, the CRDT
     state (both after the document: a reader never sees a snapshot newer than
     the file)."""
-    from agent_doc.store.background import in_background
-    from agent_doc.store.background import wait_quietly
+    from agent_doc._runtime.background import in_background
+    from agent_doc._runtime.background import wait_quietly
 
     state_saved = in_background(lambda: store.save_crdt(path, state))
     try:

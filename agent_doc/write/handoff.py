@@ -16,9 +16,9 @@ a server that does not have the document open, a refused request.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerLinkError

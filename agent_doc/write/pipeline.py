@@ -21,10 +21,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._lazy_log import lazy_logger
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import PatchError
 from agent_doc.write.disk import write_to_disk
 from agent_doc.write.outcome import WriteOutcome as WriteOutcome
@@ -124,8 +124,8 @@ def _write_after_pending(
     store: StateStore,
 ) -> WriteOutcome:
     """:func:`write_response` once the pending response is saved."""
-    from agent_doc.store.background import in_background
-    from agent_doc.store.background import wait_quietly
+    from agent_doc._runtime.background import in_background
+    from agent_doc._runtime.background import wait_quietly
     from agent_doc.store.state import read_document
 
     handle = None
@@ -197,14 +197,13 @@ def text_digest(text: str, data: bytes | None = None) -> str:
     """BLAKE2b digest of ``text`` as UTF-8: the pending write's expected content_ours.
 
     ``data`` is ``text`` already encoded as UTF-8, when the caller has it.
-    BLAKE2b (CPython's own ``_blake2``, no OpenSSL load) hashes a large
-    document in a third of the time SHA-256 takes there.
+    BLAKE2b hashes a large document in a third of the time SHA-256 takes.
     """
-    from _blake2 import blake2b
+    import hashlib
 
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
-    return DIGEST_PREFIX + blake2b(data, digest_size=32).hexdigest()
+    return DIGEST_PREFIX + hashlib.blake2b(data, digest_size=32).hexdigest()
 
 
 def digest_matches(text: str, expected: str) -> bool:
@@ -212,9 +211,10 @@ def digest_matches(text: str, expected: str) -> bool:
     hex digest) is the digest of ``text``."""
     if expected.startswith(DIGEST_PREFIX):
         return text_digest(text) == expected
-    from agent_doc.document._sha256 import sha256_hex  # no OpenSSL load
+    import hashlib
 
-    return sha256_hex(text.encode("utf-8", "surrogatepass")) == expected
+    data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest() == expected
 
 
 def _utf8(text: str) -> bytes | None:

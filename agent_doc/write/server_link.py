@@ -24,9 +24,9 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout

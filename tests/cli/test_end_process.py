@@ -51,7 +51,7 @@ def test_exit_code_stdout_and_atexit_handlers() -> None:
     done = _python(
         "-c",
         "import atexit, sys\n"
-        "from agent_doc.cli.entry import end_process\n"
+        "from agent_doc._runtime.fast_exit import end_process\n"
         "atexit.register(lambda: sys.stdout.write(' and the handler'))\n"
         "sys.stdout.write('output')\n"
         "sys.stderr.write('errors')\n"
@@ -68,7 +68,7 @@ def test_a_running_thread_is_waited_for() -> None:
     done = _python(
         "-c",
         "import sys, threading\n"
-        "from agent_doc.cli.entry import end_process\n"
+        "from agent_doc._runtime.fast_exit import end_process\n"
         "go = threading.Event()\n"
         "def work():\n"
         "    go.wait(30)\n"
@@ -84,7 +84,7 @@ def test_a_closed_stdout_is_a_failure_as_in_python() -> None:
     done = _python(
         "-c",
         "import os, sys\n"
-        "from agent_doc.cli.entry import end_process\n"
+        "from agent_doc._runtime.fast_exit import end_process\n"
         "sys.stdout.write('lost')\n"
         "os.close(1)\n"
         "end_process(0)\n",

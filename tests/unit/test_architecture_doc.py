@@ -25,12 +25,3 @@ def test_module_map_matches_the_tree() -> None:
     assert current == module_map.updated_document(), (
         "docs/architecture.md is stale: run python scripts/module_map.py"
     )
-
-
-def test_agent_doc_top_level_stays_small() -> None:
-    entries = [
-        p.name
-        for p in (ROOT / "agent_doc").iterdir()
-        if p.name != "__pycache__" and not p.name.endswith(".typed")
-    ]
-    assert len(entries) <= 11, sorted(entries)

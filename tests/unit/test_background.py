@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc._runtime.background import in_background
+from agent_doc._runtime.background import wait_quietly
 from agent_doc.errors import StateError
-from agent_doc.store.background import in_background
-from agent_doc.store.background import wait_quietly
 from agent_doc.write.pipeline import run_write
 
 

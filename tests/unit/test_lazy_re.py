@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from agent_doc.document._lazy_re import lazy_compile
+from agent_doc._runtime.lazy import lazy_compile
 
 PER_TURN = (
     "agent_doc.document.apply",

@@ -17,9 +17,8 @@ it``, a rule ``---``, ``-5``) is a positional argument, not an option: only
 from __future__ import annotations
 
 from collections.abc import Callable
-
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import NamedTuple
+from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 if TYPE_CHECKING:
     from typing import Any

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_doc.cli.commands._argv import Spec
 from agent_doc.cli.commands._argv import Unhandled
 from agent_doc.cli.commands._argv import parse
-from agent_doc.document._static import TYPE_CHECKING
 from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:

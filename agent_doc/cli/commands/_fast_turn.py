@@ -11,11 +11,11 @@ typer. This module must not import typer.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_doc.cli.commands._argv import Spec
 from agent_doc.cli.commands._argv import Unhandled
 from agent_doc.cli.commands._argv import parse
-from agent_doc.document._static import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agent_doc.tmux.agent_state import AgentStatus

@@ -1,4 +1,4 @@
-"""Regular expressions compiled on first use instead of at import.
+"""Patterns compiled and loggers resolved on first use instead of at import.
 
 A module-level ``re.compile`` runs on every start of every command that imports
 the module, whether or not the command matches anything with it (about 50 of
@@ -8,6 +8,11 @@ stand-in that compiles on the first attribute access (``.search``,
 cost what a compiled pattern's do. Use it only for patterns accessed through
 their methods (never passed to ``re.sub``/``re.match`` as a pattern).
 
+Likewise ``logging.getLogger(__name__)`` at module level imports
+:mod:`logging` (a few milliseconds) in every command that imports the module,
+even one that logs nothing: :func:`lazy_logger` resolves the real logger (same
+name, same handlers and levels) on first use.
+
 Where a check by hand does what a small pattern would (a write compiles none it
 can avoid), the ASCII classes below stand for the pattern's character classes.
 """
@@ -15,13 +20,12 @@ can avoid), the ASCII classes below stand for the pattern's character classes.
 from __future__ import annotations
 
 import re
-
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import cast
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import cast
 
 if TYPE_CHECKING:
-    from typing import Any
-
+    import logging
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 """``[A-Za-z]``."""
@@ -48,3 +52,20 @@ class _LazyPattern:
 def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, deferred until the pattern is first used."""
     return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
+
+
+class _LazyLogger:
+    """Looks up ``logging.getLogger(name)`` when first used."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger(self._name), attr)
+
+
+def lazy_logger(name: str) -> logging.Logger:
+    """``logging.getLogger(name)``, with ``logging`` imported on first use."""
+    return cast("logging.Logger", _LazyLogger(name))

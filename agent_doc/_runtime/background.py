@@ -7,29 +7,37 @@ returns a function that waits for it: the result, or the exception ``work``
 raised, re-raised in the caller. File system calls release the interpreter
 lock, so the overlap is real on a machine with more than one core.
 
-A low-level thread (:mod:`_thread`) is used: importing :mod:`threading` costs
-a per-turn command more than the overlap saves. The caller must wait before
-it returns (a fast command ends with ``os._exit``, which does not wait).
+The caller must wait before it returns: :func:`pending` counts the work not
+waited for yet, and :mod:`agent_doc._runtime.fast_exit` refuses to end the
+process while it is not zero.
 """
 
 from __future__ import annotations
 
-import _thread
-
-from agent_doc.document._static import TYPE_CHECKING
-from agent_doc.document._static import TypeVar
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
+import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
+
+_pending = 0
+_count_lock = threading.Lock()
+
+
+def pending() -> int:
+    """How many pieces of background work have not been waited for."""
+    return _pending
+
+
+def _count(delta: int) -> None:
+    global _pending
+    with _count_lock:
+        _pending += delta
 
 
 def in_background(work: Callable[[], T]) -> Callable[[], T]:
     """Start ``work`` on a thread; the returned function waits for it and gives
     its result or raises its exception (every call, the same outcome)."""
-    done = _thread.allocate_lock()
-    done.acquire()
     results: list[T] = []
     errors: list[BaseException] = []
 
@@ -38,14 +46,18 @@ def in_background(work: Callable[[], T]) -> Callable[[], T]:
             results.append(work())
         except BaseException as exc:  # handed to the waiting caller
             errors.append(exc)
-        finally:
-            done.release()
 
-    _thread.start_new_thread(run, ())
+    thread = threading.Thread(target=run, name="agent-doc-background", daemon=True)
+    _count(+1)
+    thread.start()
+    waited = False
 
     def wait() -> T:
-        with done:  # released when ``work`` has finished
-            pass
+        nonlocal waited
+        thread.join()
+        if not waited:
+            waited = True
+            _count(-1)
         if errors:
             raise errors[0]
         return results[0]
