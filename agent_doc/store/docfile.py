@@ -92,8 +92,12 @@ def require_document(path: Path) -> None:
         raise error
 
 
-def _read_regular(path: Path) -> bytes:
-    """The bytes of a regular file; opening never blocks (``O_NONBLOCK``)."""
+def _read_regular(path: Path, known: tuple[bytes, ...] = ()) -> bytes:
+    """The bytes of a regular file; opening never blocks (``O_NONBLOCK``).
+
+    When the file has the size of one of ``known`` (bytes read before), it is
+    compared with them a piece at a time and those very bytes are returned when
+    equal (no second copy of a large document)."""
     require_document(path)
     flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
     try:
@@ -108,9 +112,9 @@ def _read_regular(path: Path) -> bytes:
         if error is not None:
             raise error
         try:
-            for known in (*_CHECKED, *(data for data, _ in _READS)):
-                if len(known) == info.st_size:  # read again, e.g. under the lock
-                    return _read_like(handle, known)
+            for before in known:
+                if len(before) == info.st_size:  # read again, e.g. under the lock
+                    return _read_like(handle, before)
             return handle.read()
         except OSError as exc:
             raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -134,39 +138,74 @@ def _read_like(handle: BinaryIO, known: bytes) -> bytes:
         pos += len(piece)
 
 
-def read_document(path: Path) -> DocumentFile:
+class ReadCache:
+    """What one command has read of its documents, to read them again cheaply.
+
+    A write reads the baseline and the document, then the document again under
+    the lock (only a comparison of bytes then), and a disk merge takes the
+    UTF-8 of both from here (:meth:`utf8_of`) instead of encoding them again.
+    One cache lives as long as one write (:func:`agent_doc.write.pipeline.
+    write_response` makes it); nothing is kept between commands or calls that
+    do not share it.
+    """
+
+    KEPT_READS = 2
+    """How many :meth:`read_document` results are kept (newest first)."""
+
+    def __init__(self) -> None:
+        self._reads: list[tuple[bytes, DocumentFile]] = []
+        self._checked: bytes | None = None
+
+    def _known(self) -> tuple[bytes, ...]:
+        seen = tuple(data for data, _ in self._reads)
+        return seen if self._checked is None else (self._checked, *seen)
+
+    def read_document(self, path: Path) -> DocumentFile:
+        """:func:`read_document`, remembering the bytes and the result."""
+        data = _read_regular(path, self._known())
+        for seen, document in self._reads:
+            if seen == data:  # e.g. re-read under the lock
+                return document
+        document = _decode_document(path, data)
+        self._reads.insert(0, (data, document))
+        del self._reads[self.KEPT_READS :]
+        return document
+
+    def utf8_of(self, text: str) -> bytes | None:
+        """The bytes :meth:`read_document` read for the document whose text is
+        ``text`` (that very object), when they are exactly its UTF-8 (no BOM,
+        no CRLF turned into ``\\n``); else ``None``."""
+        for data, document in self._reads:
+            if document.text is text and document.newline == "\n" and not document.bom:
+                return data
+        return None
+
+    def read_plain_utf8(self, path: Path) -> bytes | None:
+        """:func:`read_plain_utf8`, remembering the bytes it checked."""
+        data = _read_regular(path, self._known())
+        for seen, document in self._reads:  # read (and checked) before
+            if seen == data:
+                return data if document.newline == "\n" and not document.bom else None
+        if data.startswith(BOM) or b"\r" in data:
+            return None
+        if data == self._checked:
+            return data
+        _check_utf8(path, data)
+        self._checked = data
+        return data
+
+
+def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     """Read a UTF-8 document, stripping a BOM and normalising all-CRLF endings.
 
     Raises :class:`DocumentError` naming the file when it is missing, not a
     regular file (a folder, FIFO, socket or device: refused without blocking),
-    unreadable, contains NUL bytes or is not valid UTF-8.
+    unreadable, contains NUL bytes or is not valid UTF-8. ``reads`` is the
+    command's :class:`ReadCache`, when it reads the file more than once.
     """
-    data = _read_regular(path)
-    for seen, document in _READS:
-        if seen == data:  # e.g. re-read under the lock
-            return document
-    document = _decode_document(path, data)
-    _READS.insert(0, (data, document))
-    del _READS[_KEPT_READS:]
-    return document
-
-
-_KEPT_READS = 2
-_READS: list[tuple[bytes, DocumentFile]] = []
-"""The bytes and result of the last successful :func:`read_document` calls,
-newest first: a write reads the baseline and the document, then the document
-again under the lock (only a comparison of bytes then), and a disk merge takes
-the UTF-8 of both from here (:func:`utf8_of`) instead of encoding them again."""
-
-
-def utf8_of(text: str) -> bytes | None:
-    """The bytes :func:`read_document` read for the document whose text is
-    ``text`` (that very object), when they are exactly its UTF-8 (no BOM, no
-    CRLF turned into ``\\n``); else ``None``."""
-    for data, document in _READS:
-        if document.text is text and document.newline == "\n" and not document.bom:
-            return data
-    return None
+    if reads is not None:
+        return reads.read_document(path)
+    return _decode_document(path, _read_regular(path))
 
 
 PLAIN = DocumentFile("", "\n", False)
@@ -177,7 +216,7 @@ _CHECK_CHUNK = 1 << 14
 """Bytes decoded at a time to check a document is UTF-8 without keeping its text."""
 
 
-def read_plain_utf8(path: Path) -> bytes | None:
+def read_plain_utf8(path: Path, reads: ReadCache | None = None) -> bytes | None:
     """The document's bytes when they are plain UTF-8 (no BOM, no ``\\r``),
     checked without building its text; ``None`` when it is not plain (then
     :func:`read_document` reads it). Raises as :func:`read_document` does.
@@ -185,14 +224,12 @@ def read_plain_utf8(path: Path) -> bytes | None:
     A disk merge works on these bytes (:mod:`agent_doc.write.disk`); on a large
     document with an emoji its text would take four times their size.
     """
-    data = _read_regular(path)
-    for seen, document in _READS:  # read (and checked) before
-        if seen == data:
-            return data if document.newline == "\n" and not document.bom else None
-    if data.startswith(BOM) or b"\r" in data:
-        return None
-    if data in _CHECKED:
-        return data
+    return (reads if reads is not None else ReadCache()).read_plain_utf8(path)
+
+
+def _check_utf8(path: Path, data: bytes) -> None:
+    """Raise as :func:`read_document` would when ``data`` is not a document's
+    UTF-8 (invalid UTF-8 or a NUL byte), without building its text."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         for start in range(0, len(data), _CHECK_CHUNK):
@@ -203,12 +240,6 @@ def read_plain_utf8(path: Path) -> bytes | None:
         raise  # pragma: no cover - the full decode fails where the check did
     if b"\0" in data:
         _decode_document(path, data)  # raises, naming the line
-    _CHECKED[:] = [data]
-    return data
-
-
-_CHECKED: list[bytes] = []
-"""The last bytes :func:`read_plain_utf8` checked (read again under the lock)."""
 
 
 def _decode_document(path: Path, data: bytes) -> DocumentFile:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import StateStore
 
 
@@ -27,6 +28,7 @@ def write_to_disk(
     ours: str,
     store: StateStore,
     ours_data: bytes | None,
+    reads: ReadCache | None = None,
     *,
     before_write: Callable[[], object] = lambda: None,
 ) -> WriteOutcome:
@@ -37,20 +39,24 @@ def write_to_disk(
     document are written from it without encoding the text again.
     ``before_write`` runs under the lock once the merge is done, before the
     document or any state is written (it saves the expected digest).
+    ``reads`` is what the write read before (the document is then only
+    compared with those bytes under the lock).
     """
-    from agent_doc.store.docfile import read_plain_utf8
-    from agent_doc.store.docfile import utf8_of
+    from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import doc_lock
 
+    reads = ReadCache() if reads is None else reads
     with doc_lock(path, root=store.root):
-        theirs, base_data = read_plain_utf8(path), utf8_of(baseline)
+        theirs, base_data = reads.read_plain_utf8(path), reads.utf8_of(baseline)
         if theirs is not None and base_data is not None and ours_data is not None:
             done = _write_utf8(
                 path, base_data, ours, ours_data, theirs, store, before_write
             )
             if done is not None:
                 return done
-        return _write_text(path, baseline, ours, store, ours_data, before_write)
+        return _write_text(
+            path, baseline, ours, store, ours_data, before_write, reads
+        )
 
 
 def _write_utf8(
@@ -102,13 +108,14 @@ def _write_text(
     store: StateStore,
     ours_data: bytes | None,
     before_write: Callable[[], object],
+    reads: ReadCache,
 ) -> WriteOutcome:
     """The write on the texts (a BOM, CRLF, a lone surrogate, a small text…)."""
     from agent_doc.document import _yrs
     from agent_doc.store.state import read_document
     from agent_doc.store.state import write_document
 
-    current = read_document(path)
+    current = read_document(path, reads)
     plain = current.newline == "\n" and not current.bom
     data: bytes | memoryview | None = None
     state: bytes | tuple[bytes | memoryview, ...]

@@ -33,6 +33,7 @@ from agent_doc.write.outcome import WriteRequest as WriteRequest
 if TYPE_CHECKING:
     from agent_doc.document.component_config import ComponentConfig
     from agent_doc.store.docfile import DocumentFile
+    from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import StateStore
     from agent_doc.write.outcome import Target
     from agent_doc.write.server_link import ServerHandle
@@ -47,11 +48,11 @@ def normalize_text(text: str) -> str:
     return text.replace("\r\n", "\n") if "\r" in text else text  # a find is cheaper
 
 
-def read_baseline_file(path: Path) -> str:
+def read_baseline_file(path: Path, reads: ReadCache | None = None) -> str:
     """Read a ``--baseline-file`` (UTF-8, BOM/CRLF normalised)."""
     from agent_doc.store.state import read_document
 
-    return read_document(Path(path)).text
+    return read_document(Path(path), reads).text
 
 
 def _crdt_state_of(text: str) -> bytes:
@@ -74,6 +75,7 @@ def write_response(
     link: ServerLink | None = None,
     *,
     on_written: Callable[[WriteOutcome], None] | None = None,
+    reads: ReadCache | None = None,
 ) -> WriteOutcome:
     """Write an agent response into a document (see the module docstring).
 
@@ -86,6 +88,10 @@ def write_response(
         ``None`` writes to disk.
     on_written:
         Called with the outcome after a successful write (post-write hooks).
+    reads:
+        What this write already read (the baseline file); a new
+        :class:`~agent_doc.store.docfile.ReadCache` otherwise. It lives as long
+        as this write.
 
     Raises
     ------
@@ -97,17 +103,19 @@ def write_response(
         A server has the document open but could not apply in time (exit 75);
         nothing was written and the response stays pending.
     """
+    from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
 
     path = Path(request.path)
     if not request.response.strip():
         raise PatchError("empty response — nothing to write")
-    disk = _checked_document(path, request.baseline is None)
+    reads = ReadCache() if reads is None else reads
+    disk = _checked_document(path, request.baseline is None, reads)
     root = project_root_for(path)
     store = StateStore(root)
     store.save_pending(path, request.response)
-    outcome = _write_after_pending(request, link, path, disk, store)
+    outcome = _write_after_pending(request, link, path, disk, store, reads)
     store.delete_pending(path)
     if request.origin:
         _log_origin(store, path, request.origin)
@@ -122,6 +130,7 @@ def _write_after_pending(
     path: Path,
     disk: DocumentFile | None,
     store: StateStore,
+    reads: ReadCache,
 ) -> WriteOutcome:
     """:func:`write_response` once the pending response is saved."""
     from agent_doc._runtime.background import in_background
@@ -136,7 +145,7 @@ def _write_after_pending(
     elif handle is not None:
         baseline = normalize_text(handle.text)
     else:
-        baseline = read_document(path).text if disk is None else disk.text
+        baseline = read_document(path, reads).text if disk is None else disk.text
     if handle is not None and link is not None:
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
@@ -162,6 +171,7 @@ def _write_after_pending(
             ours,
             store,
             ours_data,
+            reads,
             before_write=lambda: store.save_expected(path, digest()),
         )
     except BaseException:
@@ -169,16 +179,18 @@ def _write_after_pending(
         raise
 
 
-def _checked_document(path: Path, text_needed: bool) -> DocumentFile | None:
+def _checked_document(
+    path: Path, text_needed: bool, reads: ReadCache
+) -> DocumentFile | None:
     """Check the document can be written (an existing, regular, UTF-8 file)
     before any state is; its text when ``text_needed`` or when it is not plain
     UTF-8, else ``None`` (its bytes were checked without building the text)."""
     from agent_doc.store.docfile import read_plain_utf8
     from agent_doc.store.state import read_document
 
-    if not text_needed and read_plain_utf8(path) is not None:
+    if not text_needed and read_plain_utf8(path, reads) is not None:
         return None
-    return read_document(path)
+    return read_document(path, reads)
 
 
 def gone_server_notice(path: Path, pid: int) -> str:
@@ -317,13 +329,16 @@ def run_write(
     :mod:`agent_doc.cli.entry`.
     """
 
-    baseline = read_baseline_file(baseline_file) if baseline_file else None
+    from agent_doc.store.docfile import ReadCache
+
+    reads = ReadCache()  # the baseline file's bytes serve the disk merge
+    baseline = read_baseline_file(baseline_file, reads) if baseline_file else None
     request = WriteRequest(Path(path), response, baseline, stream, force_disk, origin)
     if force_disk:
-        return write_response(request, None)
+        return write_response(request, None, reads=reads)
     from agent_doc.write.server_link import ServerLink
 
-    return write_response(request, ServerLink())
+    return write_response(request, ServerLink(), reads=reads)
 
 
 class PatchOutcome(NamedTuple):

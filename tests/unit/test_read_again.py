@@ -13,10 +13,10 @@ from agent_doc.store import docfile
 TEXT = "".join(f"line {i} é 😀\n" for i in range(12_000)).encode()  # > 64 KiB pieces
 
 
-@pytest.fixture(autouse=True)
-def _forget_reads() -> None:
-    docfile._READS.clear()
-    docfile._CHECKED.clear()
+@pytest.fixture
+def reads() -> docfile.ReadCache:
+    """One command's reads (a write's: baseline, document, again under the lock)."""
+    return docfile.ReadCache()
 
 
 def _changed_at(data: bytes, at: int) -> bytes:
@@ -26,34 +26,40 @@ def _changed_at(data: bytes, at: int) -> bytes:
     return data[:at] + (b"X" if data[at : at + 1] != b"X" else b"Y") + data[at + 1 :]
 
 
-def test_an_unchanged_file_gives_the_bytes_read_before(tmp_path: Path) -> None:
+def test_an_unchanged_file_gives_the_bytes_read_before(
+    tmp_path: Path, reads: docfile.ReadCache
+) -> None:
     doc = tmp_path / "doc.md"
     doc.write_bytes(TEXT)
-    first = docfile.read_plain_utf8(doc)
-    again = docfile.read_plain_utf8(doc)
+    first = reads.read_plain_utf8(doc)
+    again = reads.read_plain_utf8(doc)
     assert first == TEXT
     assert again is first  # no second copy of the document
 
 
 @pytest.mark.parametrize("at", [0, 1 << 16, (1 << 16) + 5, len(TEXT) - 20])
-def test_a_byte_changed_at_the_same_size_is_read(tmp_path: Path, at: int) -> None:
+def test_a_byte_changed_at_the_same_size_is_read(
+    tmp_path: Path, at: int, reads: docfile.ReadCache
+) -> None:
     doc = tmp_path / "doc.md"
     doc.write_bytes(TEXT)
-    docfile.read_plain_utf8(doc)
+    reads.read_plain_utf8(doc)
     changed = _changed_at(TEXT, at)
     doc.write_bytes(changed)
-    assert docfile.read_plain_utf8(doc) == changed
-    assert docfile.read_document(doc).text == changed.decode()
+    assert reads.read_plain_utf8(doc) == changed
+    assert reads.read_document(doc).text == changed.decode()
 
 
 @pytest.mark.parametrize("size", [len(TEXT) - 1, len(TEXT) + 1, 0])
-def test_a_file_of_another_size_is_read(tmp_path: Path, size: int) -> None:
+def test_a_file_of_another_size_is_read(
+    tmp_path: Path, size: int, reads: docfile.ReadCache
+) -> None:
     doc = tmp_path / "doc.md"
     doc.write_bytes(TEXT)
-    docfile.read_document(doc)
+    reads.read_document(doc)
     other = (TEXT + b"\n")[:size]
     doc.write_bytes(other)
-    assert docfile.read_document(doc).text == other.decode()
+    assert reads.read_document(doc).text == other.decode()
 
 
 def test_a_file_that_grows_while_it_is_compared(tmp_path: Path) -> None:
@@ -63,3 +69,13 @@ def test_a_file_that_grows_while_it_is_compared(tmp_path: Path) -> None:
         assert docfile._read_like(handle, TEXT[:-100]) == TEXT
     with doc.open("rb") as handle:
         assert docfile._read_like(handle, TEXT + b"more") == TEXT
+
+
+def test_reads_are_not_shared_between_caches(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_bytes(TEXT)
+    first = docfile.ReadCache().read_plain_utf8(doc)
+    other = docfile.ReadCache().read_plain_utf8(doc)
+    assert first == other
+    assert other is not first  # no state kept between commands
+    assert docfile.read_document(doc).text is not docfile.read_document(doc).text
