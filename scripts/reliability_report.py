@@ -37,7 +37,7 @@ PARTS = {
     "editor wait": "tests/cli/test_write_editor_wait.py",
     "convert": "tests/cli/test_doc_tools_cli.py",
     "no junk commits": "tests/cli/test_honest_commits.py",
-    "honest commits": "tests/unit/test_commit_fidelity.py",
+    "honest commits": "tests/unit/cycle/test_commit_fidelity.py",
     "state out of git": "tests/cli/test_state_out_of_git.py",
 }
 TYPING_PARTS = {

@@ -5,7 +5,7 @@ a merge needs the CRDT (where both sides' edits meet).
 
 :func:`encode_text_state` writes the Yrs v1 update of a fresh document holding
 one text (what the CRDT state file stores) in plain Python: it is byte for byte
-what pycrdt produces (see ``tests/unit/test_yrs.py``), so writing a snapshot's
+what pycrdt produces (see ``tests/unit/document/test_yrs.py``), so writing a snapshot's
 CRDT state needs no pycrdt at all.
 """
 

@@ -186,7 +186,7 @@ def _one_hunk(a: list[str], b: list[str], head: int, tail: int) -> list[str] | N
     ``+`` lines, shared tail. Two cases are left to difflib: 200 lines or more
     (its popular-line heuristic), and an insertion or deletion whose shared tail
     is longer than its head and occurs earlier in the unchanged side (difflib
-    matches its first occurrence). ``tests/unit/test_diff_fast.py`` compares
+    matches its first occurrence). ``tests/unit/document/test_diff_fast.py`` compares
     this with difflib on random inputs.
     """
     if len(b) >= 200 or head < 0 or tail < 0:

@@ -101,7 +101,7 @@ def test_gc_cli_json(project: Path) -> None:
 def test_gc_docs_say_what_happens_to_lock_files() -> None:
     """The docs once said "Lock files are left alone" while gc removed the free
     locks of deleted documents; the docs and ``gc --help`` now say exactly that."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     automation = (root / "docs" / "automation.md").read_text(encoding="utf-8")
     section = automation.split("## gc", 1)[1].split("\n## ", 1)[0]
     assert "left alone" not in section

@@ -14,7 +14,7 @@ from agent_doc.errors import AgentError
 from agent_doc.store.config import AgentCommand
 from agent_doc.store.config import GlobalConfig
 
-FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
+FAKE = Path(__file__).parents[2] / "data" / "fake_claude.py"
 
 
 def fake_config() -> GlobalConfig:
