@@ -7,8 +7,10 @@ users. The imports are read with ``ast`` from every file of ``agent_doc/`` and
 ``if TYPE_CHECKING:`` alike (a type-only import is still a dependency: the
 types and ``mypy`` of a clean install need it, and a transitive dependency
 that provides it today may drop it). The standard library is
-``sys.stdlib_module_names``, and distributions map to import names through
-``importlib.metadata.packages_distributions()``.
+``sys.stdlib_module_names`` (plus ``tomllib``, imported only on the Pythons
+that have it), and a distribution maps to the import names its RECORD installs
+(``packages_distributions()`` of Python 3.10 reads only ``top_level.txt``,
+which wheels built without setuptools lack).
 
 The other direction holds too: every declared distribution is imported by the
 shipped code and has a floor. That each floor really installs and passes the
@@ -20,7 +22,8 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from importlib.metadata import packages_distributions
+from importlib.metadata import Distribution
+from importlib.metadata import distributions
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,8 @@ REPO = Path(__file__).resolve().parents[2]
 SHIPPED = ("agent_doc", "agent_doc_lsp")
 RUNTIME = "runtime"
 TYPE_ONLY = "type-only"
+# tomllib is the standard library's from 3.11; before it the code imports tomli
+STDLIB = frozenset(sys.stdlib_module_names) | {"tomllib"}
 
 
 def _canonical(name: str) -> str:
@@ -81,7 +86,7 @@ def third_party_imports() -> dict[str, list[str]]:
         for path in sorted((REPO / package).rglob("*.py")):
             tree = ast.parse(path.read_text("utf-8"), str(path))
             for name, kind in _imports(tree).items():
-                if name not in local and name not in sys.stdlib_module_names:
+                if name not in local and name not in STDLIB:
                     where = str(path.relative_to(REPO))
                     if kind == TYPE_ONLY:
                         where += " (type-only)"
@@ -115,6 +120,21 @@ def declared_distributions() -> set[str]:
     return set(declared_requirements())
 
 
+def _top_level_names(dist: Distribution) -> set[str]:
+    """The importable top-level names a distribution installs."""
+    names = set((dist.read_text("top_level.txt") or "").split())
+    for file in dist.files or ():
+        top = file.parts[0]
+        if len(file.parts) > 1:
+            if top not in ("..", "__pycache__") and not top.endswith(
+                (".dist-info", ".data")
+            ):
+                names.add(top)
+        elif file.suffix in (".py", ".so", ".pyd"):
+            names.add(file.name.split(".")[0])
+    return names
+
+
 def modules_of(declared: set[str]) -> dict[str, set[str]]:
     """Declared distribution → the import names it provides.
 
@@ -122,10 +142,10 @@ def modules_of(declared: set[str]) -> dict[str, set[str]]:
     another Python) by its own name.
     """
     provides = {name: {name.replace("-", "_")} for name in declared}
-    for module, dists in packages_distributions().items():
-        for dist in dists:
-            if _canonical(dist) in declared:
-                provides[_canonical(dist)].add(module)
+    for dist in distributions():
+        name = _canonical(dist.metadata["Name"] or "")
+        if name in declared:
+            provides[name] |= _top_level_names(dist)
     return provides
 
 
