@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up a virtual environment (once) and run the whole test suite with lint and types.
 # Without arguments it also runs scripts/check_fresh_install.sh (the README's Quick
-# start in a fresh copy with a clean HOME); arguments go to pytest only.
+# start in a fresh copy with a clean HOME) and scripts/check_lowest_versions.sh
+# (tests/unit with every runtime dependency at its declared floor); arguments go
+# to pytest only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -20,5 +22,6 @@ echo "== mypy"; .venv/bin/mypy
 echo "== lint-imports"; .venv/bin/lint-imports
 if [ $# -eq 0 ]; then  # the full run (CI): also prove the Quick start on a clean install
   echo "== fresh install"; PYTHON="$PY" bash scripts/check_fresh_install.sh
+  echo "== lowest versions"; PYTHON="$PY" bash scripts/check_lowest_versions.sh
 fi
 echo "== pytest"; .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
