@@ -51,7 +51,7 @@ def gone(pid: int) -> bool:
 
 def state_files(root: Path) -> dict[str, bytes]:
     """Every file under ``.agent-doc/`` that carries the document's state."""
-    skip = {"status", "logs", "locks", "events"}
+    skip = {"status", "logs", "locks", "turns", "events"}  # runtime, not state
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted((root / ".agent-doc").rglob("*"))
