@@ -146,6 +146,7 @@ def run_preflight(
     from agent_doc.cycle.recovery import recover_pending
     from agent_doc.document.diff import compute_diff
     from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.document.scaffold import nothing_typed
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
     from agent_doc.store.state import read_document
@@ -181,5 +182,9 @@ def run_preflight(
         from agent_doc.cycle.links import check_links
 
         linked = check_links(root, path, front.links, allow_network=allow_network)
-    diff = compute_diff(store.load_snapshot(path) or "", document)
+    snapshot = store.load_snapshot(path)
+    if snapshot is None and nothing_typed(document):
+        diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
+    else:
+        diff = compute_diff(snapshot or "", document)
     return PreflightResult(recovered, committed, claims, diff, document, linked)

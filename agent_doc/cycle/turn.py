@@ -74,6 +74,7 @@ def prepare_turn(path: Path, link: ServerLink | None) -> PreparedTurn | None:
     from agent_doc.cycle.preflight import current_text
     from agent_doc.document.diff import compute_diff
     from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.document.scaffold import nothing_typed
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
 
@@ -96,27 +97,6 @@ def prepare_turn(path: Path, link: ServerLink | None) -> PreparedTurn | None:
         instructions=render_instructions(found) if found else None,
     )
     return PreparedTurn(path, root, text, front, prompt)
-
-
-def nothing_typed(text: str) -> bool:
-    """True when a document holds nothing a person wrote: only the scaffold.
-
-    What ``init`` writes is not a question: the frontmatter, the title
-    heading, HTML comments (component markers among them) and empty
-    ``## User`` / ``## Assistant`` headings. Any other text counts as typed.
-    """
-    import re
-
-    from agent_doc.document.frontmatter_text import split_frontmatter
-
-    block = split_frontmatter(text)
-    body = text[block.body_start :] if block is not None else text
-    body = re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL)
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
-    if lines and re.fullmatch(r"#\s.*", lines[0]):
-        lines = lines[1:]  # the title
-    scaffold = re.compile(r"#{1,6}\s*(User|Assistant)\s*:?", re.IGNORECASE)
-    return all(scaffold.fullmatch(line) for line in lines)
 
 
 def with_resume(response: str, session_id: str | None, front: Frontmatter) -> str:

@@ -247,7 +247,11 @@ def test_a_fresh_document_with_nothing_typed_is_not_sent(
     assert result.stderr.startswith("agent-doc: nothing to send")
     assert agent.calls() == []
     assert doc.read_text() == scaffold
+    preflight = json.loads(cli(project, "preflight", "plan.md").stdout)
+    assert preflight["no_changes"] is True  # the Claude skill's path agrees
+    assert preflight["diff"] is None
     doc.write_text(scaffold.replace("## User\n", "## User\n\nHello?\n"))
+    assert json.loads(cli(project, "preflight", "plan.md").stdout)["diff"]
     typed = cli(project, "run", "plan.md", env=agent.env())
     assert typed.returncode == 0, typed.stderr
     assert len(agent.calls()) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_doc.cycle.project import scaffold_text
-from agent_doc.cycle.turn import nothing_typed
+from agent_doc.document.scaffold import nothing_typed
 
 SESSION = "11111111-2222-3333-4444-555555555555"
 SCAFFOLD = scaffold_text("Plan", SESSION, "claude")
