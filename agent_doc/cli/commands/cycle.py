@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Annotated
 
 import typer
 
 from agent_doc.cli._params import document_argument
 from agent_doc.cycle.turn_lock import TurnRecord
+
+if TYPE_CHECKING:
+    from agent_doc.cycle.run import RunOutcome
 
 FileArg = Annotated[Path, document_argument()]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -36,11 +40,20 @@ def run(
             "instead of refusing.",
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "-v",
+            "--verbose",
+            help="Print the prompt's size (bytes, estimated tokens) and form.",
+        ),
+    ] = False,
 ) -> None:
     """Send FILE's changes to the agent and write its response back (§7.1).
 
     One turn per document at a time: while another ``run``, ``watch`` or the
     language server answers FILE, this is refused at once (or waits, --wait).
+    A resumed agent session gets the diff and excerpts, not the whole document.
     """
     from agent_doc.automation.lifecycle import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
@@ -69,6 +82,8 @@ def run(
             link=ServerLink(),
             timeout=timeout,
         )
+    if verbose and outcome.prompt:
+        info(f"agent-doc: {describe_prompt(outcome)}")
     if outcome.cancelled is not None:  # the partial answer is written, marked
         raise outcome.cancelled
     if outcome.no_changes:
@@ -81,6 +96,20 @@ def run(
         where = outcome.write.target
         extra = ", committed" if outcome.committed else ""
         info(f"{outcome.agent} answered; wrote {file} ({where}{extra})")
+
+
+def describe_prompt(outcome: RunOutcome) -> str:
+    """``prompt: 1234 bytes (~309 tokens), resumed: diff and excerpts``."""
+    from agent_doc.cycle.turn import prompt_size
+
+    size, tokens = prompt_size(outcome.prompt)
+    form = {
+        "resumed": "resumed: diff and excerpts",
+        "full": "full: diff and the whole document",
+    }[outcome.prompt_mode]
+    if outcome.resent_full:
+        form = "full: the session was lost, sent again with the whole document"
+    return f"prompt: {size} bytes (~{tokens} tokens), {form}"
 
 
 def preflight(
