@@ -207,9 +207,9 @@ def _prompt_of(
 ) -> tuple[int, str | None]:
     """Size and form of the prompt ``run`` would send now (``(0, None)``
     when there is nothing to send)."""
-    from agent_doc.cycle.turn import backend_resumes
-    from agent_doc.cycle.turn import prompt_size
-    from agent_doc.cycle.turn import turn_prompt
+    from agent_doc.cycle.prompt import backend_resumes
+    from agent_doc.cycle.prompt import prompt_size
+    from agent_doc.cycle.prompt import turn_prompt
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.store.config import load_global_config
     from agent_doc.store.conversation import load_conversation_settings

@@ -88,7 +88,7 @@ def run_cycle(
     from agent_doc.cycle.commit import commit_and_refresh
     from agent_doc.cycle.preconditions import require_git_ready
     from agent_doc.cycle.preconditions import require_session_document
-    from agent_doc.cycle.turn import backend_resumes
+    from agent_doc.cycle.prompt import backend_resumes
     from agent_doc.cycle.turn import prepare_turn
     from agent_doc.cycle.turn import with_resume
     from agent_doc.cycle.vcs import create_branch

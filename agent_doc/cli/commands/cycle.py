@@ -100,7 +100,7 @@ def run(
 
 def describe_prompt(outcome: RunOutcome) -> str:
     """``prompt: 1234 bytes (~309 tokens), resumed: diff and excerpts``."""
-    from agent_doc.cycle.turn import prompt_size
+    from agent_doc.cycle.prompt import prompt_size
 
     size, tokens = prompt_size(outcome.prompt)
     form = {
