@@ -5,8 +5,6 @@ leave the buffer as one workspace edit, and what the person typed below them
 (unsaved) stays.
 """
 
-# ruff: noqa: ASYNC240 - small filesystem checks in async tests are fine
-
 from __future__ import annotations
 
 from pathlib import Path
