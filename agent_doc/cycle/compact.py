@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from agent_doc.errors import StateError
 
@@ -58,6 +59,49 @@ def archive_path(path: Path, root: Path, settings: ConversationSettings) -> Path
     if settings.archive_dir:
         return root / settings.archive_dir / name
     return path.parent / name
+
+
+class ArchivedAnswer(NamedTuple):
+    """One answer kept in an archive document."""
+
+    heading: str
+    """The answer's heading line."""
+    line: int
+    """Its 1-based line in the archive."""
+
+
+def archived_answers(archive: Path) -> list[ArchivedAnswer]:
+    """The answers of an archive document, oldest first (none when absent)."""
+    from agent_doc.document.compaction import answer_starts
+
+    try:
+        text = archive.read_text("utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StateError(f"cannot read the archive {archive}: {exc}") from exc
+    found = []
+    for at in answer_starts(text):
+        end = text.find("\n", at)
+        heading = text[at : end if end >= 0 else len(text)].strip()
+        found.append(ArchivedAnswer(heading, text.count("\n", 0, at) + 1))
+    return found
+
+
+def source_document(archive: Path) -> Path | None:
+    """The document an archive was compacted from (its heading's back link),
+    or ``None`` when ``archive`` is not an archive document."""
+    import re
+
+    if not archive.name.endswith(ARCHIVE_SUFFIX):
+        return None
+    try:
+        with archive.open(encoding="utf-8") as fh:
+            head = fh.read(2048)
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = re.search(r"^Turns moved out of \[[^\]\n]*\]\(([^)\n]+)\)", head, re.M)
+    return (archive.parent / found.group(1)).resolve() if found else None
 
 
 def _link_to(archive: Path, document: Path) -> str:

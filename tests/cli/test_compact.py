@@ -180,3 +180,25 @@ def test_bad_keep_is_a_usage_error(project: Path, conversation: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert conversation.read_text() == before
+
+
+def test_history_and_turn_diffs_reach_archived_turns(
+    project: Path, conversation: Path
+) -> None:
+    from agent_doc.editor.turn_history import turn_commit
+
+    answered = git(project, "rev-parse", "HEAD").strip()  # run's commit
+    assert cli(project, "compact", "plan.md", "--keep", "5").returncode == 0
+    listed = cli(project, "history", "plan.md", "--archived", "--json")
+    assert listed.returncode == 0, listed.stderr
+    headings = [a["heading"] for a in json.loads(listed.stdout)]
+    assert headings == [f"### Re: question {i}" for i in range(1, 26)]
+    plain = cli(project, "history", "plan.md")
+    assert "agent-doc history plan.md --archived" in plain.stderr
+    # The turn lens of an archived answer shows the commit that wrote it into
+    # the document, not the compaction that moved it.
+    archive = project / "plan.archive.md"
+    found = turn_commit(archive, "### Re: question 3", 0)
+    assert found.sha == answered
+    assert "plan.md" in found.diff
+    assert "plan.archive.md" not in found.diff

@@ -156,9 +156,18 @@ def history(
     restore: Annotated[
         str | None, typer.Option(help="Prepend the exchange of this commit.")
     ] = None,
+    archived: Annotated[
+        bool,
+        typer.Option(
+            "--archived", help="List the answers `compact` moved to FILE's archive."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List FILE's exchange versions in git, or restore one with --restore (§7.24)."""
+    """List FILE's exchange versions in git, or restore one with --restore (§7.24).
+
+    With --archived, list the answers in FILE's archive document instead.
+    """
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
@@ -173,6 +182,9 @@ def history(
         content = restored_exchange(file, restore, current_text(file, link))
         patch_component(file, "exchange", content, mode="replace")
         info(f"restored the exchange of {restore} above the current one in {file}")
+        return
+    if archived:
+        show_archived(file, as_json=as_json)
         return
     entries = document_history(file)
     if as_json:
@@ -190,6 +202,47 @@ def history(
         return
     for entry in entries:
         emit(f"{entry.sha[:10]}  {entry.when}  {entry.preview()}\n")
+    archive = archive_of(file)
+    if archive is not None:
+        info(
+            f"older turns are archived in {archive}: "
+            f"agent-doc history {file} --archived lists them"
+        )
+
+
+def archive_of(file: Path) -> Path | None:
+    """FILE's archive document, when ``compact`` made one."""
+    from agent_doc.cycle.compact import archive_path
+    from agent_doc.store.conversation import load_conversation_settings
+    from agent_doc.store.state import project_root_for
+
+    root = project_root_for(file)
+    found = archive_path(Path(file), root, load_conversation_settings(root))
+    return found if found.is_file() else None
+
+
+def show_archived(file: Path, *, as_json: bool) -> None:
+    """Print the answers of FILE's archive (``history --archived``)."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.cycle.compact import archived_answers
+
+    archive = archive_of(file)
+    found = archived_answers(archive) if archive is not None else []
+    if as_json:
+        emit_json(
+            [
+                {"heading": a.heading, "line": a.line, "archive": str(archive)}
+                for a in found
+            ]
+        )
+        return
+    if archive is None:
+        info(f"{file} has no archive: nothing was compacted")
+        return
+    for answer in found:
+        emit(f"{archive}:{answer.line}  {answer.heading}\n")
 
 
 def instructions(file: FileArg, as_json: JsonOpt = False) -> None:
