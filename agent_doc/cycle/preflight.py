@@ -208,8 +208,7 @@ def _prompt_of(
     """Size and form of the prompt ``run`` would send now (``(0, None)``
     when there is nothing to send)."""
     from agent_doc.cycle.prompt import backend_resumes
-    from agent_doc.cycle.prompt import prompt_size
-    from agent_doc.cycle.prompt import turn_prompt
+    from agent_doc.cycle.prompt import turn_prompt_size
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.store.config import load_global_config
     from agent_doc.store.conversation import load_conversation_settings
@@ -219,18 +218,18 @@ def _prompt_of(
     front = parse_frontmatter(document)
     settings = load_conversation_settings(root)
     resumes = backend_resumes(front, None, load_global_config(), settings.prompt)
-    prompt, mode, _ = turn_prompt(
+    return turn_prompt_size(
         path, root, document, snapshot, diff, front=front, resumed_ok=resumes
     )
-    return prompt_size(prompt)[0], mode
 
 
 def compact_hint(path: Path, root: Path, document: str) -> str | None:
     """The suggestion to compact ``path``, when it is past the configured size."""
+    from agent_doc.cycle.prompt import utf8_length
     from agent_doc.store.conversation import load_conversation_settings
 
     settings = load_conversation_settings(root)
-    size = len(document.encode("utf-8", "surrogatepass"))
+    size = utf8_length(document)
     if settings.suggest_bytes == 0 or size <= settings.suggest_bytes:
         return None
     return (

@@ -75,6 +75,37 @@ def prompt_size(prompt: str) -> tuple[int, int]:
     return size, (size + 3) // 4
 
 
+def utf8_length(text: str) -> int:
+    """``len(text.encode())`` without the copy for ASCII text."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def turn_prompt_size(
+    path: Path,
+    root: Path,
+    text: str,
+    snapshot: str | None,
+    diff: str | None,
+    *,
+    front: Frontmatter,
+    resumed_ok: bool,
+) -> tuple[int, str]:
+    """``(bytes, mode)`` of :func:`turn_prompt`, without building a full
+    prompt around a large document (``preflight`` runs every turn)."""
+    resumed = resumed_ok and front.resume is not None and snapshot is not None
+    if resumed:
+        prompt, mode, _ = turn_prompt(
+            path, root, text, snapshot, diff, front=front, resumed_ok=True
+        )
+        return utf8_length(prompt), mode
+    placeholder = "\x00"
+    shell, mode, _ = turn_prompt(
+        path, root, placeholder, snapshot, diff, front=front, resumed_ok=False
+    )
+    newlines = len(text) - len(text.rstrip("\n")) if text.endswith("\n") else 0
+    return utf8_length(shell) - 1 + utf8_length(text) - newlines, mode
+
+
 def turn_prompt(
     path: Path,
     root: Path,

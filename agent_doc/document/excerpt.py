@@ -32,15 +32,21 @@ _CHUNK = 1 << 16
 _ANSWER_HEADS = ("\n### Re:", "\n## Assistant")
 
 
-def common_prefix(a: str, b: str) -> int:
-    """Length of the longest common prefix of ``a`` and ``b`` (chunked compare)."""
-    limit = min(len(a), len(b))
+def common_prefix(
+    a: str, b: str, a_start: int = 0, b_start: int = 0, a_end: int | None = None
+) -> int:
+    """Length of the longest common prefix of ``a[a_start:a_end]`` and
+    ``b[b_start:]`` (compared a chunk at a time)."""
+    limit = min((len(a) if a_end is None else a_end) - a_start, len(b) - b_start)
     at = 0
-    while at < limit and a[at : at + _CHUNK] == b[at : at + _CHUNK]:
+    while at < limit and (
+        a[a_start + at : a_start + at + _CHUNK]
+        == b[b_start + at : b_start + at + _CHUNK]
+    ):
         at += _CHUNK
     at = min(at, limit)
     end = min(at + _CHUNK, limit)
-    while at < end and a[at] == b[at]:
+    while at < end and a[a_start + at] == b[b_start + at]:
         at += 1
     return at
 
@@ -83,9 +89,8 @@ def resumed_context(snapshot: str, text: str) -> str:
     from agent_doc.document.components import scan_components
     from agent_doc.document.frontmatter_text import split_frontmatter
 
-    change = common_prefix(snapshot, text)
     now = _by_name(scan_components(text).components)
-    before = _by_name(scan_components(snapshot).components) if len(now) > 1 else {}
+    before = _by_name(scan_components(snapshot).components)
     parts: list[str] = []
     for name, component in now.items():
         if name == "exchange" or component.parent is not None:
@@ -95,12 +100,17 @@ def resumed_context(snapshot: str, text: str) -> str:
             parts.append(
                 _excerpt(text, name, component.open_start, component.close_end)
             )
-    exchange = now.get("exchange")
+    exchange, old = now.get("exchange"), before.get("exchange")
     if exchange is not None:
         start, end = exchange.open_end, exchange.close_start
     else:
         block = split_frontmatter(text)
         start, end = (block.body_start if block is not None else 0), len(text)
+    if exchange is not None and old is not None:  # the exchange's first change
+        same = common_prefix(snapshot, text, old.open_end, start, old.close_start)
+        change = start + same
+    else:
+        change = common_prefix(snapshot, text)
     change = min(max(change, start), end)
     answer = _answer_above(text, start, change)
     floor = _line_start(text, max(start, change - BEFORE_CHANGE))
