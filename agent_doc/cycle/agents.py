@@ -12,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.cycle.cancel import SignalLatch
 from agent_doc.cycle.cancel import SignalReceived
 from agent_doc.cycle.cancel import TurnCancelled
@@ -38,6 +40,17 @@ SYSTEM_PROMPT = (
     "Address inline annotations (blockquotes, comments) as well as new ## User blocks."
 )
 DEFAULT_TIMEOUT_S = 600.0
+LOST_SESSION = lazy_compile(
+    r"no conversation found|session\b.{0,80}\bnot found|"
+    r"(?:could not|cannot|failed to) (?:resume|load)",
+    re.IGNORECASE,
+)
+"""An agent error that says the ``--resume`` session is gone."""
+
+
+def lost_session(error: str) -> bool:
+    """True when an agent's error says the session to resume does not exist."""
+    return LOST_SESSION.search(error) is not None
 
 
 @dataclass(frozen=True, slots=True)

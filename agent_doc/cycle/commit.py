@@ -18,6 +18,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import VcsError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from datetime import datetime
 
     from agent_doc.cycle.gitcli import WorkTree
@@ -57,12 +58,17 @@ def start_commit(path: Path, now: datetime | None = None) -> Git:
 
 
 def commit_document(
-    path: Path, *, now: datetime | None = None, git: Git | None = None
+    path: Path,
+    *,
+    now: datetime | None = None,
+    git: Git | None = None,
+    extra: Sequence[Path] = (),
 ) -> tuple[bool, str]:
     """Commit the document's snapshot (or the file when no snapshot exists).
 
     ``git``: from :func:`start_commit` for this document, when started earlier
-    (this closes it). Returns ``(committed, message)``.
+    (this closes it). ``extra``: more files committed as they are on disk in
+    the same commit (``compact``'s archive). Returns ``(committed, message)``.
     """
     from agent_doc.cycle.gitcli import relative_path
     from agent_doc.document.boundary import reposition_boundary_to_end
@@ -85,7 +91,7 @@ def commit_document(
             cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
         tree = git.work_tree()
         rel = relative_path(tree, path)  # a symlink's target
-        also = _link_entries(git, tree, path)
+        also = _link_entries(git, tree, path) + _extra_entries(git, tree, extra)
         if snapshot is None:
             data = path.read_bytes()
         else:
@@ -122,6 +128,23 @@ def _link_entries(git: Git, tree: WorkTree, path: Path) -> list[FileEntry]:
     return [FileEntry(SYMLINK, rel, target)]
 
 
+def _extra_entries(git: Git, tree: WorkTree, files: Sequence[Path]) -> list[FileEntry]:
+    """``files`` as regular files of the commit, those HEAD lacks or differs in."""
+    from agent_doc.cycle.gitcli import relative_path
+    from agent_doc.cycle.gitfull import REGULAR
+    from agent_doc.cycle.gitfull import FileEntry
+    from agent_doc.cycle.gitobjects import object_id
+
+    entries = []
+    for file in files:
+        rel = relative_path(tree, file)
+        data = file.read_bytes()
+        blob = object_id(b"blob", data, tree.object_format)
+        if git.head_entry(tree, rel) != (REGULAR, blob):
+            entries.append(FileEntry(REGULAR, rel, data))
+    return entries
+
+
 def _same_answer(snapshot: str, head: str) -> bool:
     """Whether the snapshot holds nothing HEAD does not: equal once the
     ``(HEAD)`` markers and boundary markers are left out of both (a commit of
@@ -136,19 +159,23 @@ def _same_answer(snapshot: str, head: str) -> bool:
 
 
 def commit_and_refresh(
-    path: Path, link: ServerLink | None = None, *, git: Git | None = None
+    path: Path,
+    link: ServerLink | None = None,
+    *,
+    git: Git | None = None,
+    extra: Sequence[Path] = (),
 ) -> tuple[bool, str]:
     """Commit the document, fire ``post_commit``, and update an open editor.
 
     The one commit every front-end uses (CLI ``commit``, ``preflight``, ``run``,
     the language server): after a commit, a server that has the document open
     repositions its live boundary and refreshes its git gutter. A failure to
-    reach the editor is logged, never fatal: the commit has happened. ``git``:
-    see :func:`commit_document`.
+    reach the editor is logged, never fatal: the commit has happened. ``git``
+    and ``extra``: see :func:`commit_document`.
     """
     from agent_doc.store.events import fire_quietly
 
-    committed, message = commit_document(path, git=git)
+    committed, message = commit_document(path, git=git, extra=extra)
     if committed:
         fire_quietly("post_commit", path)
         if link is not None:

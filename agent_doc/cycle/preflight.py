@@ -41,6 +41,12 @@ class PreflightResult(NamedTuple):
     diff: str | None
     document: str
     linked_changes: Sequence[LinkedChange] = ()
+    prompt_bytes: int = 0
+    """Size of the prompt ``run`` would send now (0 with no changes)."""
+    prompt_mode: str | None = None
+    """``full`` or ``resumed`` (None with no changes)."""
+    compact_hint: str | None = None
+    """Set when the document is past ``compact_suggest_bytes``: what to run."""
 
     @property
     def no_changes(self) -> bool:
@@ -59,6 +65,12 @@ class PreflightResult(NamedTuple):
         }
         if self.linked_changes:
             out["linked_changes"] = [c.to_json() for c in self.linked_changes]
+        out["prompt_bytes"] = self.prompt_bytes
+        out["prompt_tokens_estimate"] = (self.prompt_bytes + 3) // 4
+        out["prompt_mode"] = self.prompt_mode
+        out["suggest_compact"] = self.compact_hint is not None
+        if self.compact_hint is not None:
+            out["compact_hint"] = self.compact_hint
         return out
 
 
@@ -187,4 +199,44 @@ def run_preflight(
         diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
     else:
         diff = compute_diff(snapshot or "", document)
-    return PreflightResult(recovered, committed, claims, diff, document, linked)
+    size, mode = _prompt_of(path, root, document, snapshot, diff)
+    return PreflightResult(
+        recovered, committed, claims, diff, document, linked, size, mode,
+        compact_hint(path, root, document),
+    )  # fmt: skip
+
+
+def _prompt_of(
+    path: Path, root: Path, document: str, snapshot: str | None, diff: str | None
+) -> tuple[int, str | None]:
+    """Size and form of the prompt ``run`` would send now (``(0, None)``
+    when there is nothing to send)."""
+    from agent_doc.cycle.prompt import backend_resumes
+    from agent_doc.cycle.prompt import turn_prompt_size
+    from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.store.config import load_global_config
+    from agent_doc.store.conversation import load_conversation_settings
+
+    if diff is None:
+        return 0, None
+    front = parse_frontmatter(document)
+    settings = load_conversation_settings(root)
+    resumes = backend_resumes(front, None, load_global_config(), settings.prompt)
+    return turn_prompt_size(
+        path, root, document, snapshot, diff, front=front, resumed_ok=resumes
+    )
+
+
+def compact_hint(path: Path, root: Path, document: str) -> str | None:
+    """The suggestion to compact ``path``, when it is past the configured size."""
+    from agent_doc.cycle.prompt import utf8_length
+    from agent_doc.store.conversation import load_conversation_settings
+
+    settings = load_conversation_settings(root)
+    size = utf8_length(document)
+    if settings.suggest_bytes == 0 or size <= settings.suggest_bytes:
+        return None
+    return (
+        f"{path.name} is {size / 1e6:.1f} MB: 'agent-doc compact {path.name}' "
+        f"moves all but the last {settings.keep_turns} turns to an archive"
+    )

@@ -4,6 +4,12 @@ diff → prompt (``<document>``, plus ``<diff>`` after the first cycle, plus the
 effective AGENTS.md) → optional ``agent-doc/<stem>`` branch → the agent → the
 session id kept as ``resume`` → the response written through the one write path
 (so an open editor receives it as a workspace edit) → snapshot → git commit.
+
+A CLI agent that resumes its session gets the resumed prompt (the diff and
+excerpts, :mod:`agent_doc.cycle.turn`). When it turns out the session was lost
+— the agent says so, or answers from another session id — the turn is sent
+once more with the whole document in a new session; the first, small prompt
+is the only extra cost (the full prompt is never sent twice).
 """
 
 from __future__ import annotations
@@ -13,14 +19,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.cycle.turn import build_prompt
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agent_doc.cycle.agents import AgentInvocation
+    from agent_doc.cycle.agents import AgentReply
     from agent_doc.cycle.cancel import TurnCancelled
+    from agent_doc.cycle.turn import PreparedTurn
+    from agent_doc.document.frontmatter import Frontmatter
     from agent_doc.write.pipeline import WriteOutcome
     from agent_doc.write.server_link import ServerLink
 
 __all__ = ["RunOutcome", "build_prompt", "run_cycle"]
+
+logger = lazy_logger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +44,10 @@ class RunOutcome:
 
     prompt: str
     """The prompt sent (or, with ``--dry-run``, that would be sent)."""
+    prompt_mode: str = "full"
+    """``full`` or ``resumed`` (see :mod:`agent_doc.cycle.turn`)."""
+    resent_full: bool = False
+    """True when the session was lost and the turn was sent again in full."""
     agent: str | None = None
     """The backend used."""
     session_id: str | None = None
@@ -69,37 +88,49 @@ def run_cycle(
     from agent_doc.cycle.commit import commit_and_refresh
     from agent_doc.cycle.preconditions import require_git_ready
     from agent_doc.cycle.preconditions import require_session_document
+    from agent_doc.cycle.prompt import backend_resumes
     from agent_doc.cycle.turn import prepare_turn
     from agent_doc.cycle.turn import with_resume
     from agent_doc.cycle.vcs import create_branch
     from agent_doc.cycle.vcs import open_repo
     from agent_doc.store.config import load_global_config
     from agent_doc.store.config import resolve_claude_args
+    from agent_doc.store.conversation import load_conversation_settings
+    from agent_doc.store.state import project_root_for
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import write_response
     from agent_doc.write.waiting import elapsed_on_terminal
 
     path = Path(path)
     require_session_document(path)
-    turn = prepare_turn(path, link)
+    config = load_global_config()
+    settings = load_conversation_settings(project_root_for(path))
+
+    def resumable(front: Frontmatter) -> bool:
+        return backend_resumes(front, agent, config, settings.prompt)
+
+    turn = prepare_turn(path, link, resumable=resumable)
     if turn is None:
         return RunOutcome(prompt="", no_changes=True)
     if dry_run:
-        return RunOutcome(prompt=turn.prompt)
-    config = load_global_config()
+        return RunOutcome(prompt=turn.prompt, prompt_mode=turn.mode)
     name = agents.resolve_agent_name(agent, turn.front.agent, config)
     configured = config.agents.get(name)
     acp = configured is not None and configured.transport == "acp"
     if acp and configured is not None:
         invocation = agents.AgentInvocation(name, (configured.command,))
     else:
-        invocation = agents.build_invocation(
-            name,
-            config,
-            resume=turn.front.resume,
-            model=model or turn.front.model,
-            claude_args=resolve_claude_args(turn.front.claude_args, config),
-        )
+
+        def invocation_for(resume: str | None) -> AgentInvocation:
+            return agents.build_invocation(
+                name,
+                config,
+                resume=resume,
+                model=model or turn.front.model,
+                claude_args=resolve_claude_args(turn.front.claude_args, config),
+            )
+
+        invocation = invocation_for(turn.front.resume)
     agents.require_installed(invocation, config)  # before any branch or status
     if branch or not no_git:
         require_git_ready(path, branch=branch)
@@ -107,6 +138,7 @@ def run_cycle(
     timeout = timeout or agents.DEFAULT_TIMEOUT_S
     session_id: str | None
     cancelled = None
+    sent = turn.prompt
     if acp and configured is not None:
         from agent_doc.cycle.acp_run import run_acp_from_console
 
@@ -119,7 +151,9 @@ def run_cycle(
             elapsed_on_terminal(waiting, first_tick=0) if progress else nullcontext()
         )
         with shown:
-            reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
+            reply, sent = send_turn(
+                turn, invocation, lambda: invocation_for(None), timeout=timeout
+            )
         response, session_id = reply.text, reply.session_id
     response = with_resume(response, session_id, turn.front)
     request = WriteRequest(path, response, baseline=turn.text, origin="run")
@@ -128,7 +162,9 @@ def run_cycle(
     if not no_git:
         committed, _ = commit_and_refresh(path, link)
     return RunOutcome(
-        prompt=turn.prompt,
+        prompt=sent,
+        prompt_mode=turn.mode,
+        resent_full=sent is not turn.prompt,
         agent=name,
         session_id=session_id,
         write=outcome,
@@ -136,3 +172,36 @@ def run_cycle(
         branch=branch_name,
         cancelled=cancelled,
     )
+
+
+def send_turn(
+    turn: PreparedTurn,
+    invocation: AgentInvocation,
+    fresh: Callable[[], AgentInvocation],
+    *,
+    timeout: float,
+) -> tuple[AgentReply, str]:
+    """Send the turn's prompt; return the reply and the prompt it answered.
+
+    A resumed prompt whose session was lost (the agent's error says so, or it
+    answers from another session) is sent once more in full, through
+    ``fresh()`` (the invocation that starts a new session).
+    """
+    from agent_doc.cycle import agents
+    from agent_doc.errors import AgentError
+
+    try:
+        reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
+    except AgentError as exc:
+        if turn.mode != "resumed" or not agents.lost_session(str(exc)):
+            raise
+        why = f"could not resume session {turn.front.resume} ({exc})"
+    else:
+        if turn.mode != "resumed" or reply.session_id in (None, turn.front.resume):
+            return reply, turn.prompt
+        why = f"answered from session {reply.session_id}, not {turn.front.resume}"
+    logger.warning(
+        "agent-doc: the agent %s; sending the whole document in a new session", why
+    )
+    full = turn.full_prompt()
+    return agents.send(fresh(), full, cwd=turn.root, timeout=timeout), full

@@ -4,6 +4,9 @@
 open), diffs it against the snapshot and builds the prompt; both backends (one
 CLI process per turn in :mod:`agent_doc.cycle.run`, ACP in
 :mod:`agent_doc.cycle.acp_run`) send exactly this text.
+
+The prompt's two forms (full and resumed) are built by
+:mod:`agent_doc.cycle.prompt`.
 """
 
 from __future__ import annotations
@@ -12,43 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle.prompt import build_prompt
+from agent_doc.cycle.prompt import turn_prompt
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_doc.document.frontmatter import Frontmatter
     from agent_doc.write.server_link import ServerLink
 
-FIRST_PROMPT = (
-    "The user is starting a session document. Respond to it in markdown. "
-    "Do not repeat the document and do not add a '## Assistant' heading."
-)
-NEXT_PROMPT = (
-    "The user edited the session document since your last response. The diff "
-    "shows what changed; the full document follows. Respond to the changes in "
-    "markdown. Do not repeat the document and do not add a '## Assistant' heading."
-)
-TEMPLATE_HINT = (
-    "This document uses components. To update one, answer with a patch block "
-    "<!-- patch:NAME -->new content<!-- /patch:NAME -->; text outside patch "
-    "blocks is added to the exchange after the user's latest text."
-)
-
-
-def build_prompt(
-    document: str,
-    diff: str | None,
-    *,
-    first: bool,
-    template: bool,
-    instructions: str | None = None,
-) -> str:
-    """Assemble the prompt of one cycle."""
-    parts = [instructions.rstrip("\n")] if instructions else []
-    parts.append(FIRST_PROMPT if first else NEXT_PROMPT)
-    if template:
-        parts.append(TEMPLATE_HINT)
-    if not first and diff:
-        parts.append(f"<diff>\n{diff.rstrip(chr(10))}\n</diff>")
-    parts.append(f"<document>\n{document.rstrip(chr(10))}\n</document>")
-    return "\n\n".join(parts) + "\n"
+__all__ = ["PreparedTurn", "build_prompt", "prepare_turn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +41,38 @@ class PreparedTurn:
     """Its frontmatter (``agent``, ``model``, ``resume``…)."""
     prompt: str
     """The prompt text."""
+    mode: str = "full"
+    """``full`` (the whole document) or ``resumed`` (diff and excerpts)."""
+    diff: str | None = None
+    """The diff since the snapshot."""
+    instructions: str | None = None
+    """The rendered AGENTS.md section, if any."""
+
+    def full_prompt(self) -> str:
+        """The full form of this turn's prompt, to start a new session with."""
+        if self.mode == "full" and self.front.resume is None:
+            return self.prompt
+        return build_prompt(
+            self.text,
+            self.diff,
+            first=True,
+            template=self.front.format == "template",
+            instructions=self.instructions,
+        )
 
 
-def prepare_turn(path: Path, link: ServerLink | None) -> PreparedTurn | None:
-    """Read, diff and build the prompt; ``None`` when nothing changed."""
-    from agent_doc.cycle.instructions import render_instructions
-    from agent_doc.cycle.instructions import resolve_instructions
+def prepare_turn(
+    path: Path,
+    link: ServerLink | None,
+    *,
+    resumable: Callable[[Frontmatter], bool] | None = None,
+) -> PreparedTurn | None:
+    """Read, diff and build the prompt; ``None`` when nothing changed.
+
+    ``resumable(front)``: true when the document's backend resumes sessions by
+    id and ``prompt`` is not ``"full"``; a document with a ``resume`` id and a
+    snapshot then gets the resumed prompt. Without it, the full prompt.
+    """
     from agent_doc.cycle.preflight import current_text
     from agent_doc.document.diff import compute_diff
     from agent_doc.document.frontmatter import parse_frontmatter
@@ -88,15 +90,11 @@ def prepare_turn(path: Path, link: ServerLink | None) -> PreparedTurn | None:
     diff = compute_diff(snapshot or "", text)
     if diff is None and snapshot is not None:
         return None
-    found = resolve_instructions(path, root)
-    prompt = build_prompt(
-        text,
-        diff,
-        first=front.resume is None,
-        template=front.format == "template",
-        instructions=render_instructions(found) if found else None,
+    resumed = resumable is not None and resumable(front)
+    prompt, mode, instructions = turn_prompt(
+        path, root, text, snapshot, diff, front=front, resumed_ok=resumed
     )
-    return PreparedTurn(path, root, text, front, prompt)
+    return PreparedTurn(path, root, text, front, prompt, mode, diff, instructions)
 
 
 def with_resume(response: str, session_id: str | None, front: Frontmatter) -> str:

@@ -3,7 +3,10 @@
 ``agent-doc commit`` commits the snapshot after each turn, so the commit that
 wrote an answer is the first commit of the document in which that answer (its
 heading, counted by occurrence as in :mod:`agent_doc.editor.turns`) exists.
-The history is walked oldest first, reading each version's blob once.
+The history is walked oldest first, reading each version's blob once. An
+answer of an archive document (``agent-doc compact``) is looked up in the
+history of the document it came from: the archive keeps the older turns in
+order, so an answer's occurrence there is its occurrence in that history.
 """
 
 from __future__ import annotations
@@ -39,10 +42,12 @@ def _first_holding(
 ) -> tuple[Any, Any, str] | None:
     """``(repo, commit, text)`` of the oldest commit of ``path`` holding the
     answer, or ``None``. Raises :class:`VcsError` outside a git repository."""
+    from agent_doc.cycle.compact import source_document
     from agent_doc.cycle.vcs import has_head
     from agent_doc.cycle.vcs import open_repo
     from agent_doc.cycle.vcs import relative_path
 
+    path = source_document(path) or path
     repo = open_repo(path)
     rel = relative_path(repo, path)
     if not has_head(repo):
@@ -82,6 +87,7 @@ def turn_commit(path: Path, heading: str, occurrence: int) -> TurnDiff:
     """
     import git
 
+    from agent_doc.cycle.compact import source_document
     from agent_doc.cycle.vcs import relative_path
 
     found = _first_holding(path, heading, occurrence)
@@ -90,6 +96,7 @@ def turn_commit(path: Path, heading: str, occurrence: int) -> TurnDiff:
             f"{path.name}: no commit holds {heading!r} yet; run agent-doc commit"
         )
     repo, commit, _text = found
+    path = source_document(path) or path
     try:
         shown = repo.git.show(
             commit.hexsha,

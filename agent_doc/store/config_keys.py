@@ -17,7 +17,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-GLOBAL_KEYS: tuple[str, ...] = ("default_agent", "claude_args", "agents", "terminal")
+CONVERSATION_KEYS: tuple[str, ...] = (
+    "prompt",
+    "compact_keep_turns",
+    "compact_suggest_bytes",
+    "compact_archive_dir",
+)
+"""Long-conversation keys, known in both files (the project's win)."""
+GLOBAL_KEYS: tuple[str, ...] = (
+    "default_agent",
+    "claude_args",
+    "agents",
+    "terminal",
+    *CONVERSATION_KEYS,
+)
 """Top-level keys of the global ``config.toml``."""
 GLOBAL_AGENT_KEYS: tuple[str, ...] = (
     "command",
@@ -34,6 +47,7 @@ PROJECT_KEYS: tuple[str, ...] = (
     "agent_command",
     "components",
     "agents",
+    *CONVERSATION_KEYS,
 )
 """Top-level keys of the project's ``.agent-doc/config.toml``."""
 PROJECT_AGENT_KEYS: tuple[str, ...] = ("prompt_pattern",)

@@ -412,6 +412,20 @@ class ServerLink:
             raise ServerLinkError("server reply to patch lacks text")
         return text
 
+    def merge(self, handle: ServerHandle, baseline: str, target: str) -> str:
+        """Ask the owner to turn ``baseline`` into ``target`` in its buffer,
+        keeping what was typed since; return the new buffer text."""
+        request = {
+            "type": "merge",
+            "file": handle.file,
+            "baseline": baseline,
+            "target": target,
+        }
+        text = self._send(handle, request).get("text")
+        if not isinstance(text, str):
+            raise ServerLinkError("server reply to merge lacks text")
+        return text
+
     def reposition(self, path: Path) -> bool:
         """Ask the owner of ``path`` to reposition its boundary; ``False`` if none."""
         handle = self.find_owner(path)

@@ -140,6 +140,25 @@ async def patch_buffer(
     )
 
 
+async def merge_buffer(
+    ls: AgentDocLanguageServer,
+    uri: str,
+    baseline: str,
+    target: str,
+    timeout_ms: int | None = None,
+) -> LivePlan:
+    """Bring the open buffer ``uri`` from ``baseline`` to ``target``, merged
+    with what was typed since (``compact``): one verified workspace edit."""
+    return await apply_live(
+        ls,
+        state_of(ls).tracker,
+        uri,
+        lambda text: live_write.plan_merge(baseline, target, text),
+        label="agent-doc compact",
+        timeout_ms=timeout_ms,
+    )
+
+
 async def reposition_buffer(ls: AgentDocLanguageServer, uri: str) -> LivePlan:
     """Move the boundary marker of the open buffer ``uri`` to the exchange's end."""
     return await apply_live(
@@ -290,6 +309,13 @@ async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
     return {"text": plan.merged}
 
 
+async def _merge(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
+    baseline = text_field(message, "baseline") or ""
+    target = text_field(message, "target") or ""
+    plan = await merge_buffer(ls, uri, baseline, target, _timeout_ms(message))
+    return {"text": plan.merged}
+
+
 async def _reposition(
     ls: AgentDocLanguageServer, uri: str, _message: Message
 ) -> Message:
@@ -322,6 +348,7 @@ _HANDLERS: dict[str, Handler] = {
     "typing": _unused,
     "write": _write,
     "patch": _patch,
+    "merge": _merge,
     "reposition": _reposition,
     "stale": _stale,
 }

@@ -3,7 +3,9 @@
 
 Behaviour is chosen by FAKE_CLAUDE_MODE: ok (default), error, badjson, exit1,
 hang, empty, silent (prints nothing, exits
-FAKE_CLAUDE_EXIT with a line on stderr). The argv and the prompt are recorded to FAKE_CLAUDE_LOG (JSON)
+FAKE_CLAUDE_EXIT with a line on stderr), lost (a ``--resume`` session is gone:
+answers from a new session, as an agent that lost its history does),
+lost-error (a ``--resume`` fails as claude's does: "No conversation found"). The argv and the prompt are recorded to FAKE_CLAUDE_LOG (JSON)
 when set. The answer is FAKE_CLAUDE_REPLY, or a reply quoting the prompt size.
 """
 
@@ -33,7 +35,15 @@ def main() -> int:
         sys.stdout.write("this is not json\n")
         return 0
     session = "sess-" + str(len(prompt))
-    if "--resume" in argv:
+    resuming = "--resume" in argv
+    if resuming and mode == "lost-error":
+        sys.stderr.write(
+            "No conversation found with session ID: "
+            + argv[argv.index("--resume") + 1]
+            + "\n"
+        )
+        return 1
+    if resuming and mode != "lost":
         session = argv[argv.index("--resume") + 1]
     reply = os.environ.get(
         "FAKE_CLAUDE_REPLY", f"Answer to a {len(prompt)}-char prompt."

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Annotated
 
 import typer
 
 from agent_doc.cli._params import document_argument
 from agent_doc.cycle.turn_lock import TurnRecord
+
+if TYPE_CHECKING:
+    from agent_doc.cycle.run import RunOutcome
 
 FileArg = Annotated[Path, document_argument()]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
@@ -36,11 +40,20 @@ def run(
             "instead of refusing.",
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "-v",
+            "--verbose",
+            help="Print the prompt's size (bytes, estimated tokens) and form.",
+        ),
+    ] = False,
 ) -> None:
     """Send FILE's changes to the agent and write its response back (§7.1).
 
     One turn per document at a time: while another ``run``, ``watch`` or the
     language server answers FILE, this is refused at once (or waits, --wait).
+    A resumed agent session gets the diff and excerpts, not the whole document.
     """
     from agent_doc.automation.lifecycle import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
@@ -69,6 +82,8 @@ def run(
             link=ServerLink(),
             timeout=timeout,
         )
+    if verbose and outcome.prompt:
+        info(f"agent-doc: {describe_prompt(outcome)}")
     if outcome.cancelled is not None:  # the partial answer is written, marked
         raise outcome.cancelled
     if outcome.no_changes:
@@ -81,6 +96,20 @@ def run(
         where = outcome.write.target
         extra = ", committed" if outcome.committed else ""
         info(f"{outcome.agent} answered; wrote {file} ({where}{extra})")
+
+
+def describe_prompt(outcome: RunOutcome) -> str:
+    """``prompt: 1234 bytes (~309 tokens), resumed: diff and excerpts``."""
+    from agent_doc.cycle.prompt import prompt_size
+
+    size, tokens = prompt_size(outcome.prompt)
+    form = {
+        "resumed": "resumed: diff and excerpts",
+        "full": "full: diff and the whole document",
+    }[outcome.prompt_mode]
+    if outcome.resent_full:
+        form = "full: the session was lost, sent again with the whole document"
+    return f"prompt: {size} bytes (~{tokens} tokens), {form}"
 
 
 def preflight(
@@ -127,9 +156,18 @@ def history(
     restore: Annotated[
         str | None, typer.Option(help="Prepend the exchange of this commit.")
     ] = None,
+    archived: Annotated[
+        bool,
+        typer.Option(
+            "--archived", help="List the answers `compact` moved to FILE's archive."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List FILE's exchange versions in git, or restore one with --restore (§7.24)."""
+    """List FILE's exchange versions in git, or restore one with --restore (§7.24).
+
+    With --archived, list the answers in FILE's archive document instead.
+    """
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
@@ -144,6 +182,9 @@ def history(
         content = restored_exchange(file, restore, current_text(file, link))
         patch_component(file, "exchange", content, mode="replace")
         info(f"restored the exchange of {restore} above the current one in {file}")
+        return
+    if archived:
+        show_archived(file, as_json=as_json)
         return
     entries = document_history(file)
     if as_json:
@@ -161,6 +202,47 @@ def history(
         return
     for entry in entries:
         emit(f"{entry.sha[:10]}  {entry.when}  {entry.preview()}\n")
+    archive = archive_of(file)
+    if archive is not None:
+        info(
+            f"older turns are archived in {archive}: "
+            f"agent-doc history {file} --archived lists them"
+        )
+
+
+def archive_of(file: Path) -> Path | None:
+    """FILE's archive document, when ``compact`` made one."""
+    from agent_doc.cycle.compact import archive_path
+    from agent_doc.store.conversation import load_conversation_settings
+    from agent_doc.store.state import project_root_for
+
+    root = project_root_for(file)
+    found = archive_path(Path(file), root, load_conversation_settings(root))
+    return found if found.is_file() else None
+
+
+def show_archived(file: Path, *, as_json: bool) -> None:
+    """Print the answers of FILE's archive (``history --archived``)."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.cycle.compact import archived_answers
+
+    archive = archive_of(file)
+    found = archived_answers(archive) if archive is not None else []
+    if as_json:
+        emit_json(
+            [
+                {"heading": a.heading, "line": a.line, "archive": str(archive)}
+                for a in found
+            ]
+        )
+        return
+    if archive is None:
+        info(f"{file} has no archive: nothing was compacted")
+        return
+    for answer in found:
+        emit(f"{archive}:{answer.line}  {answer.heading}\n")
 
 
 def instructions(file: FileArg, as_json: JsonOpt = False) -> None:

@@ -1,0 +1,66 @@
+"""``agent-doc compact``: move a session document's older turns to an archive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agent_doc.cli._params import document_argument
+
+
+def compact(
+    file: Annotated[Path, document_argument()],
+    keep: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Turns to keep in FILE (default: compact_keep_turns, 10).",
+        ),
+    ] = None,
+    no_git: Annotated[
+        bool, typer.Option("--no-git", help="Do not commit FILE and its archive.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON.")
+    ] = False,
+) -> None:
+    """Move all but FILE's last turns into <stem>.archive.md, leaving a link.
+
+    The snapshot follows, so the next diff is empty; an editor that has FILE
+    open gets it as one edit that keeps unsaved typing. The archive is
+    committed with FILE.
+    """
+    from agent_doc.cli._output import emit_json
+    from agent_doc.cli._output import info
+    from agent_doc.cycle.compact import compact_document
+    from agent_doc.write.server_link import ServerLink
+
+    result = compact_document(file, keep=keep, link=ServerLink(), no_git=no_git)
+    if as_json:
+        emit_json(
+            {
+                "file": str(result.path),
+                "archive": str(result.archive),
+                "moved": result.moved,
+                "archived_total": result.total,
+                "kept": result.kept,
+                "target": result.target,
+                "committed": result.committed,
+            }
+        )
+    elif result.moved == 0:
+        info(f"{file}: nothing to compact ({result.kept} turns or fewer)")
+    else:
+        where = " in the editor" if result.target == "server" else ""
+        done = ", committed" if result.committed else ""
+        info(
+            f"moved {result.moved} turns of {file} to {result.archive.name}"
+            f"{where}; kept the last {result.kept}{done}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``compact`` to the app."""
+    app.command("compact")(compact)

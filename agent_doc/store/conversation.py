@@ -1,0 +1,91 @@
+"""Settings of long conversations: the prompt mode and compaction.
+
+Read from the project's ``.agent-doc/config.toml`` first, then the global
+``config.toml``, then the defaults::
+
+    prompt = "auto"               # "auto": diff + context when resumed; "full"
+    compact_keep_turns = 10       # turns ``agent-doc compact`` keeps
+    compact_suggest_bytes = 1000000   # preflight suggests compact past this
+    compact_archive_dir = ""      # archive folder (default: beside the document)
+
+A value of the wrong type is a :class:`~agent_doc.errors.ConfigError` naming
+the file and the key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+from agent_doc.errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+PROMPT_MODES = ("auto", "full")
+"""``auto``: a resumed session gets the diff and context; ``full``: always all."""
+DEFAULT_KEEP_TURNS = 10
+DEFAULT_SUGGEST_BYTES = 1_000_000
+
+
+class ConversationSettings(NamedTuple):
+    """How long conversations are sent and compacted (fully defaulted)."""
+
+    prompt: str = "auto"
+    """``auto`` or ``full`` (see :data:`PROMPT_MODES`)."""
+    keep_turns: int = DEFAULT_KEEP_TURNS
+    """Turns ``compact`` leaves in the document."""
+    suggest_bytes: int = DEFAULT_SUGGEST_BYTES
+    """Document size past which ``preflight`` suggests ``compact``."""
+    archive_dir: str | None = None
+    """Folder of archive documents (relative to the project root), or beside."""
+
+
+def _value(
+    key: str, sources: list[tuple[Mapping[str, Any], Path | None]]
+) -> tuple[Any, Path | None]:
+    for data, path in sources:
+        if key in data:
+            return data[key], path
+    return None, None
+
+
+def _int(
+    key: str, sources: list[tuple[Mapping[str, Any], Path | None]], default: int
+) -> int:
+    value, path = _value(key, sources)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{path}: '{key}' must be a whole number >= 0, got {value!r}")
+    return value
+
+
+def load_conversation_settings(root: Path) -> ConversationSettings:
+    """The settings of the project at ``root`` (project > global > defaults)."""
+    from agent_doc.store.config import global_config_path
+    from agent_doc.store.config import load_project_config
+    from agent_doc.store.config import read_toml
+
+    project = load_project_config(root)
+    global_path = global_config_path()
+    sources = [(project.raw, project.path), (read_toml(global_path), global_path)]
+    prompt, where = _value("prompt", sources)
+    if prompt is None:
+        prompt = "auto"
+    elif prompt not in PROMPT_MODES:
+        raise ConfigError(
+            f'{where}: \'prompt\' must be "auto" or "full", got {prompt!r}'
+        )
+    archive, where = _value("compact_archive_dir", sources)
+    if archive is not None and not isinstance(archive, str):
+        raise ConfigError(f"{where}: 'compact_archive_dir' must be a string")
+    keep = _int("compact_keep_turns", sources, DEFAULT_KEEP_TURNS)
+    return ConversationSettings(
+        prompt=prompt,
+        keep_turns=keep,
+        suggest_bytes=_int("compact_suggest_bytes", sources, DEFAULT_SUGGEST_BYTES),
+        archive_dir=archive or None,
+    )
