@@ -179,7 +179,9 @@ class ShareApp:
             logger.warning(
                 "refused %s:%s %s: %s", client[0], client[1], scope["path"], refusal
             )
-            return  # not accepted: uvicorn answers 403, no room data is sent
+            # closed before accept: the upgrade is answered 403, no room data sent
+            await send({"type": "websocket.close", "code": 1008})
+            return
         await self.session.join(scope["path"], receive, send)
 
     def _refusal(self, scope: dict[str, Any]) -> str | None:

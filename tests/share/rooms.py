@@ -165,13 +165,15 @@ async def peer(
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     doc = doc if doc is not None else pycrdt.Doc()
     text = doc.get("content", type=pycrdt.Text)
-    async with httpx.AsyncClient() as client:
-        async with httpx_ws.aconnect_ws(url, client, headers=headers) as ws:
-            channel = WebsocketChannel(ws, "/" + url.rsplit("/", 1)[1])
-            async with pycrdt.Provider(doc, channel) as provider:
-                with anyio.fail_after(10):
-                    await provider.synced.wait()
-                yield Peer(doc, text, channel)
+    async with (
+        httpx.AsyncClient() as client,
+        httpx_ws.aconnect_ws(url, client, headers=headers) as ws,
+    ):
+        channel = WebsocketChannel(ws, "/" + url.rsplit("/", 1)[1])
+        async with pycrdt.Provider(doc, channel) as provider:
+            with anyio.fail_after(10):
+                await provider.synced.wait()
+            yield Peer(doc, text, channel)
 
 
 async def wait_file(
