@@ -20,7 +20,8 @@ CLI and the language server catch exactly one type and turn it into one clear li
     ├── AgentError             the agent backend failed (missing, error, hang)
     │   └── TurnCancelled      a signal cancelled the turn (``cycle.cancel``)
     ├── TurnRunning            another process already runs a turn on the document
-    └── LinkError              fetching a linked document failed
+    ├── LinkError              fetching a linked document failed
+    └── ShareError             a shared room (``agent-doc serve``) refused or failed
 """
 
 from __future__ import annotations
@@ -110,4 +111,13 @@ class TurnRunning(AgentDocError):
     """Another process (``run``, ``watch``, the server) runs a turn on the document.
 
     Raised before any agent is called, so the refused turn costs nothing.
+    """
+
+
+class ShareError(AgentDocError):
+    """A sync server (``agent-doc serve``) or one of its rooms failed or refused.
+
+    Raised for a missing or refused token, an unreachable or unknown room, a
+    room that did not sync or acknowledge a write in time, and a server that
+    cannot start (a non-loopback address without a token, a port in use).
     """

@@ -8,6 +8,7 @@ are defined once. This module must not import typer.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,9 @@ from agent_doc.errors import PatchError
 
 if TYPE_CHECKING:
     from typing import Any
+
+_ROOM_ENV = "AGENT_DOC_SHARE_URL"
+"""Set: ``write`` and ``patch`` go to a shared room (:mod:`agent_doc.share.remote`)."""
 
 
 def read_stdin() -> str:
@@ -49,10 +53,20 @@ def do_write(
     force_disk: bool,
     origin: str | None,
     as_json: bool,
+    room: str | None = None,
+    token_file: Path | None = None,
 ) -> int:
-    """``agent-doc write``: the response is read from stdin."""
+    """``agent-doc write``: the response is read from stdin.
+
+    With ``room`` (or ``$AGENT_DOC_SHARE_URL``) the answer goes into a shared
+    room instead (:mod:`._room`).
+    """
     from agent_doc.errors import ServerTimeout
 
+    if room is not None or _ROOM_ENV in os.environ:
+        from agent_doc.cli.commands._room import room_write
+
+        return room_write(file, read_stdin(), room, token_file, baseline_file, as_json)
     try:
         return _write(file, baseline_file, stream, force_disk, origin, as_json)
     except ServerTimeout as exc:  # the answer is pending: say so, and how to land it
@@ -127,9 +141,15 @@ def do_patch(
     *,
     force_disk: bool,
     as_json: bool,
+    room: str | None = None,
+    token_file: Path | None = None,
 ) -> int:
     """``agent-doc patch``: one component, content from the argument or stdin."""
     text = read_stdin() if content is None else content
+    if room is not None or _ROOM_ENV in os.environ:
+        from agent_doc.cli.commands._room import room_patch
+
+        return room_patch(file, component, text, room, token_file, as_json)
     changed: bool | None = None
     if not force_disk:
         from agent_doc.write.handoff import hand_off_patch
@@ -164,12 +184,18 @@ _SPECS = {
     "write": Spec(
         positionals=("file",),
         flags=("stream", "force-disk", "json"),
-        options={"baseline-file": (Path, None), "origin": (str, None)},
+        options={
+            "baseline-file": (Path, None),
+            "origin": (str, None),
+            "room": (str, None),
+            "token-file": (Path, None),
+        },
     ),
     "patch": Spec(
         positionals=("file", "component"),
         optional=("content",),
         flags=("force-disk", "json"),
+        options={"room": (str, None), "token-file": (Path, None)},
     ),
     "diff": Spec(positionals=("file",), flags=("json",)),
 }
@@ -194,6 +220,8 @@ def run_fast(args: list[str]) -> int | None:
                 force_disk=ns["force_disk"],
                 origin=ns["origin"],
                 as_json=ns["json"],
+                room=ns["room"],
+                token_file=ns["token_file"],
             )
         if command == "patch":
             return do_patch(
@@ -202,6 +230,8 @@ def run_fast(args: list[str]) -> int | None:
                 ns["content"],
                 force_disk=ns["force_disk"],
                 as_json=ns["json"],
+                room=ns["room"],
+                token_file=ns["token_file"],
             )
         return do_diff(Path(ns["file"]), as_json=ns["json"])
     except (Exception, KeyboardInterrupt) as exc:

@@ -25,6 +25,21 @@ def patch(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the outcome as JSON.")
     ] = False,
+    room: Annotated[
+        str | None,
+        typer.Option(
+            "--room",
+            help="Write into a shared room: ws://host:port/<session id> "
+            "(or ws://host:port; default $AGENT_DOC_SHARE_URL).",
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="File holding the room's token (default $AGENT_DOC_SHARE_TOKEN).",
+        ),
+    ] = None,
 ) -> None:
     """Patch COMPONENT of FILE with CONTENT (or stdin).
 
@@ -35,7 +50,15 @@ def patch(
     """
     from agent_doc.cli.commands._fast import do_patch
 
-    do_patch(file, component, content, force_disk=force_disk, as_json=as_json)
+    do_patch(
+        file,
+        component,
+        content,
+        force_disk=force_disk,
+        as_json=as_json,
+        room=room,
+        token_file=token_file,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -34,6 +34,21 @@ def write(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the outcome as JSON.")
     ] = False,
+    room: Annotated[
+        str | None,
+        typer.Option(
+            "--room",
+            help="Write into a shared room: ws://host:port/<session id> "
+            "(or ws://host:port; default $AGENT_DOC_SHARE_URL).",
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="File holding the room's token (default $AGENT_DOC_SHARE_TOKEN).",
+        ),
+    ] = None,
 ) -> None:
     """Apply the agent response on stdin (patch blocks or text) to FILE.
 
@@ -51,6 +66,8 @@ def write(
         force_disk=force_disk,
         origin=origin,
         as_json=as_json,
+        room=room,
+        token_file=token_file,
     )
 
 

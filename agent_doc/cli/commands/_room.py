@@ -1,0 +1,68 @@
+"""``write`` and ``patch`` into a shared room (``--room`` / ``$AGENT_DOC_SHARE_URL``).
+
+The answer becomes a Yjs transaction in the room of an ``agent-doc serve`` on
+any host (:mod:`agent_doc.share.remote`); FILE, the writer's own copy of the
+document, only names the room and holds the component configuration, and is
+not written. This module must not import typer.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def room_write(
+    file: Path,
+    response: str,
+    room: str | None,
+    token_file: Path | None,
+    baseline_file: Path | None,
+    as_json: bool,
+) -> int:
+    """``agent-doc write --room``: ``response`` goes into the room."""
+    from agent_doc.share.remote import room_target
+    from agent_doc.share.remote import write_to_room
+    from agent_doc.write.pipeline import read_baseline_file
+
+    target = room_target(file, room, token_file)
+    assert target is not None  # a room was given, or the variable is set
+    baseline = read_baseline_file(baseline_file) if baseline_file else None
+    outcome = write_to_room(target, file, response, baseline)
+    _report("wrote", file, outcome.url, outcome.edits, as_json)
+    return 0
+
+
+def room_patch(
+    file: Path,
+    component: str,
+    content: str,
+    room: str | None,
+    token_file: Path | None,
+    as_json: bool,
+) -> int:
+    """``agent-doc patch --room``: one component of the room's document."""
+    from agent_doc.share.remote import patch_in_room
+    from agent_doc.share.remote import room_target
+
+    target = room_target(file, room, token_file)
+    assert target is not None
+    outcome = patch_in_room(target, file, component, content)
+    _report(f"patched {component} in", file, outcome.url, outcome.edits, as_json)
+    return 0
+
+
+def _report(verb: str, file: Path, url: str, edits: int, as_json: bool) -> None:
+    if as_json:
+        import json
+
+        summary = {
+            "file": str(file),
+            "target": "room",
+            "room": url,
+            "changed": bool(edits),
+        }
+        sys.stdout.write(json.dumps(summary) + "\n")
+        return
+    what = verb if edits else "unchanged:"
+    sys.stderr.write(f"agent-doc: {what} {file} (room {url})\n")

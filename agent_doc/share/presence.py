@@ -1,0 +1,106 @@
+"""Presence (Yjs awareness) of peers that leave: cleared when their socket closes.
+
+pycrdt-websocket relays awareness messages but keeps a peer's state after its
+socket closes (a client that crashes or loses its network never says goodbye),
+so other peers would show it for the awareness timeout (30 s) or forever. Each
+socket records the awareness client ids it announced; when it closes, the
+server removes those states and tells the remaining peers at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pycrdt.websocket.asgi_server import ASGIWebsocket
+
+logger = logging.getLogger(__name__)
+
+_AWARENESS = 1
+"""``YMessageType.AWARENESS``: the first byte of an awareness message."""
+
+
+class PeerSocket(ASGIWebsocket):
+    """An accepted websocket that remembers the awareness ids its peer used."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.awareness_ids: set[int] = set()
+        """Awareness client ids announced through this socket."""
+
+    async def recv(self) -> bytes:
+        """The next message; awareness updates are noted on the way."""
+        message: bytes = await super().recv()
+        if message[:1] == bytes([_AWARENESS]):
+            try:
+                self.awareness_ids.update(awareness_client_ids(message))
+            except (IndexError, ValueError):
+                logger.debug("unreadable awareness message from %s", self.path)
+        return message
+
+
+def _varuint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+
+
+def _write_varuint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append(0x80 | (value & 0x7F))
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def awareness_client_ids(message: bytes) -> list[int]:
+    """The client ids of an awareness message (type byte, length, update)."""
+    _size, pos = _varuint(message, 1)
+    count, pos = _varuint(message, pos)
+    ids = []
+    for _ in range(count):
+        client, pos = _varuint(message, pos)
+        _clock, pos = _varuint(message, pos)
+        length, pos = _varuint(message, pos)
+        pos += length
+        ids.append(client)
+    return ids
+
+
+def removal_message(clocks: dict[int, int]) -> bytes:
+    """An awareness message setting each client's state to null at a newer clock."""
+    update = _write_varuint(len(clocks))
+    for client, clock in clocks.items():
+        update += _write_varuint(client) + _write_varuint(clock + 1) + b"\x04null"
+    return bytes([_AWARENESS]) + _write_varuint(len(update)) + update
+
+
+async def forget_peer(room: Any, peer: PeerSocket) -> None:
+    """Remove a closed socket's awareness states and tell the remaining peers."""
+    import anyio
+
+    awareness = room.awareness
+    gone = [c for c in peer.awareness_ids if c in awareness.states]
+    if not gone:
+        return
+    clocks = {c: int(awareness.meta.get(c, {}).get("clock", 0)) for c in gone}
+    awareness.remove_awareness_states(gone, "disconnect")
+    message = removal_message(clocks)
+    async with anyio.create_task_group() as tg:
+        for client in list(room.clients):
+            if client is not peer:
+                tg.start_soon(_send_quietly, client, message)
+    logger.info("peer left %s: presence of %s cleared", peer.path, gone)
+
+
+async def _send_quietly(client: Any, message: bytes) -> None:
+    try:
+        await client.send(message)
+    except Exception:  # that peer is leaving too
+        logger.debug("presence update to %s failed", client.path)

@@ -1,0 +1,236 @@
+"""Write an agent's answer into a shared room from any host (``write/patch --room``).
+
+The writer joins the room as a Yjs peer (``pycrdt.Provider`` over httpx-ws),
+reads the document's text from the room, computes the new text with the same
+core as a local write (``build_content_ours``, the 3-way merge when a baseline
+is given, ``apply_component_patch``), and applies only the changed regions as
+one transaction. Its client id is small (below :data:`AGENT_ID_LIMIT`), so on a
+tie with an editor's concurrent insert the answer comes first, as in a local
+merge. The command returns once the room has applied the transaction. No file
+of the writer's host is written: its copy of the document only names the room
+(its session id) and holds the component configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent_doc.errors import ShareError
+
+URL_ENV = "AGENT_DOC_SHARE_URL"
+"""Environment variable: the room (or server) URL when ``--room`` is not given."""
+TOKEN_ENV = "AGENT_DOC_SHARE_TOKEN"
+"""Environment variable: the token when ``--token-file`` is not given."""
+AGENT_ID_LIMIT = 1024
+"""Writers take a random client id below this (editors' ids are 32-bit or more)."""
+TIMEOUT = 15.0
+"""Seconds allowed to connect, to sync, and for the room to apply the edit."""
+
+
+@dataclass(frozen=True)
+class RoomTarget:
+    """Where a remote write goes."""
+
+    url: str
+    """``ws://host:port/<uuid>`` (or ``wss://``)."""
+    token: str | None
+    """The bearer token (``None`` for a server run with ``--no-token``)."""
+
+
+@dataclass(frozen=True)
+class RoomOutcome:
+    """What a remote write did."""
+
+    url: str
+    """The room written to."""
+    before: str
+    """The room's text when the writer joined."""
+    after: str
+    """The text the writer turned it into."""
+    edits: int
+    """How many regions changed (0: nothing to write)."""
+
+
+def room_target(
+    file: Path, room: str | None, token_file: Path | None
+) -> RoomTarget | None:
+    """The room a write of ``file`` goes to, or ``None`` for a local write.
+
+    ``room`` (else ``$AGENT_DOC_SHARE_URL``) is a room URL, or a server URL
+    without a path, completed with ``file``'s session id. The token comes from
+    ``token_file``, else ``$AGENT_DOC_SHARE_TOKEN``.
+    """
+    from agent_doc.share.access import read_token_file
+    from agent_doc.share.documents import session_id_of
+
+    url = room or os.environ.get(URL_ENV, "")
+    if not url:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("ws", "wss") or not parts.netloc:
+        raise ShareError(f"not a room URL (ws://host:port/<session id>): {url}")
+    if parts.query:
+        raise ShareError(
+            "a room URL takes no query string (send the token with --token-file)"
+        )
+    if parts.path in ("", "/"):
+        url = url.rstrip("/") + "/" + session_id_of(file)
+    token = (
+        read_token_file(token_file) if token_file else os.environ.get(TOKEN_ENV) or None
+    )
+    return RoomTarget(url, token)
+
+
+def write_to_room(
+    target: RoomTarget, file: Path, response: str, baseline: str | None = None
+) -> RoomOutcome:
+    """Apply an agent response to the room's document (as ``agent-doc write``).
+
+    Without ``baseline`` the response applies to the room's current text; with
+    it, the response applies to ``baseline`` and is merged with what the room
+    holds now (the edits peers made meanwhile survive).
+    """
+    from agent_doc.document.apply import build_content_ours
+    from agent_doc.document.component_config import load_component_configs
+    from agent_doc.document.merge import merge_texts
+    from agent_doc.document.patch_blocks import patch_block_warnings
+    from agent_doc.errors import PatchError
+    from agent_doc.store.state import project_root_for
+    from agent_doc.write.pipeline import normalize_text
+
+    if not response.strip():
+        raise PatchError("empty response — nothing to write")
+    configs = load_component_configs(project_root_for(Path(file)))
+
+    def compute(current: str) -> str:
+        base = current if baseline is None else normalize_text(baseline)
+        ours = build_content_ours(base, response, configs)
+        for warning in patch_block_warnings(response, base):
+            _warn(warning)
+        return ours if base == current else merge_texts(base, ours, current).text
+
+    return edit_room(target, compute)
+
+
+def patch_in_room(
+    target: RoomTarget,
+    file: Path,
+    component: str,
+    content: str,
+    mode: str | None = None,
+) -> RoomOutcome:
+    """Patch one component of the room's document (as ``agent-doc patch``).
+
+    The component hooks (pre_patch/post_patch) are not run for a room.
+    """
+    from agent_doc.document.apply import apply_component_patch
+    from agent_doc.document.component_config import load_component_configs
+    from agent_doc.document.components import is_valid_name
+    from agent_doc.errors import PatchError
+    from agent_doc.store.state import project_root_for
+
+    if not is_valid_name(component):
+        raise PatchError(f"invalid component name '{component}'")
+    configs = load_component_configs(project_root_for(Path(file)))
+    config = configs.get(component)
+    if config is not None and (config.pre_patch or config.post_patch):
+        _warn(f"{component}: pre_patch/post_patch hooks are not run for a room")
+    return edit_room(
+        target,
+        lambda text: apply_component_patch(
+            text, component, content, configs, mode=mode
+        ),
+    )
+
+
+def _warn(message: str) -> None:
+    import sys
+
+    sys.stderr.write(f"warning: {message}\n")
+
+
+def edit_room(target: RoomTarget, compute: Callable[[str], str]) -> RoomOutcome:
+    """Join the room, turn its text into ``compute(text)``, wait for the ack."""
+    import anyio
+
+    try:
+        return anyio.run(_edit_room, target, compute)
+    except Exception as exc:
+        raise _translated(_single(exc), target) from None
+
+
+def _single(exc: BaseException) -> BaseException:
+    """The one exception inside (nested) task-group exception groups."""
+    inner = getattr(exc, "exceptions", None)
+    while isinstance(inner, tuple) and len(inner) == 1:
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    return exc
+
+
+def _translated(exc: BaseException, target: RoomTarget) -> BaseException:
+    """A connection failure as one clear :class:`ShareError`; others unchanged."""
+    import httpx
+    import httpx_ws
+
+    if isinstance(exc, httpx_ws.WebSocketUpgradeError):
+        status = exc.response.status_code
+        return ShareError(
+            f"{target.url} refused the connection (HTTP {status}): wrong or missing "
+            "token, or no session document with that id on the server"
+        )
+    if isinstance(exc, TimeoutError):
+        return ShareError(
+            f"{target.url} did not answer, sync or acknowledge within "
+            f"{TIMEOUT:.0f} s; the answer may not have landed"
+        )
+    if isinstance(exc, (httpx.HTTPError, httpx_ws.HTTPXWSException, OSError)):
+        return ShareError(f"cannot reach {target.url}: {exc or type(exc).__name__}")
+    return exc
+
+
+async def _edit_room(target: RoomTarget, compute: Callable[[str], str]) -> RoomOutcome:
+    import anyio
+    import httpx
+    import httpx_ws
+
+    headers = (
+        {} if target.token is None else {"Authorization": f"Bearer {target.token}"}
+    )
+    with anyio.fail_after(TIMEOUT):
+        async with httpx.AsyncClient(timeout=TIMEOUT) as client:
+            connect: Any = httpx_ws.aconnect_ws(target.url, client, headers=headers)
+            async with connect as ws:
+                return await _edit_joined(target, ws, compute)
+
+
+async def _edit_joined(
+    target: RoomTarget, ws: Any, compute: Callable[[str], str]
+) -> RoomOutcome:
+    from pycrdt import Doc
+    from pycrdt import Provider
+    from pycrdt import Text
+    from pycrdt import create_sync_message
+
+    from agent_doc.document._yrs import TEXT_KEY
+    from agent_doc.share.channel import WebsocketChannel
+    from agent_doc.share.textedit import apply_text_change
+
+    channel = WebsocketChannel(ws, urlsplit(target.url).path)
+    doc: Doc[Any] = Doc(client_id=1 + secrets.randbelow(AGENT_ID_LIMIT - 1))
+    text = doc.get(TEXT_KEY, type=Text)
+    async with Provider(doc, channel) as provider:
+        await provider.synced.wait()
+        before = str(text)
+        after = compute(before)
+        sent = channel.updates_sent
+        edits = apply_text_change(doc, text, after)
+        if edits:
+            await channel.acknowledged(create_sync_message(doc), sent)
+    return RoomOutcome(target.url, before, after, edits)

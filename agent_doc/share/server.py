@@ -1,0 +1,212 @@
+"""``agent-doc serve``: a Yjs sync server with one room per session document.
+
+pycrdt-websocket's ``WebsocketServer`` holds the rooms; this module adds what a
+shared session document needs around it: the bearer-token check before a
+socket is accepted, the room name checked against the project's session
+documents, a SQLiteYStore per room (``.agent-doc/share/rooms.db``, the source
+of truth: a room is seeded from its file only when the store has nothing for
+it), the file projection and the file watcher (:mod:`.room_file`), and peers'
+presence cleared when their socket closes (:mod:`.presence`). uvicorn serves
+the ASGI app on a socket bound here, so ``--port 0`` works and the address is
+known before the first connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from typing import Any
+
+from agent_doc.errors import ShareError
+from agent_doc.share.access import is_loopback
+from agent_doc.share.access import share_dir
+from agent_doc.share.documents import ROOM_NAME
+from agent_doc.share.session import ShareSession
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+logger = logging.getLogger(__name__)
+
+STORE_FILE = "rooms.db"
+"""The SQLiteYStore database under ``.agent-doc/share/``."""
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """How to run ``agent-doc serve``."""
+
+    root: Path
+    """The project whose session documents become rooms."""
+    host: str = "127.0.0.1"
+    """The address to bind (loopback unless a token is required)."""
+    port: int = 8765
+    """The TCP port (0: any free port, printed when ready)."""
+    token: str | None = None
+    """The bearer token clients must send; ``None`` only on loopback."""
+    token_file: Path | None = None
+    """Where the token is kept: read again on every connect, so a rotated
+    token applies at once (a missing file then refuses everyone)."""
+
+
+def check_bind(options: ServeOptions) -> None:
+    """Refuse to serve a non-loopback address without a token (:class:`ShareError`)."""
+    if options.token is None and not is_loopback(options.host):
+        raise ShareError(
+            f"refusing to bind {options.host} without a token: only a loopback "
+            "address (127.0.0.1, ::1) may be served with --no-token"
+        )
+
+
+def bind(options: ServeOptions) -> socket.socket:
+    """A listening socket on ``host:port`` (:class:`ShareError` when it cannot be)."""
+    check_bind(options)
+    try:
+        infos = socket.getaddrinfo(options.host, options.port, type=socket.SOCK_STREAM)
+        family, kind, proto, _, address = infos[0]
+        sock = socket.socket(family, kind, proto)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        raise ShareError(
+            f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc}"
+        ) from None
+    sock.setblocking(False)
+    return sock
+
+
+def address_of(sock: socket.socket) -> str:
+    """The ``ws://host:port`` a bound socket serves."""
+    host, port = sock.getsockname()[:2]
+    return f"ws://[{host}]:{port}" if ":" in host else f"ws://{host}:{port}"
+
+
+def run_server(options: ServeOptions, on_ready: Callable[[str], None]) -> None:
+    """Serve until SIGINT/SIGTERM; ``on_ready(url)`` once connections are accepted.
+
+    The rooms' projections are flushed to their files before returning.
+    """
+    import anyio
+
+    sock = bind(options)
+    anyio.run(_serve, options, sock, on_ready)
+
+
+async def _serve(
+    options: ServeOptions, sock: socket.socket, on_ready: Callable[[str], None]
+) -> None:
+    import signal
+
+    import anyio
+    import uvicorn
+    from pycrdt.websocket import WebsocketServer
+
+    rooms = WebsocketServer(rooms_ready=True, auto_clean_rooms=False, log=logger)
+    async with rooms, anyio.create_task_group() as tasks:
+        session = ShareSession(options.root, rooms, tasks)
+        await session.start_store(share_dir(options.root) / STORE_FILE)
+        tasks.start_soon(session.watch_files)
+        app = ShareApp(session, options.token, options.token_file)
+        config = uvicorn.Config(
+            app, ws="wsproto", lifespan="off", log_config=None, access_log=False
+        )
+        server = uvicorn.Server(config)
+        # the socket listens already: a client connecting now waits in the
+        # backlog until uvicorn accepts, so the address can be announced
+        on_ready(address_of(sock))
+        # uvicorn re-raises the signal that stopped it once it is done: these
+        # handlers take it, so the projections below are flushed before exit
+        previous = {
+            s: signal.signal(s, _noted) for s in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            await session.flush()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            tasks.cancel_scope.cancel()
+
+
+def _noted(signum: int, _frame: Any) -> None:
+    logger.debug("signal %d after shutdown", signum)
+
+
+class ShareApp:
+    """The ASGI app: checks the token and the room, then joins the socket to it."""
+
+    def __init__(
+        self, session: ShareSession, token: str | None, token_file: Path | None = None
+    ) -> None:
+        self.session = session
+        """The rooms and their files."""
+        self.token = token
+        """The bearer token clients must send (``None``: none needed)."""
+        self.token_file = token_file
+        """The token's file, read on every connect (rotation without restart)."""
+
+    def _expected_token(self) -> str | None:
+        if self.token is None or self.token_file is None:
+            return self.token
+        from agent_doc.share.access import read_token_file
+
+        return read_token_file(self.token_file)  # ShareError: refuse everyone
+
+    async def __call__(
+        self,
+        scope: dict[str, Any],
+        receive: Callable[[], Awaitable[dict[str, Any]]],
+        send: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> None:
+        """Serve one ASGI connection (websocket only; HTTP gets a 404)."""
+        if scope["type"] == "http":
+            await send({"type": "http.response.start", "status": 404, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if scope["type"] != "websocket":
+            return
+        message = await receive()
+        if message["type"] != "websocket.connect":
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            client = scope.get("client") or ("?", 0)
+            logger.warning(
+                "refused %s:%s %s: %s", client[0], client[1], scope["path"], refusal
+            )
+            # closed before accept: the upgrade is answered 403, no room data sent
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await self.session.join(scope["path"], receive, send)
+
+    def _refusal(self, scope: dict[str, Any]) -> str | None:
+        """Why a connection is refused, or ``None`` when it may join."""
+        from agent_doc.share.access import bearer_token
+        from agent_doc.share.access import token_matches
+
+        try:
+            expected = self._expected_token()
+        except ShareError as exc:
+            return str(exc)
+        if expected is not None:
+            given = bearer_token(scope.get("headers", []))
+            if given is None:
+                hint = (
+                    " (a token in the URL is never read)"
+                    if scope.get("query_string")
+                    else ""
+                )
+                return f"no Authorization: Bearer token{hint}"
+            if not token_matches(given, expected):
+                return "wrong token"
+        name = scope["path"].removeprefix("/")
+        if not ROOM_NAME.match(name):
+            return "not a room name"
+        if self.session.document_of(name) is None:
+            return "no session document with that id"
+        return None

@@ -1,0 +1,150 @@
+"""The rooms of one ``agent-doc serve``: opened on demand, each with its file.
+
+A room is opened once, on the first connection to it, under a per-room lock
+(pycrdt-websocket starts a room twice when two peers join a new room at the
+same moment: "YRoom already running"). Opening loads the room's Yjs state from
+the SQLiteYStore; only when the store has nothing is the room seeded from the
+document. Rooms stay open while the server runs, so outside edits of their
+files keep flowing into the store even when no peer is connected.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_doc.share.documents import find_session_documents
+from agent_doc.share.presence import PeerSocket
+from agent_doc.share.presence import forget_peer
+from agent_doc.share.room_file import RoomFile
+
+logger = logging.getLogger(__name__)
+
+_OPEN_TIMEOUT = 30.0
+
+
+class ShareSession:
+    """The rooms, their stores and their files."""
+
+    def __init__(self, root: Path, rooms: Any, tasks: Any) -> None:
+        self.root = Path(root).resolve()
+        """The project root."""
+        self.rooms = rooms
+        """The pycrdt-websocket ``WebsocketServer``."""
+        self.tasks = tasks
+        """The task group the stores and projections run in."""
+        self.files: dict[str, RoomFile] = {}
+        """Open rooms' projections by session id."""
+        self._documents: dict[str, Path] = {}
+        self._locks: dict[str, Any] = {}
+        self._db_path = ""
+
+    async def start_store(self, db_path: Path) -> None:
+        """Create (or open) the SQLite store every room's store shares."""
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        self._db_path = str(db_path)
+        first = self._store("")  # creates the tables once, before rooms race to
+        await self.tasks.start(first.start)
+        await first.db_initialized.wait()
+
+    def _store(self, name: str) -> Any:
+        from pycrdt.store import SQLiteYStore
+
+        store = SQLiteYStore(name, log=logger)
+        store.db_path = self._db_path
+        return store
+
+    def document_of(self, name: str) -> Path | None:
+        """The session document of room ``name`` (rescanned when unknown)."""
+        if name not in self._documents:
+            self._documents = find_session_documents(self.root)
+        return self._documents.get(name)
+
+    async def open_room(self, name: str) -> Any:
+        """The started room ``name``, opened from the store (or seeded) once."""
+        import anyio
+
+        lock = self._locks.setdefault(name, anyio.Lock())
+        async with lock:
+            if name in self.files:
+                return self.rooms.rooms["/" + name]
+            with anyio.fail_after(_OPEN_TIMEOUT):
+                return await self._open(name)
+
+    async def _open(self, name: str) -> Any:
+        from pycrdt import Doc
+        from pycrdt.store import YDocNotFound
+        from pycrdt.websocket import YRoom
+        from pycrdt.websocket.websocket_server import exception_logger
+
+        path = self.document_of(name)
+        if path is None:
+            raise LookupError(name)
+        store = self._store(name)
+        await self.tasks.start(store.start)
+        doc: Doc[Any] = Doc()
+        try:
+            await store.apply_updates(doc)
+            stored = True
+        except YDocNotFound:
+            stored = False
+        room = YRoom(
+            ready=True,
+            ystore=store,
+            ydoc=doc,
+            log=logger,
+            exception_handler=exception_logger,
+        )
+        self.rooms.rooms["/" + name] = room
+        await self.rooms.start_room(room)
+        await room.ydoc_observed.wait()  # from here on, changes reach the store
+        projection = RoomFile(self.root, name, path, doc)
+        if not stored:
+            projection.seed()
+        self.files[name] = projection
+        self.tasks.start_soon(projection.run)
+        logger.info("room %s open (%s)", name, path.relative_to(self.root))
+        return room
+
+    async def join(
+        self,
+        path: str,
+        receive: Callable[[], Awaitable[dict[str, Any]]],
+        send: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> None:
+        """Accept a checked websocket and serve it in its room until it closes."""
+        room = await self.open_room(path.removeprefix("/"))
+        await send({"type": "websocket.accept"})
+        peer = PeerSocket(receive, send, path)
+        try:
+            await self.rooms.serve(peer)
+        finally:
+            await forget_peer(room, peer)
+
+    async def watch_files(self) -> None:
+        """Poke a room's projection when its document changes on disk (forever)."""
+        import watchfiles
+
+        def wanted(_change: Any, name: str) -> bool:
+            return Path(name) in self._watched()
+
+        async for changes in watchfiles.awatch(self.root, watch_filter=wanted):
+            by_path = {f.path.resolve(): f for f in self.files.values()}
+            for _change, name in changes:
+                projection = by_path.get(Path(name))
+                if projection is not None:
+                    projection.poke()
+
+    def _watched(self) -> set[Path]:
+        return {f.path.resolve() for f in self.files.values()}
+
+    async def flush(self) -> None:
+        """Write every open room to its file now (at shutdown)."""
+        for projection in self.files.values():
+            try:
+                await projection.sync()
+            except Exception:
+                logger.exception("flushing %s failed", projection.path)
