@@ -13,7 +13,6 @@ agent works (chaining a handler the caller installed, such as ``watch``'s);
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -232,6 +231,7 @@ async def stop_group_async(
     pgid: int, *, grace: float = GRACE_S, hurry: Callable[[], bool] = lambda: False
 ) -> None:
     """:func:`stop_group` for an event loop (the loop reaps its children)."""
+    import asyncio  # loaded already where a loop runs; not on the per-turn paths
     _signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and not hurry():

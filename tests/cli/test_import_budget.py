@@ -38,8 +38,10 @@ HEAVY_STDLIB = frozenset(
 )
 """Standard-library packages a per-turn command does not need."""
 
-SITE = frozenset({"sitecustomize", "usercustomize", "_distutils_hack"})
-"""What the interpreter's own start-up may bring (site hooks, editable installs)."""
+SITE = frozenset({"sitecustomize", "usercustomize", "_distutils_hack", "org"})
+"""What the interpreter's own start-up may bring (site hooks, editable
+installs) and names the standard library only probes for (``copy`` tries
+Jython's ``org.python.core``; importtime lists the failed attempt)."""
 
 EXTRA: dict[str, frozenset[str]] = {}
 """Command → modules it may import beyond the budget (none today)."""
