@@ -118,7 +118,10 @@ class Emacs:
         printed = self.eval(form)
         if printed in ("nil", ""):
             return None
-        return json.loads(re.sub(r"\\(.)", r"\1", printed[1:-1], flags=re.S))
+        text = re.sub(r"\\(.)", r"\1", printed[1:-1], flags=re.S)
+        # strict=False: a raw control character Emacs printed inside a string
+        # (a tab or escape in *Messages*) is text, not a broken answer
+        return json.loads(text, strict=False)
 
 
 EMACS_DRIVER = r"""

@@ -205,9 +205,12 @@ def test_streamed_answer_is_one_undo_step_in_emacs(tui, tmp_path: Path) -> None:
     the answer streams (until they see all of it); one ``C-_`` removes exactly the
     answer, a second one what they typed meanwhile."""
     tmux, pane, emacs, doc = tui
+    # The stream spans several of the person's pauses (9 chunks, 0.8 s apart):
+    # streamed at 0.05 s a chunk it fit inside one 2.5 s pause on a fast
+    # machine, and the test could not see it grow while they typed.
     configure_standin(
         tmp_path,
-        {"ACP_AGENT_REPLY": REPLY, "ACP_AGENT_CHUNK": "4", "ACP_AGENT_DELAY": "0.05"},
+        {"ACP_AGENT_REPLY": REPLY, "ACP_AGENT_CHUNK": "4", "ACP_AGENT_DELAY": "0.8"},
     )
     _keys(tmux, pane, "M->", "C-c", "a", "q")
     grew: list[int] = []
