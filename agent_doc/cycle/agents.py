@@ -28,11 +28,12 @@ from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import signals_routed
 from agent_doc.cycle.cancel import stop_group
 from agent_doc.errors import AgentError
+from agent_doc.store.config import DEFAULT_AGENT as DEFAULT_AGENT
 from agent_doc.store.config import AgentCommand
 from agent_doc.store.config import GlobalConfig
 from agent_doc.store.config import missing_agent_hint
+from agent_doc.store.config import resolve_agent_name as resolve_agent_name
 
-DEFAULT_AGENT = "claude"
 CLAUDE_BASE_ARGS = ("-p", "--output-format", "json", "--permission-mode", "acceptEdits")
 SYSTEM_PROMPT = (
     "You are responding inside an interactive session document. The user edits "
@@ -71,16 +72,6 @@ class AgentInvocation:
     """Resolved backend name."""
     argv: tuple[str, ...]
     """The full command line."""
-
-
-def resolve_agent_name(
-    cli_agent: str | None, frontmatter_agent: str | None, config: GlobalConfig
-) -> str:
-    """Pick the backend: --agent > frontmatter ``agent`` > config > claude (§5.2)."""
-    for name in (cli_agent, frontmatter_agent, config.default_agent):
-        if name and name.strip():
-            return name.strip()
-    return DEFAULT_AGENT
 
 
 def build_invocation(

@@ -9,8 +9,8 @@ inheritance). The content is wrapped with a precedence notice and cut to a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 FILE_NAME = "AGENTS.md"
 BUDGET_CHARS = 16_000
@@ -21,9 +21,9 @@ PREAMBLE = (
 TRUNCATION_MARK = "\n[... AGENTS.md truncated to fit the instruction budget ...]\n"
 
 
-@dataclass(frozen=True, slots=True)
-class Instructions:
-    """The effective AGENTS.md for a document."""
+class Instructions(NamedTuple):
+    """The effective AGENTS.md for a document (a NamedTuple: preflight, a
+    per-turn command, builds one without importing ``dataclasses``)."""
 
     path: Path
     """The file that applies."""

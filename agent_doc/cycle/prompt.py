@@ -151,7 +151,7 @@ def backend_resumes(
     ACP agents get the full prompt: whether their session loaded is known
     only once the answer streams into the document.
     """
-    from agent_doc.cycle.agents import resolve_agent_name
+    from agent_doc.store.config import resolve_agent_name
 
     chosen = config.agents.get(resolve_agent_name(cli_agent, front.agent, config))
     return prompt != "full" and (chosen is None or chosen.transport != "acp")

@@ -253,3 +253,17 @@ def resolve_claude_args(
         if source and source.strip():
             return source.split()
     return []
+
+
+DEFAULT_AGENT = "claude"
+"""The backend when neither the command line, the document nor the config names one."""
+
+
+def resolve_agent_name(
+    cli_agent: str | None, frontmatter_agent: str | None, config: GlobalConfig
+) -> str:
+    """Pick the backend: --agent > frontmatter ``agent`` > config > claude (§5.2)."""
+    for name in (cli_agent, frontmatter_agent, config.default_agent):
+        if name and name.strip():
+            return name.strip()
+    return DEFAULT_AGENT
