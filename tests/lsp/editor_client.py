@@ -25,6 +25,9 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 WAIT = 5.0
+START_WAIT = 20.0
+"""Bound on ``initialize``: the server's start-up (a fresh interpreter importing
+pygls) takes longer than one request on a loaded machine."""
 """Default bound (seconds) of every wait."""
 
 
@@ -355,7 +358,7 @@ async def start_editor(
                 initialization_options=initialization_options,
             )
         ),
-        WAIT,
+        START_WAIT,
     )
     editor.init_result = result
     editor.encoding = str(result.capabilities.position_encoding or "utf-16")
