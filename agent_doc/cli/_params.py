@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Annotated
 from typing import Any
 
 import typer
@@ -44,3 +45,23 @@ def document_argument(help_text: str = "The session document.") -> Any:
 def new_document_argument(help_text: str) -> Any:
     """A typer argument naming a document to create (refused if the path exists)."""
     return typer.Argument(help=help_text, callback=_new)
+
+
+RoomOption = Annotated[
+    str | None,
+    typer.Option(
+        "--room",
+        help="Write into a shared room: ws://host:port/<session id> "
+        "(or ws://host:port; default $AGENT_DOC_SHARE_URL).",
+    ),
+]
+"""``--room`` of the commands that can write into a shared room (write, patch)."""
+
+TokenFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--token-file",
+        help="File holding the room's token (default $AGENT_DOC_SHARE_TOKEN).",
+    ),
+]
+"""``--token-file``, the room's token beside :data:`RoomOption`."""

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import RoomOption
+from agent_doc.cli._params import TokenFileOption
 from agent_doc.cli._params import document_argument
 
 
@@ -25,21 +27,8 @@ def patch(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the outcome as JSON.")
     ] = False,
-    room: Annotated[
-        str | None,
-        typer.Option(
-            "--room",
-            help="Write into a shared room: ws://host:port/<session id> "
-            "(or ws://host:port; default $AGENT_DOC_SHARE_URL).",
-        ),
-    ] = None,
-    token_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--token-file",
-            help="File holding the room's token (default $AGENT_DOC_SHARE_TOKEN).",
-        ),
-    ] = None,
+    room: RoomOption = None,
+    token_file: TokenFileOption = None,
 ) -> None:
     """Patch COMPONENT of FILE with CONTENT (or stdin).
 
