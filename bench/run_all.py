@@ -3,6 +3,9 @@
 Run: ``.venv/bin/python bench/run_all.py`` (add ``--only merge,cli`` for a
 subset, ``--no-write`` to only print). Each ``bench/bench_*.py`` prints its own
 table with its targets; this script records them with the machine they ran on.
+Only the ``## bench_*`` sections it ran are replaced: the other benches'
+sections (with ``--only``) and every hand-written section (``## History``,
+notes) stay as they are in the file.
 
 The user-facing benchmarks of issue 17 each print their reference measured in
 the same run (``git merge-file``, ``python -c pass``, VS Code's markdown server):
@@ -91,6 +94,30 @@ def run_bench(path: Path) -> tuple[str, float]:
     return out, time.monotonic() - started
 
 
+def split_sections(text: str) -> list[tuple[str, str]]:
+    """``(title, whole section)`` for each ``## `` section of ``text``, in order."""
+    parts = text.split("\n## ")
+    return [(part.split("\n", 1)[0].strip(), "## " + part) for part in parts[1:]]
+
+
+def merge_report(old: str, header: str, fresh: dict[str, str]) -> str:
+    """The report: ``header``, then every section of ``old`` after its targets,
+    with the benches in ``fresh`` replaced (new benches added in name order
+    before the hand-written sections)."""
+    kept = [(t, body) for t, body in split_sections(old) if t != "Targets"]
+    titles = {t for t, _ in kept}
+    out = []
+    for title, body in kept:
+        out.append(fresh.get(title, body).rstrip("\n") + "\n")
+    missing = sorted(t for t in fresh if t not in titles)
+    first_notes = next(
+        (i for i, (t, _) in enumerate(kept) if not t.startswith("bench_")), len(kept)
+    )
+    for offset, title in enumerate(missing):
+        out.insert(first_notes + offset, fresh[title].rstrip("\n") + "\n")
+    return header + "\n".join(out)
+
+
 def main() -> int:
     """Run the benchmarks and write the report."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -104,12 +131,14 @@ def main() -> int:
     compile_bytecode()
     load = os.getloadavg()[0]
     began = time.monotonic()
-    sections = []
+    sections: dict[str, str] = {}
     for script in scripts:
         print(f"== {script.name}", flush=True)
         out, took = run_bench(script)
         print(out, flush=True)
-        sections.append(f"## {script.stem}\n\n```\n{out}\n```\n\n({took:.0f} s)\n")
+        sections[script.stem] = (
+            f"## {script.stem}\n\n```\n{out}\n```\n\n({took:.0f} s)\n"
+        )
     if args.no_write:
         return 0
     header = (
@@ -123,7 +152,9 @@ def main() -> int:
         f"took {time.monotonic() - began:.0f} s.\n\n"
         "## Targets\n\n" + TARGETS + "\n" + USER_WAITS + "\n"
     )
-    (ROOT / "docs" / "benchmarks.md").write_text(header + "\n".join(sections))
+    report = ROOT / "docs" / "benchmarks.md"
+    old = report.read_text(encoding="utf-8") if report.exists() else ""
+    report.write_text(merge_report(old, header, sections), encoding="utf-8")
     print("wrote docs/benchmarks.md")
     return 0
 
