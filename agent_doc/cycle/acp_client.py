@@ -31,6 +31,8 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from acp.client.connection import ClientSideConnection
 
     from agent_doc.store.config import AgentCommand
@@ -73,6 +75,8 @@ class AcpTurn:
         self.agent_pid: int | None = None
         """The pid of the agent answering (its process group), once started."""
         self._agent: LiveAgent | None = None
+        self.sent_prompt: str | None = None
+        """The prompt sent (the resumed or the full form), once sent."""
         self._escalation: asyncio.Task[None] | None = None
 
     async def run(
@@ -82,19 +86,22 @@ class AcpTurn:
         resume: str | None,
         timeout: float,
         live: LiveAgent | None = None,
+        full_prompt: Callable[[], str] | None = None,
     ) -> AcpReply:
         """Run one prompt turn and return the answer.
 
         With ``live`` the turn uses that agent (started now if it is not
         running) and leaves it running; without, an agent is started for this
         turn and stopped after it. A failed turn stops the agent either way.
+        ``prompt`` may be the resumed form: when the session ``resume`` names
+        is neither live nor loaded, ``full_prompt()`` is sent to the new one.
         """
         agent = live or self._new_agent()
         self._agent = agent
         failed = True
         try:
             reply: AcpReply = await self._bounded(
-                self._turn_with(agent, prompt, resume), timeout
+                self._turn_with(agent, prompt, resume, full_prompt), timeout
             )
             failed = False
             return reply
@@ -184,7 +191,11 @@ class AcpTurn:
             await agent.kill()
 
     async def _turn_with(
-        self, agent: LiveAgent, prompt: str, resume: str | None
+        self,
+        agent: LiveAgent,
+        prompt: str,
+        resume: str | None,
+        full_prompt: Callable[[], str] | None,
     ) -> AcpReply:
         from acp import text_block
 
@@ -203,6 +214,9 @@ class AcpTurn:
             agent.session_id = self.session_id
         if self.cancelled:
             return AcpReply("", self.session_id, "cancelled")
+        if full_prompt is not None and self.session_id != resume:
+            prompt = full_prompt()  # a new session has none of the document
+        self.sent_prompt = prompt
         self.collecting = True
         try:
             result = await _call(

@@ -162,14 +162,15 @@ def run_acp_from_console(
     *,
     link: ServerLink | None,
     timeout: float,
-) -> tuple[str, str, TurnCancelled | None]:
+) -> tuple[str, str, TurnCancelled | None, str]:
     """Run one ACP turn for ``agent-doc run``.
 
-    Returns ``(answer, session_id, cancelled)``: SIGINT, SIGTERM or SIGHUP
-    cancel the turn (``session/cancel``; the agent's process group is stopped
-    if it does not end the turn within the grace period, at once on a second
-    signal), and ``cancelled`` then says so; the answer so far is marked
-    interrupted, to be written like any other.
+    Returns ``(answer, session_id, cancelled, prompt sent)``; the prompt
+    sent is the full form when the turn's session could not be resumed.
+    SIGINT, SIGTERM or SIGHUP cancel the turn (``session/cancel``; the agent's
+    process group is stopped if it does not end the turn within the grace
+    period, at once on a second signal), and ``cancelled`` then says so; the
+    answer so far is marked interrupted, to be written like any other.
     """
     host = ConsoleHost(name, agent, turn.root, link)
     acp_turn = AcpTurn(name, agent, host, turn.root)
@@ -194,7 +195,10 @@ def run_acp_from_console(
         if latch.first is not None:  # a signal came before the loop ran
             acp_turn.cancelled = True
         return await acp_turn.run(
-            turn.prompt, resume=turn.front.resume, timeout=timeout
+            turn.prompt,
+            resume=turn.front.resume,
+            timeout=timeout,
+            full_prompt=turn.full_prompt if turn.mode == "resumed" else None,
         )
 
     with signals_routed(on_signal):
@@ -207,7 +211,8 @@ def run_acp_from_console(
             f"document, marked interrupted",
             latch.first,
         )
-    return final_answer(reply, name), reply.session_id, cancelled
+    sent = acp_turn.sent_prompt or turn.prompt
+    return final_answer(reply, name), reply.session_id, cancelled, sent
 
 
 def _pid_note(pid: int | None) -> str:

@@ -211,17 +211,16 @@ def _prompt_of(
 ) -> tuple[int, str | None]:
     """Size and form of the prompt ``run`` would send now (``(0, None)``
     when there is nothing to send)."""
-    from agent_doc.cycle.prompt import backend_resumes
+    from agent_doc.cycle.prompt import resumed_allowed
     from agent_doc.cycle.prompt import turn_prompt_size
     from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.store.config import load_global_config
     from agent_doc.store.conversation import load_conversation_settings
 
     if diff is None:
         return 0, None
     front = parse_frontmatter(document)
     settings = load_conversation_settings(root)
-    resumes = backend_resumes(front, None, load_global_config(), settings.prompt)
+    resumes = resumed_allowed(settings.prompt)
     return turn_prompt_size(
         path, root, document, snapshot, diff, front=front, resumed_ok=resumes
     )

@@ -2,7 +2,8 @@
 
 The *full* prompt (spec §7.1: the diff and the whole document) goes on the
 first turn, without a ``resume`` id, after ``reset``, with ``prompt = "full"``
-in the config and to ACP agents. The *resumed* prompt, when the caller allows
+in the config, and to an ACP agent whose session could not be loaded. The
+*resumed* prompt, when the caller allows
 it and the agent resumes its session, carries the diff and only the excerpts
 :func:`agent_doc.document.excerpt.resumed_context` picks (the components the
 change touches and the exchange's tail).
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_doc.document.frontmatter import Frontmatter
-    from agent_doc.store.config import GlobalConfig
 
 FIRST_PROMPT = (
     "The user is starting a session document. Respond to it in markdown. "
@@ -142,16 +142,10 @@ def turn_prompt(
     return prompt, "resumed" if context is not None else "full", instructions
 
 
-def backend_resumes(
-    front: Frontmatter, cli_agent: str | None, config: GlobalConfig, prompt: str
-) -> bool:
-    """Whether a turn may use the resumed prompt: ``prompt`` (the config's
-    mode) is not ``"full"`` and the backend is a CLI agent (``--resume ID``).
-
-    ACP agents get the full prompt: whether their session loaded is known
-    only once the answer streams into the document.
-    """
-    from agent_doc.store.config import resolve_agent_name
-
-    chosen = config.agents.get(resolve_agent_name(cli_agent, front.agent, config))
-    return prompt != "full" and (chosen is None or chosen.transport != "acp")
+def resumed_allowed(prompt: str) -> bool:
+    """Whether a turn may use the resumed prompt: the config's ``prompt`` mode
+    is not ``"full"``. Every backend resumes: a CLI agent with ``--resume ID``
+    (a lost session is sent the full prompt again), an ACP agent whose session
+    is still live or loads with ``session/load`` (else the full prompt goes to
+    the new session it opens)."""
+    return prompt != "full"

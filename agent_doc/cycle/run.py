@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from agent_doc.cycle.agents import AgentReply
     from agent_doc.cycle.cancel import TurnCancelled
     from agent_doc.cycle.turn import PreparedTurn
-    from agent_doc.document.frontmatter import Frontmatter
     from agent_doc.write.pipeline import WriteOutcome
     from agent_doc.write.server_link import ServerLink
 
@@ -88,15 +87,12 @@ def run_cycle(
     from agent_doc.cycle.commit import commit_and_refresh
     from agent_doc.cycle.preconditions import require_git_ready
     from agent_doc.cycle.preconditions import require_session_document
-    from agent_doc.cycle.prompt import backend_resumes
     from agent_doc.cycle.turn import prepare_turn
     from agent_doc.cycle.turn import with_resume
     from agent_doc.cycle.vcs import create_branch
     from agent_doc.cycle.vcs import open_repo
     from agent_doc.store.config import load_global_config
     from agent_doc.store.config import resolve_claude_args
-    from agent_doc.store.conversation import load_conversation_settings
-    from agent_doc.store.state import project_root_for
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import write_response
     from agent_doc.write.waiting import elapsed_on_terminal
@@ -104,12 +100,8 @@ def run_cycle(
     path = Path(path)
     require_session_document(path)
     config = load_global_config()
-    settings = load_conversation_settings(project_root_for(path))
 
-    def resumable(front: Frontmatter) -> bool:
-        return backend_resumes(front, agent, config, settings.prompt)
-
-    turn = prepare_turn(path, link, resumable=resumable)
+    turn = prepare_turn(path, link)
     if turn is None:
         return RunOutcome(prompt="", no_changes=True)
     if dry_run:
@@ -142,7 +134,7 @@ def run_cycle(
     if acp and configured is not None:
         from agent_doc.cycle.acp_run import run_acp_from_console
 
-        response, session_id, cancelled = run_acp_from_console(
+        response, session_id, cancelled, sent = run_acp_from_console(
             turn, name, configured, link=link, timeout=timeout
         )
     else:

@@ -19,8 +19,6 @@ from agent_doc.cycle.prompt import build_prompt
 from agent_doc.cycle.prompt import turn_prompt
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from agent_doc.document.frontmatter import Frontmatter
     from agent_doc.write.server_link import ServerLink
 
@@ -64,19 +62,20 @@ class PreparedTurn:
 def prepare_turn(
     path: Path,
     link: ServerLink | None,
-    *,
-    resumable: Callable[[Frontmatter], bool] | None = None,
 ) -> PreparedTurn | None:
     """Read, diff and build the prompt; ``None`` when nothing changed.
 
-    ``resumable(front)``: true when the document's backend resumes sessions by
-    id and ``prompt`` is not ``"full"``; a document with a ``resume`` id and a
-    snapshot then gets the resumed prompt. Without it, the full prompt.
+    A document with a ``resume`` id and a snapshot gets the resumed prompt
+    unless the project's config says ``prompt = "full"``; every other turn
+    the full prompt. The caller sends :meth:`PreparedTurn.full_prompt` instead
+    when the agent's session turns out to be lost.
     """
     from agent_doc.cycle.preflight import current_text
+    from agent_doc.cycle.prompt import resumed_allowed
     from agent_doc.document.diff import compute_diff
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.document.scaffold import nothing_typed
+    from agent_doc.store.conversation import load_conversation_settings
     from agent_doc.store.state import StateStore
     from agent_doc.store.state import project_root_for
 
@@ -90,7 +89,7 @@ def prepare_turn(
     diff = compute_diff(snapshot or "", text)
     if diff is None and snapshot is not None:
         return None
-    resumed = resumable is not None and resumable(front)
+    resumed = resumed_allowed(load_conversation_settings(root).prompt)
     prompt, mode, instructions = turn_prompt(
         path, root, text, snapshot, diff, front=front, resumed_ok=resumed
     )

@@ -220,7 +220,11 @@ async def _answer(
     failure: AgentDocError | None = None
     try:
         reply = await acp_turn.run(
-            turn.prompt, resume=turn.front.resume, timeout=DEFAULT_TIMEOUT_S, live=live
+            turn.prompt,
+            resume=turn.front.resume,
+            timeout=DEFAULT_TIMEOUT_S,
+            live=live,
+            full_prompt=turn.full_prompt if turn.mode == "resumed" else None,
         )
     except AgentDocError as exc:
         # The agent died or timed out: keep what it already said, marked.

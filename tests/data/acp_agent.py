@@ -20,7 +20,9 @@ It speaks the real protocol over stdio. What it does is set by environment:
   log ``child`` with its pid (the grandchild a cancel must end too);
 - ``ACP_AGENT_DEAF=1``: ignore ``session/cancel`` and SIGINT/SIGTERM/SIGHUP
   (only SIGKILL stops it; so does its child);
-- ``ACP_AGENT_LOG_CHUNKS=1``: log ``chunk`` (with ``sent``) for every chunk.
+- ``ACP_AGENT_LOG_CHUNKS=1``: log ``chunk`` (with ``sent``) for every chunk;
+- ``ACP_AGENT_NO_LOAD=1``: do not offer ``session/load`` (an agent that cannot
+  resume a session: every turn opens a new one).
 
 ``session/cancel`` stops the stream; the turn ends with ``cancelled``.
 A JSON file named as the first argument may set the same keys (for agents
@@ -93,7 +95,9 @@ class StandInAgent:
         log("initialize", capabilities=caps)
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(load_session=True),
+            agent_capabilities=AgentCapabilities(
+                load_session=setting("ACP_AGENT_NO_LOAD") != "1"
+            ),
         )
 
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:

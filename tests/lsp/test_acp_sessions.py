@@ -33,6 +33,11 @@ def running(pid: int) -> bool:
     return True
 
 
+def prompts(log: Path) -> list[str]:
+    """The prompts the stand-in agent was sent, in order."""
+    return [c["prompt"] for c in calls(log) if c["method"] == "session/prompt"]
+
+
 async def ask_again(session: Session, uri: str, question: str) -> Any:
     """The person adds ``question`` at the end of the exchange and runs a turn."""
     editor = session.editor
@@ -71,8 +76,11 @@ async def test_second_turn_reuses_the_agent_and_its_session(
     assert "session/load" not in methods
     assert methods.count("session/prompt") == 2
     (pid,) = {c["pid"] for c in calls(log)}
-    second_prompt = [c for c in calls(log) if c["method"] == "session/prompt"][1]
-    assert "And 3 + 3?" in second_prompt["prompt"]
+    first_prompt, second_prompt = prompts(log)
+    assert "<document>" in first_prompt
+    assert "And 3 + 3?" in second_prompt
+    assert "<document>" not in second_prompt  # the live session has it already
+    assert "<excerpts>" in second_prompt
 
     session.editor.close(uri)  # closing the document stops its agent
     await session.editor.wait_for(
@@ -97,3 +105,26 @@ async def test_a_dead_agent_is_started_again_and_loads_the_session(
     assert methods.count("initialize") == 2
     assert methods.count("session/load") == 1
     assert len({c["pid"] for c in calls(log)}) == 2
+    assert "<excerpts>" in prompts(log)[1]  # the loaded session has the document
+
+
+async def test_an_agent_that_cannot_load_the_session_is_sent_the_whole_document(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    session, uri, log, first = await first_turn(client, tmp_path)
+    (pid,) = {c["pid"] for c in calls(log)}
+    os.kill(pid, 9)
+    await session.editor.wait_for(lambda: not running(pid), timeout=10, what="exit")
+
+    session.configure(
+        ACP_AGENT_LOG=str(log), ACP_AGENT_REPLY="Second answer.", ACP_AGENT_NO_LOAD="1"
+    )
+    second = await ask_again(session, uri, "And 3 + 3?")
+
+    assert second["sessionId"] != first["sessionId"]
+    assert "session/load" not in [c["method"] for c in calls(log)]
+    second_prompt = prompts(log)[1]
+    assert "<document>" in second_prompt
+    assert "And 3 + 3?" in second_prompt
+    assert "First answer." in second_prompt  # the new session gets the history
+    assert "Second answer." in session.editor.text(uri)
