@@ -1,6 +1,7 @@
 """The per-turn commands of the long-conversation bench, as whole processes.
 
-Every sample runs in a fresh copy of the repository :func:`_long_docs.
+Every sample runs in a fresh copy (at the same path: agent-doc keys its state
+by the document's path) of the repository :func:`_long_docs.
 make_repository` made (so each command sees the state a person has after the
 agent's last answer plus one typed line), and is timed from the start of the
 process; its peak memory is the ``ru_maxrss`` of ``os.wait4`` (the process and

@@ -176,7 +176,9 @@ def _variant(nvim: str, root: Path, server: bool) -> dict[str, Any]:
     return out
 
 
-def measure_neovim(pristine: Path, turns: int, row: dict[str, float]) -> None:
+def measure_neovim(
+    pristine: Path, work: Path, turns: int, row: dict[str, float]
+) -> None:
     """Print keystroke → screen in Neovim with and without the server."""
     local = Path(sys.executable).with_name("nvim")
     nvim = str(local) if local.exists() else shutil.which("nvim")
@@ -187,7 +189,7 @@ def measure_neovim(pristine: Path, turns: int, row: dict[str, float]) -> None:
         return
     results = {}
     for server in (False, True):
-        work = fresh_copy(pristine, pristine.parent.parent / f"nvim-{server}")
+        fresh_copy(pristine, work)  # the state is keyed by the document's path
         results[server] = _variant(nvim, work, server)
     print(
         "\n| | open | keystroke → screen median | p90 | max | nvim peak RSS | server peak RSS |"

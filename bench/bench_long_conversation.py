@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +37,7 @@ from bench._fixtures import compile_packages
 from bench._long_cli import LAUNCH
 from bench._long_cli import Launcher
 from bench._long_cli import configure_agent
+from bench._long_cli import fresh_copy
 from bench._long_cli import one_round
 from bench._long_docs import make_repository
 from bench._long_docs import type_line
@@ -85,10 +88,15 @@ def private_env(tmp: Path) -> None:
 
 def measure_size(tmp: Path, turns: int, runs: int) -> tuple[dict[str, float], Path]:
     """Every measure of one size (medians); return them and the repository."""
-    pristine = make_repository(tmp / f"turns{turns}", turns)
-    root = pristine.parent
-    work = tmp / "work"
+    work = tmp / "work"  # state is keyed by the document's path: always here
+    shutil.rmtree(work, ignore_errors=True)
+    make_repository(work, turns)
+    root = tmp / f"pristine{turns}"
+    fresh_copy(work, root)
+    check_one_line_diff(work)
     rounds = [one_round(root, work) for _ in range(runs)]
+    fresh_copy(root, work)
+    pristine = work / "doc.md"
     med = statistics.median
     row: dict[str, float] = {}
     for key in rounds[0]:
@@ -97,9 +105,20 @@ def measure_size(tmp: Path, turns: int, runs: int) -> tuple[dict[str, float], Pa
     text = type_line(pristine.read_text("utf-8"))
     snapshot = next((root / ".agent-doc" / "snapshots").glob("*.md")).read_text()
     row["bytes"] = len(text.encode())
-    row.update(measure_server(SERVER, root, pristine, text))
+    row.update(measure_server(SERVER, work, pristine, text))
     row.update(measure_in_process(text, snapshot))
     return row, root
+
+
+def check_one_line_diff(work: Path) -> None:
+    """The typed line is the whole diff (the snapshot is found, not missing)."""
+    doc = work / "doc.md"
+    doc.write_text(type_line(doc.read_text("utf-8")), "utf-8")
+    cli = str(Path(sys.executable).with_name("agent-doc"))
+    out = subprocess.run([cli, "diff", "doc.md"], cwd=work, capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    if "+One more question" not in out or len(out) > 2000:
+        raise SystemExit(f"the diff is not the one typed line: {out[:300]!r}")
 
 
 def reference(rows: dict[int, dict[str, float]]) -> int:
@@ -194,7 +213,7 @@ def main() -> int:
             from bench._long_nvim import measure_neovim
 
             top = max(rows)
-            measure_neovim(roots[top], top, rows[top])
+            measure_neovim(roots[top], tmp / "work", top, rows[top])
     print(f"\n(took {time.monotonic() - began:.0f} s)")
     return 0
 
