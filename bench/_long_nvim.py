@@ -152,9 +152,12 @@ def _variant(nvim: str, root: Path, server: bool) -> dict[str, Any]:
         out["open s"] = session.wait("return vim.api.nvim_buf_line_count(0) > 10")
         if server:
             session.wait("return #vim.lsp.get_clients({ bufnr = 0 }) == 1")
-            session.lua("return vim.lsp.buf_request_sync(0, 'textDocument/documentSymbol',"
-                        " { textDocument = vim.lsp.util.make_text_document_params() },"
-                        " 120000) ~= nil")  # fmt: skip
+            session.wait(  # the server answers once it has opened the buffer
+                "local ok, r = pcall(vim.lsp.buf_request_sync, 0,"
+                " 'textDocument/documentSymbol',"
+                " { textDocument = vim.lsp.util.make_text_document_params() }, 120000)"
+                " return ok and r ~= nil"
+            )
             out["server ready s"] = time.perf_counter() - session.started
         out["keys"] = session.type_line()
         if server:
