@@ -52,6 +52,7 @@ HEAVY_ADAPTERS = frozenset(
 LAZY_STDLIB: dict[str, str] = {
     "datetime": "3 ms; only a component with timestamp=true stamps a patch",
     "difflib": "2 ms; `diff` of appended lines needs none (test_diff_fast)",
+    "socket": "8 ms; a write sends its hook event through it only to a bound listener",
     "uuid": "imports platform, 6 ms; only a new session key needs it",
 }
 """Standard-library modules a per-turn command would load for a rare branch."""
@@ -114,7 +115,6 @@ PENDING = (
     "agent_doc/cycle/",
     "agent_doc/editor/",
     "agent_doc/share/",
-    "agent_doc/store/",
     "agent_doc/tmux/",
     "agent_doc/write/",
 )
