@@ -66,6 +66,8 @@ LAZY: dict[str, str] = {
     " hand-off keep state; the hand-off path loads no state store (test_handoff)",
     "agent_doc.write.handoff -> agent_doc.store.events": "only an old server's"
     " reply is finished here; events loads the state store (test_handoff)",
+    "agent_doc.tmux.agent_profile -> agent_doc.tmux.processes": "`status` reads"
+    " profiles; only a live pane's foreground process needs ps (subprocess, 8 ms)",
 }
 """agent_doc modules (or packages) a function may import, with the reason;
 ``importer -> module`` allows it in one importer only."""
@@ -130,7 +132,6 @@ PENDING = (
     "agent_doc/cycle/",
     "agent_doc/editor/",
     "agent_doc/share/",
-    "agent_doc/tmux/",
 )
 """Packages whose imports are still being moved (issue 28)."""
 
