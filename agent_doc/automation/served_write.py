@@ -42,7 +42,7 @@ def finish(
     from agent_doc.document._yrs import encode_text_state
     from agent_doc.store.events import fire_quietly
     from agent_doc.store.state import StateStore
-    from agent_doc.write.pipeline import normalize_text
+    from agent_doc.write.outcome import normalize_text
 
     content_ours, final = normalize_text(content_ours), normalize_text(final)
     store = StateStore.for_document(path)

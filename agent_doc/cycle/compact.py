@@ -181,7 +181,7 @@ def compact_document(
     from agent_doc.store.state import project_root_for
     from agent_doc.store.state import read_document
     from agent_doc.store.state import write_document
-    from agent_doc.write.pipeline import normalize_text
+    from agent_doc.write.outcome import normalize_text
 
     path = Path(path)
     root = project_root_for(path)

@@ -87,9 +87,9 @@ def recover_pending(
 def _recover_one(pending: Path, doc: Path | None, link: ServerLink | None) -> Recovered:
     """Recover one pending response of ``doc`` (``None``: document not found)."""
     from agent_doc.errors import AgentDocError
+    from agent_doc.write.outcome import normalize_text
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import finish_interrupted
-    from agent_doc.write.pipeline import normalize_text
     from agent_doc.write.pipeline import write_response
 
     try:

@@ -31,6 +31,8 @@ from agent_doc.document.components import find_component
 from agent_doc.document.components import parse_components
 from agent_doc.document.components import replace_content
 from agent_doc.document.components import scan_components
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.frontmatter import set_field
 from agent_doc.document.inline import append_inline_response
 from agent_doc.document.patch_blocks import PatchBlock
 from agent_doc.document.patch_blocks import parse_patch_blocks
@@ -515,8 +517,6 @@ def build_content_ours(
     PatchError
         The response is empty, or a template response has neither blocks nor text.
     """
-    from agent_doc.document.frontmatter import parse_frontmatter
-
     if not response.strip():
         raise PatchError(EMPTY_RESPONSE)
     response, fields = split_frontmatter_patch(response)
@@ -587,8 +587,6 @@ def split_frontmatter_patch(response: str) -> tuple[str, dict[str, str | None]]:
 
 def apply_frontmatter_fields(text: str, fields: Mapping[str, str | None]) -> str:
     """Set each field in the document's frontmatter, changing only its line."""
-    from agent_doc.document.frontmatter import set_field
-
     for key, value in fields.items():
         text = set_field(text, key, value)
     return text

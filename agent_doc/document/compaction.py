@@ -20,6 +20,11 @@ import re
 from dataclasses import dataclass
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc.document.codeblocks import CodeRanges
+from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.components import find_component
+from agent_doc.document.components import scan_components
+from agent_doc.document.frontmatter_text import split_frontmatter
 
 __all__ = ["Compaction", "answer_starts", "archive_entry", "plan_compaction"]
 
@@ -72,9 +77,6 @@ def _content_start(text: str, lo: int) -> int:
 def _headings(text: str, lo: int, hi: int) -> list[tuple[int, bool]]:
     """``(start, is_answer)`` of the headings of ``text[lo:hi]`` outside code
     and comment blocks."""
-    from agent_doc.document.codeblocks import CodeRanges
-    from agent_doc.document.codeblocks import block_ranges
-
     fences, comments = block_ranges(text)
     in_fence, in_comment = CodeRanges(fences), CodeRanges(comments)
     found = []
@@ -108,10 +110,6 @@ def _turn_starts(text: str, lo: int, hi: int) -> list[int]:
 def _region(text: str) -> tuple[int, int, bool]:
     """The conversation's span: the ``exchange`` component's content, else the
     body; and whether it is a component."""
-    from agent_doc.document.components import find_component
-    from agent_doc.document.components import scan_components
-    from agent_doc.document.frontmatter_text import split_frontmatter
-
     exchange = find_component(scan_components(text).components, "exchange")
     if exchange is not None:
         return exchange.open_end, exchange.close_start, True

@@ -19,6 +19,7 @@ from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
+from agent_doc.document.codeblocks import clear_block_memo
 from agent_doc.document.codeblocks import code_index
 from agent_doc.document.splice import splice
 from agent_doc.errors import ComponentError
@@ -263,8 +264,6 @@ _SCANS = TextMemo(4)
 def clear_scan_memos() -> None:
     """Forget every remembered scan: components, markers and code blocks
     (benchmarks of a first parse)."""
-    from agent_doc.document.codeblocks import clear_block_memo
-
     _SCANS.clear()
     _MARKERS.clear()
     clear_block_memo()

@@ -14,6 +14,8 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc.document._linediff import common_prefix
+from agent_doc.document._linediff import common_suffix
 from agent_doc.document.codeblocks import CodeIndex
 
 if TYPE_CHECKING:
@@ -219,9 +221,6 @@ def _range(length: int) -> str:
 
 def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
     """Counts of equal leading and trailing lines (not overlapping)."""
-    from agent_doc.document._linediff import common_prefix
-    from agent_doc.document._linediff import common_suffix
-
     head = common_prefix(a, b)
     return head, common_suffix(a, b, min(len(a), len(b)) - head)
 

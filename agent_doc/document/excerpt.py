@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_doc.document.components import scan_components
+from agent_doc.document.frontmatter_text import split_frontmatter
+
 if TYPE_CHECKING:
     from agent_doc.document.components import Component
 
@@ -86,9 +89,6 @@ def _by_name(components: list[Component]) -> dict[str, Component]:
 
 def resumed_context(snapshot: str, text: str) -> str:
     """The excerpts of ``text`` a resumed agent needs (see the module docstring)."""
-    from agent_doc.document.components import scan_components
-    from agent_doc.document.frontmatter_text import split_frontmatter
-
     now = _by_name(scan_components(text).components)
     before = _by_name(scan_components(snapshot).components)
     parts: list[str] = []

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc.document.codeblocks import block_ranges
 
 HEAD_SUFFIX = " (HEAD)"
 # Whole heading lines (``$`` is the line's end; nothing here crosses a "\n").
@@ -68,7 +69,6 @@ def _outside_fences(text: str) -> Iterator[tuple[int, int]]:
     if "```" not in text and "~~~" not in text:
         yield 0, len(text)
         return
-    from agent_doc.document.codeblocks import block_ranges
 
     fences, comments = block_ranges(text)
     pos = 0

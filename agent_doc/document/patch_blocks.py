@@ -7,6 +7,7 @@ blocks; everything outside them is "unmatched" text. Re-exported by
 
 from __future__ import annotations
 
+import json
 import re
 from typing import NamedTuple
 
@@ -14,6 +15,8 @@ from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.components import is_valid_name
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import PatchError
 
 _COMMENT = lazy_compile(r"<!--(.*?)-->", re.DOTALL)
@@ -135,9 +138,6 @@ def patch_block_warnings(response: str, document: str) -> list[str]:
     component of a template document; their text still goes to the exchange
     (the spec's fallback), this only says so. Never raises.
     """
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.errors import AgentDocError
-
     try:
         if parse_frontmatter(document).format == "inline":
             return []  # an inline document takes the response as it is
@@ -170,8 +170,6 @@ def _skip_newline(text: str, offset: int) -> int:
 
 def frontmatter_patch(fields: dict[str, str | None]) -> str:
     """Return a ``<!-- patch:frontmatter -->`` block setting (None: removing) fields."""
-    import json
-
     body = "".join(
         f"{key}: {'null' if value is None else json.dumps(value)}\n"
         for key, value in fields.items()

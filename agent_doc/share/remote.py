@@ -102,7 +102,7 @@ def write_to_room(
     from agent_doc.document.patch_blocks import patch_block_warnings
     from agent_doc.errors import PatchError
     from agent_doc.store.state import project_root_for
-    from agent_doc.write.pipeline import normalize_text
+    from agent_doc.write.outcome import normalize_text
 
     if not response.strip():
         raise PatchError("empty response — nothing to write")

@@ -24,6 +24,7 @@ from typing import NamedTuple
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import ConfigError
 from agent_doc.store.config_keys import warn_unknown_keys
+from agent_doc.store.state import atomic_write_text
 
 if TYPE_CHECKING:
     from typing import Any
@@ -214,8 +215,6 @@ _KEY_LINE = lazy_compile(r"^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$")
 
 def set_project_value(root: Path, key: str, value: str) -> None:
     """Set a top-level string key in the project config, keeping other lines."""
-    from agent_doc.store.state import atomic_write_text
-
     path = project_config_path(root)
     read_toml(path)  # refuse to edit a file that is already invalid
     lines = path.read_text("utf-8").splitlines(keepends=True) if path.exists() else []

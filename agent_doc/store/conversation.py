@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 from agent_doc.errors import ConfigError
+from agent_doc.store.config import global_config_path
+from agent_doc.store.config import load_project_config
+from agent_doc.store.config import read_toml
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -65,10 +68,6 @@ def _int(
 
 def load_conversation_settings(root: Path) -> ConversationSettings:
     """The settings of the project at ``root`` (project > global > defaults)."""
-    from agent_doc.store.config import global_config_path
-    from agent_doc.store.config import load_project_config
-    from agent_doc.store.config import read_toml
-
     project = load_project_config(root)
     global_path = global_config_path()
     sources = [(project.raw, project.path), (read_toml(global_path), global_path)]

@@ -17,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import StateError
+from agent_doc.store.state import atomic_write_text
 
 if TYPE_CHECKING:
     import socket
@@ -111,7 +113,6 @@ class HookListener:
         """Answers one received line (the reply written back, e.g. ``ok``)."""
         self.path = bind_path(self.root)
         """The bound socket path."""
-        import threading
 
         self._stop = threading.Event()
         self._sock = self._bind()
@@ -137,8 +138,6 @@ class HookListener:
         sock.listen(16)
         sock.settimeout(0.2)
         if self.path != default_socket_path(self.root):
-            from agent_doc.store.state import atomic_write_text
-
             atomic_write_text(pointer_path(self.root), f"{self.path}\n")
         return sock
 
@@ -158,7 +157,6 @@ class HookListener:
                     if self._stop.is_set():
                         break
                     raise
-                import threading
 
                 threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
         finally:

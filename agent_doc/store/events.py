@@ -15,6 +15,7 @@ agent-doc itself fires ``post_write`` (after a response lands) and
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from pathlib import Path
@@ -24,8 +25,14 @@ from typing import Protocol
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
+from agent_doc.store.event_socket import HookListener
+from agent_doc.store.event_socket import send_line
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
 
 if TYPE_CHECKING:
     from typing import Any
@@ -100,9 +107,6 @@ def make_event(event: str, file: Path, text: str | None = None) -> HookEvent:
     ``text`` is the file's current text when the caller has it (it was just
     written), so the file is not read again.
     """
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.store.state import read_document
-
     path = Path(file).resolve()
     try:
         if text is None:
@@ -116,8 +120,6 @@ def make_event(event: str, file: Path, text: str | None = None) -> HookEvent:
 
 def store_event(root: Path, event: HookEvent) -> Path:
     """Write ``event`` atomically under ``hooks/<event>/``; return its path."""
-    from agent_doc.store.state import atomic_write_text
-
     name = f"{event.timestamp:013d}-{os.urandom(4).hex()}.json"
     target = hooks_dir(root) / check_event_name(event.event) / name
     data = event_json(event) + "\n"
@@ -153,8 +155,6 @@ def json_string(text: str) -> str:
 
 def accept_event_line(root: Path, line: str) -> str:
     """Store one NDJSON event received by the hook listener; the reply to send."""
-    import json
-
     try:
         store_event(root, HookEvent.from_json(json.loads(line)))
     except (ValueError, StateError) as exc:
@@ -164,8 +164,6 @@ def accept_event_line(root: Path, line: str) -> str:
 
 def event_listener(root: Path) -> HookListener:
     """A hook listener bound to ``root`` that stores every event it receives."""
-    from agent_doc.store.event_socket import HookListener
-
     return HookListener(root, lambda line: accept_event_line(root.resolve(), line))
 
 
@@ -210,8 +208,6 @@ def poll_events(
 
     Expired events of every hook are cleaned on the way.
     """
-    import json
-
     now = _now_ms() if now_ms is None else now_ms
     gc_events(root, now_ms=now)
     found = []
@@ -251,8 +247,6 @@ class SocketTransport:
 
     def send(self, root: Path, event: HookEvent) -> bool:
         """True when the listener acknowledged the event."""
-        from agent_doc.store.event_socket import send_line
-
         line = event_json(event)
         return send_line(root, line, timeout=self.timeout) == "ok"
 
@@ -295,8 +289,6 @@ def fire_event(
 
     ``text``: the file's current text, when known (see :func:`make_event`).
     """
-    from agent_doc.store.state import project_root_for
-
     item = make_event(event, file, text)
     base = root if root is not None else project_root_for(Path(file))
     if not transport_named(transport).send(base, item):

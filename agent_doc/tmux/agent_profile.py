@@ -24,6 +24,13 @@ from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import ConfigError
+from agent_doc.store.config import check_prompt_pattern
+from agent_doc.store.config import load_global_config
+from agent_doc.store.config import load_project_config
+from agent_doc.store.config import resolve_claude_args
+from agent_doc.tmux.adapter import SHELLS
+from agent_doc.tmux.bindings import agent_command
+from agent_doc.tmux.screen import strip_ansi
 
 if TYPE_CHECKING:
     from agent_doc.tmux.adapter import PaneInfo
@@ -108,8 +115,6 @@ class AgentProfile(NamedTuple):
 
     def has_prompt(self, screen: str) -> bool:
         """Whether the prompt shows in the last non-blank lines of ``screen``."""
-        from agent_doc.tmux.screen import strip_ansi
-
         pattern = re.compile(self.prompt_pattern)
         lines = [ln for ln in strip_ansi(screen).splitlines() if ln.strip()]
         return any(pattern.search(ln) for ln in lines[-PROMPT_LINES:])
@@ -128,10 +133,6 @@ def _split(command: str) -> list[str]:
 
 def agent_argv(doc: DocSession) -> list[str]:
     """The agent's argv for ``doc``: claude gets ``claude_args`` (§6.1) first."""
-    from agent_doc.store.config import load_global_config
-    from agent_doc.store.config import resolve_claude_args
-    from agent_doc.tmux.bindings import agent_command
-
     try:
         argv = shlex.split(agent_command(doc.root))
     except ValueError as exc:
@@ -143,9 +144,6 @@ def agent_argv(doc: DocSession) -> list[str]:
 
 
 def _project_pattern(root: Path, name: str) -> tuple[str, str] | None:
-    from agent_doc.store.config import check_prompt_pattern
-    from agent_doc.store.config import load_project_config
-
     config = load_project_config(root)
     agents = config.raw.get("agents")
     table = agents.get(name) if isinstance(agents, dict) else None
@@ -157,9 +155,6 @@ def _project_pattern(root: Path, name: str) -> tuple[str, str] | None:
 
 def agent_profile(root: Path) -> AgentProfile:
     """The profile of the agent started in ``root``'s panes (config errors raise)."""
-    from agent_doc.store.config import load_global_config
-    from agent_doc.tmux.bindings import agent_command
-
     argv = _split(agent_command(root))
     name = program_name(argv)
     config = load_global_config()
@@ -187,7 +182,6 @@ def pane_kind(info: PaneInfo, profile: AgentProfile) -> str:
     Reads the full argv of the pane's foreground process, so an agent that is a
     script (``sh agent.sh``, ``python3 my_agent.py``) counts when configured.
     """
-    from agent_doc.tmux.adapter import SHELLS
     from agent_doc.tmux.processes import foreground_argv
 
     argv = foreground_argv(info.pid)

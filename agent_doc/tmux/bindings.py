@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc.document.frontmatter import ensure_session
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.errors import AgentError
 from agent_doc.errors import DocumentError
+from agent_doc.store.config import load_project_config
+from agent_doc.store.config import missing_agent_hint
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
@@ -52,9 +57,6 @@ class DocSession(NamedTuple):
 
 def load_doc(file: Path | str, *, create: bool = True) -> DocSession:
     """Read ``file``; with ``create``, give it a session UUID if it has none."""
-    from agent_doc.document.frontmatter import ensure_session
-    from agent_doc.document.frontmatter import parse_frontmatter
-
     path = Path(file).expanduser().absolute()
     if not path.is_file():
         raise DocumentError(f"{file}: no such document")
@@ -82,7 +84,6 @@ def agent_command(root: Path) -> str:
     env = os.environ.get(AGENT_COMMAND_ENV, "").strip()
     if env:
         return env
-    from agent_doc.store.config import load_project_config
 
     configured = load_project_config(root).agent_command
     return configured.strip() if configured and configured.strip() else "claude"
@@ -94,9 +95,6 @@ def require_agent_command(root: Path) -> str:
     Checked before a pane is spawned: a missing program would otherwise show
     up only as a dead pane.
     """
-    from agent_doc.errors import AgentError
-    from agent_doc.store.config import missing_agent_hint
-
     command = agent_command(root)
     try:
         words = shlex.split(command)
@@ -118,8 +116,6 @@ def require_agent_command(root: Path) -> str:
 
 def configured_session(root: Path) -> str | None:
     """``tmux_session`` of ``.agent-doc/config.toml``, if any."""
-    from agent_doc.store.config import load_project_config
-
     return load_project_config(root).tmux_session
 
 

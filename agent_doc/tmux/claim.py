@@ -12,6 +12,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_doc.document.components import find_component
+from agent_doc.document.components import replace_content
+from agent_doc.document.components import scan_components
 from agent_doc.errors import TmuxError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import StateStore
@@ -20,10 +23,15 @@ from agent_doc.store.state import write_document
 from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import PaneInfo
 from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.agent_profile import agent_profile
+from agent_doc.tmux.agent_profile import pane_kind
 from agent_doc.tmux.bindings import DocSession
 from agent_doc.tmux.bindings import bind_pane
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.bindings import resolve_target_session
+from agent_doc.tmux.processes import ancestors
+from agent_doc.tmux.route import clear_failed_start
+from agent_doc.tmux.route import provision_pane
 
 DEFAULT_COMPONENTS = (
     "\n<!-- agent:status patch=replace -->\n<!-- /agent:status -->\n"
@@ -87,8 +95,6 @@ def pane_at(panes: list[PaneInfo], position: str) -> str:
 
 
 def _scaffold(doc: DocSession) -> bool:
-    from agent_doc.document.components import scan_components
-
     if doc.format != "template" or scan_components(doc.text).components:
         return False
     original = read_document(doc.path)
@@ -98,10 +104,6 @@ def _scaffold(doc: DocSession) -> bool:
 
 
 def _empty_exchange(text: str) -> str:
-    from agent_doc.document.components import find_component
-    from agent_doc.document.components import replace_content
-    from agent_doc.document.components import scan_components
-
     exchange = find_component(scan_components(text).components, "exchange")
     return text if exchange is None else replace_content(text, exchange, "")
 
@@ -121,9 +123,6 @@ def caller_pane(client_pane: str | None) -> str | None:
 
 def _caller_is_agent(root: Path, pane: str, panes: dict[str, PaneInfo]) -> bool:
     """Whether this process was started by an agent running in ``pane``."""
-    from agent_doc.tmux.agent_profile import agent_profile
-    from agent_doc.tmux.processes import ancestors
-
     info = panes.get(pane)
     if info is None:
         return False
@@ -150,9 +149,6 @@ def _protected(
 def _runs_agent(root: Path, pane: str, panes: dict[str, PaneInfo]) -> bool:
     """Whether ``pane``'s foreground process is a configured agent (not a shell
     or an editor), so that binding it can never type into the person's tools."""
-    from agent_doc.tmux.agent_profile import agent_profile
-    from agent_doc.tmux.agent_profile import pane_kind
-
     info = panes.get(pane)
     return info is not None and pane_kind(info, agent_profile(root)) == "agent"
 
@@ -162,9 +158,6 @@ def _new_pane_beside(
     position: str,
 ) -> str:  # fmt: skip
     """Start the agent in a new pane at ``position`` of ``beside``; bind it."""
-    from agent_doc.tmux.route import clear_failed_start
-    from agent_doc.tmux.route import provision_pane
-
     horizontal, before = _SPLIT_SIDE[position]
     clear_failed_start(doc)
     new = provision_pane(
@@ -184,9 +177,6 @@ def _in_window(
 
     Returns the pane and whether it was started for ``doc``.
     """
-    from agent_doc.tmux.agent_profile import agent_profile
-    from agent_doc.tmux.agent_profile import pane_kind
-
     scoped = resolve_window(tmux, reg, window)
     if not scoped:
         raise TmuxError(f"no live tmux window {window!r} (tmux list-windows -a)")
@@ -263,8 +253,6 @@ def claim(
             raise TmuxError(f"pane {target} is dead")
         owner = reg.owner_of(target, socket)
         if owner is not None and owner != doc.key and not force:
-            from agent_doc.tmux.route import provision_pane
-
             session = resolve_target_session(tmux, doc.root, info.session)
             new = provision_pane(tmux, reg, doc, session=session, split_target=target)
             if new is None:

@@ -16,6 +16,9 @@ from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import TmuxError
+from agent_doc.tmux import registry
+from agent_doc.tmux.adapter import Tmux as _Tmux
+from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.screen import strip_ansi
 
 if TYPE_CHECKING:
@@ -101,9 +104,6 @@ def _debug(pane: str, screen: str) -> None:
 
 
 def _pane_for(file: Path | str, tmux: Tmux) -> str:
-    from agent_doc.tmux import registry
-    from agent_doc.tmux.bindings import load_doc
-
     doc = load_doc(file, create=False)
     entry = registry.load(doc.root).entries.get(doc.key or "")
     if entry is None:
@@ -116,8 +116,6 @@ def _pane_for(file: Path | str, tmux: Tmux) -> str:
 
 def prompt_state(file: Path | str, tmux: Tmux | None = None) -> PromptInfo:
     """Parse the permission prompt currently shown in the document's pane."""
-    from agent_doc.tmux.adapter import Tmux as _Tmux
-
     tmux = tmux or _Tmux.from_env()
     pane = _pane_for(file, tmux)
     screen = tmux.capture(pane)
@@ -127,9 +125,6 @@ def prompt_state(file: Path | str, tmux: Tmux | None = None) -> PromptInfo:
 
 def prompt_all(root: Path, tmux: Tmux | None = None) -> list[dict[str, Any]]:
     """``prompt --all``: one item per live registered pane (with ``file``)."""
-    from agent_doc.tmux import registry
-    from agent_doc.tmux.adapter import Tmux as _Tmux
-
     tmux = tmux or _Tmux.from_env()
     panes = tmux.panes()
     result = []
@@ -149,8 +144,6 @@ def answer_prompt(
     file: Path | str, n: int, tmux: Tmux | None = None, step_s: float = 0.03
 ) -> PromptInfo:
     """Move the selection to option ``n`` (1-based, Up/Down) and press Enter."""
-    from agent_doc.tmux.adapter import Tmux as _Tmux
-
     tmux = tmux or _Tmux.from_env()
     pane = _pane_for(file, tmux)
     info = parse_prompt(tmux.capture(pane))

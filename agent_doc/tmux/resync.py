@@ -28,6 +28,7 @@ from agent_doc.tmux.adapter import WindowInfo
 from agent_doc.tmux.adapter import is_stash_window_name
 from agent_doc.tmux.agent_profile import agent_profile
 from agent_doc.tmux.agent_profile import pane_kind
+from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.registry import SessionEntry
 from agent_doc.tmux.servers import Servers
 from agent_doc.tmux.stash import stash_pane
@@ -99,8 +100,6 @@ def purge_idle_stashes(
 
 
 def _doc_session(root: Path, file: str) -> str | None:
-    from agent_doc.tmux.bindings import load_doc
-
     path = Path(file) if Path(file).is_absolute() else root / file
     try:
         return load_doc(path, create=False).tmux_session

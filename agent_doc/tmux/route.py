@@ -23,7 +23,9 @@ from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import PaneInfo
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.agent_profile import agent_argv
+from agent_doc.tmux.agent_profile import agent_profile
 from agent_doc.tmux.agent_profile import exec_line
+from agent_doc.tmux.agent_profile import pane_kind
 from agent_doc.tmux.bindings import AGENT_WINDOW
 from agent_doc.tmux.bindings import DocSession
 from agent_doc.tmux.bindings import bind_pane
@@ -33,6 +35,7 @@ from agent_doc.tmux.bindings import require_agent_command
 from agent_doc.tmux.bindings import resolve_target_session
 from agent_doc.tmux.servers import UNREACHABLE
 from agent_doc.tmux.servers import Servers
+from agent_doc.tmux.stash import stash_pane
 from agent_doc.tmux.submit import send_command
 from agent_doc.tmux.submit import wait_for_prompt
 from agent_doc.write.waiting import elapsed_on_terminal
@@ -143,8 +146,6 @@ def provision_pane(
                 split_target, command, horizontal=horizontal, before=before, cwd=cwd
             )
         except TmuxError:
-            from agent_doc.tmux.stash import stash_pane
-
             pane = tmux.new_window(session, AGENT_WINDOW, command, cwd)
             stash_pane(tmux, pane, session)
     else:
@@ -161,9 +162,6 @@ def _not_the_caller(
     A binding to the editor's or a shell's pane (left by an older claim) would
     type the command into the editor; it is dropped so an agent is started.
     """
-    from agent_doc.tmux.agent_profile import agent_profile
-    from agent_doc.tmux.agent_profile import pane_kind
-
     info = panes.get(target or "")
     if info is None or target != os.environ.get("TMUX_PANE"):
         return target
@@ -248,8 +246,6 @@ def route(
     must show its prompt within ``prompt_timeout_s``, else
     :class:`~agent_doc.tmux.submit.AgentNotReady` (exit 75) is raised.
     """
-    from agent_doc.tmux.agent_profile import agent_profile
-
     tmux = tmux or Tmux.from_env()
     doc = load_doc(file)
     agent_profile(doc.root)  # a bad prompt_pattern fails before anything starts

@@ -22,7 +22,6 @@ from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import TmuxError
 
 if TYPE_CHECKING:
-
     from agent_doc.tmux.adapter import Tmux
     from agent_doc.tmux.agent_profile import AgentProfile
 

@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import ConfigError
+from agent_doc.store.config import load_global_config
+from agent_doc.store.config import set_project_value
 from agent_doc.tmux.adapter import SOCKET_ENV
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.adapter import is_stash_window_name
 from agent_doc.tmux.bindings import AGENT_WINDOW
 from agent_doc.tmux.bindings import configured_session
+from agent_doc.tmux.bindings import load_doc
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +45,6 @@ def tmux_command(session: str) -> str:
 
 def terminal_argv(session: str) -> list[str]:
     """The terminal command line from config, else ``$TERMINAL -e``."""
-    from agent_doc.store.config import load_global_config
-
     command = tmux_command(session)
     template = load_global_config().terminal_command
     if template:
@@ -63,8 +64,6 @@ def terminal(
     """Open a terminal attached to the session (no-op when already attached)."""
     tmux = tmux or Tmux.from_env()
     if session is None and file is not None:
-        from agent_doc.tmux.bindings import load_doc
-
         doc = load_doc(file, create=False)
         session = doc.tmux_session or configured_session(doc.root)
     session = session or "0"
@@ -87,8 +86,6 @@ def session_show(root: Path) -> str | None:
 
 def session_set(root: Path, name: str, tmux: Tmux | None = None) -> list[str]:
     """Record ``name`` in config; move agent-doc/stash windows; return moved ids."""
-    from agent_doc.store.config import set_project_value
-
     tmux = tmux or Tmux.from_env()
     old = configured_session(root)
     set_project_value(root, "tmux_session", name)

@@ -12,6 +12,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_doc._runtime.background import in_background
+from agent_doc._runtime.background import wait_quietly
+from agent_doc.document import _yrs
+from agent_doc.document._yrs import utf8_state_parts
+from agent_doc.document.boundary import BOUNDARY_PREFIX
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.merge import merge_texts
+from agent_doc.document.merge_utf8 import MergedUTF8
+from agent_doc.document.merge_utf8 import merge_utf8_parts
+from agent_doc.store.docfile import PLAIN
+from agent_doc.store.docfile import ReadCache
+from agent_doc.store.state import doc_lock
+from agent_doc.store.state import read_document
+from agent_doc.store.state import write_document
 from agent_doc.write.outcome import WriteOutcome
 
 if TYPE_CHECKING:
@@ -42,9 +56,6 @@ def write_to_disk(
     ``reads`` is what the write read before (the document is then only
     compared with those bytes under the lock).
     """
-    from agent_doc.store.docfile import ReadCache
-    from agent_doc.store.state import doc_lock
-
     reads = ReadCache() if reads is None else reads
     with doc_lock(path, root=store.root):
         theirs, base_data = reads.read_plain_utf8(path), reads.utf8_of(baseline)
@@ -54,9 +65,7 @@ def write_to_disk(
             )
             if done is not None:
                 return done
-        return _write_text(
-            path, baseline, ours, store, ours_data, before_write, reads
-        )
+        return _write_text(path, baseline, ours, store, ours_data, before_write, reads)
 
 
 def _write_utf8(
@@ -72,13 +81,6 @@ def _write_utf8(
     merged on their bytes, the file's text never built. ``None`` (nothing
     written) when the merge needs the texts: small or unterminated texts, or
     a stale boundary marker to drop (:func:`single_boundary`)."""
-    from agent_doc.document._yrs import utf8_state_parts
-    from agent_doc.document.boundary import BOUNDARY_PREFIX
-    from agent_doc.document.merge_utf8 import MergedUTF8
-    from agent_doc.document.merge_utf8 import merge_utf8_parts
-    from agent_doc.store.docfile import PLAIN
-    from agent_doc.store.state import write_document
-
     final = MergedUTF8(ours_data, [ours_data])  # the file takes ours as it is
     if theirs != base:
         merged = merge_utf8_parts(base, ours_data, theirs)
@@ -111,10 +113,6 @@ def _write_text(
     reads: ReadCache,
 ) -> WriteOutcome:
     """The write on the texts (a BOM, CRLF, a lone surrogate, a small text…)."""
-    from agent_doc.document import _yrs
-    from agent_doc.store.state import read_document
-    from agent_doc.store.state import write_document
-
     current = read_document(path, reads)
     plain = current.newline == "\n" and not current.bom
     data: bytes | memoryview | None = None
@@ -127,8 +125,6 @@ def _write_text(
             state = _yrs.utf8_state_parts(ours_data)
             data = ours_data if plain else None
     else:
-        from agent_doc.document.merge import merge_texts
-
         result = merge_texts(baseline, ours, current.text)
         final, state = single_boundary(result.text, ours), result.state
         if plain and final is result.text:  # the state holds its UTF-8
@@ -158,9 +154,6 @@ def _save_snapshot_and_state(
     """Save the snapshot (durable) and, meanwhile on another thread, the CRDT
     state (both after the document: a reader never sees a snapshot newer than
     the file)."""
-    from agent_doc._runtime.background import in_background
-    from agent_doc._runtime.background import wait_quietly
-
     state_saved = in_background(lambda: store.save_crdt(path, state))
     try:
         if isinstance(snapshot, bytes):
@@ -179,9 +172,6 @@ def single_boundary(merged: str, ours: str) -> str:
     With a stale baseline the merge also keeps the markers of writes the
     baseline never saw; those are removed (the newest write's marker stays).
     """
-    from agent_doc.document.boundary import BOUNDARY_PREFIX
-    from agent_doc.document.boundary import find_boundaries
-
     if merged.count(BOUNDARY_PREFIX) <= 1:  # at most one marker line at all
         return merged
     found = find_boundaries(merged)

@@ -19,12 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import NamedTuple
 
+from agent_doc.document._yrs import encode_text_state
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
+from agent_doc.store.procs import pid_alive
 from agent_doc.write.server_link import Registration
 from agent_doc.write.server_link import ServerLink
+from agent_doc.write.server_link import _load_registration
 from agent_doc.write.server_link import exchange
 from agent_doc.write.server_link import reply_error
 from agent_doc.write.waiting import elapsed_on_terminal
@@ -55,9 +58,6 @@ def sole_server(path: Path) -> Registration | None:
     Read-only: dead registrations are left for the full path to clean up and
     report.
     """
-    from agent_doc.store.procs import pid_alive
-    from agent_doc.write.server_link import _load_registration
-
     found: list[Registration] = []
     for folder in ServerLink()._server_dirs(path):
         for entry in folder.glob("*.json"):
@@ -172,7 +172,6 @@ def hand_off_patch(
 
 def _finish_here(path: Path, reply: dict[str, Any]) -> None:
     """The bookkeeping a server that predates ``finish`` left to its caller."""
-    from agent_doc.document._yrs import encode_text_state
     from agent_doc.store.events import fire_quietly
     from agent_doc.store.state import StateStore
 

@@ -31,6 +31,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent_doc.document._linediff import diff_lines
+from agent_doc.document._linediff import split_lines
+from agent_doc.document.apply import apply_component_patch
+from agent_doc.document.apply import build_content_ours
+from agent_doc.document.boundary import reposition_boundary_to_end
+from agent_doc.document.merge import merge_texts
+
 __all__ = [
     "LivePlan",
     "TextChange",
@@ -112,8 +119,6 @@ def minimal_changes(old: str, new: str) -> tuple[TextChange, ...]:
     """
     if old == new:
         return ()
-    from agent_doc.document._linediff import diff_lines
-    from agent_doc.document._linediff import split_lines
 
     a, b = split_lines(old), split_lines(new)
     starts = [0]
@@ -165,8 +170,6 @@ def plan_merge(baseline: str, content_ours: str, live_text: str) -> LivePlan:
     elif ours == base:
         merged = theirs
     else:
-        from agent_doc.document.merge import merge_texts
-
         merged = merge_texts(base, ours, theirs).text
     if crlf:
         merged = merged.replace("\n", "\r\n")
@@ -184,8 +187,6 @@ def plan_write(
     ``baseline`` defaults to the live buffer (no concurrent edits possible then).
     The returned baseline (``\\n`` line endings) is reused for retries.
     """
-    from agent_doc.document.apply import build_content_ours
-
     base = _to_lf(live_text if baseline is None else baseline)
     content_ours = build_content_ours(base, response, dict(configs))
     return base, plan_merge(base, content_ours, live_text)
@@ -207,8 +208,6 @@ def plan_patch(
     mode: str | None = None,
 ) -> LivePlan:
     """Plan a component patch (``patch`` semantics) on the live buffer."""
-    from agent_doc.document.apply import apply_component_patch
-
     return _plan_transform(
         live_text,
         lambda text: apply_component_patch(
@@ -219,6 +218,4 @@ def plan_patch(
 
 def plan_reposition(live_text: str) -> LivePlan:
     """Plan moving the boundary marker to the end of the exchange."""
-    from agent_doc.document.boundary import reposition_boundary_to_end
-
     return _plan_transform(live_text, reposition_boundary_to_end)

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import NamedTuple
 
+from agent_doc.document.frontmatter_text import frontmatter_end_utf8
+
 if TYPE_CHECKING:
     from typing import Literal
 
@@ -76,7 +78,6 @@ class WriteOutcome:
         decoding the whole document."""
         if isinstance(self._final, str):
             return self._final
-        from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 
         data = self._final
         if isinstance(data, bytes):
@@ -103,3 +104,9 @@ class WriteOutcome:
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in self._asdict().items())
         return f"WriteOutcome({fields})"
+
+
+def normalize_text(text: str) -> str:
+    """Drop a BOM and turn CRLF into ``\\n`` (the core's internal form)."""
+    text = text.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n") if "\r" in text else text  # a find is cheaper

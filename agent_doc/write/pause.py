@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.errors import AgentDocError
+
 DEFAULT_QUIET_MS = 500
 """Quiet time that counts as a pause when the document sets none."""
 
@@ -34,8 +37,6 @@ def quiet_ms_of(text: str) -> int:
     """
     if "agent_doc_debounce_ms" not in text[:4096]:
         return DEFAULT_QUIET_MS
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.errors import AgentDocError
 
     try:
         value = parse_frontmatter(text).debounce_ms

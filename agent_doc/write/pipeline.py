@@ -18,47 +18,49 @@ the agent cycle. Its steps (spec §7.22, architecture "writing.py"):
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.background import in_background
+from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc.document._yrs import encode_text_state
+from agent_doc.document.apply import build_content_ours
+from agent_doc.document.component_config import load_component_configs
+from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.errors import PatchError
+from agent_doc.store.docfile import ReadCache
+from agent_doc.store.docfile import read_plain_utf8
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_lock
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
 from agent_doc.write.disk import write_to_disk
 from agent_doc.write.outcome import WriteOutcome as WriteOutcome
 from agent_doc.write.outcome import WriteRequest as WriteRequest
+from agent_doc.write.outcome import normalize_text
+from agent_doc.write.server_link import ServerLink
 
 if TYPE_CHECKING:
-    from agent_doc.document.component_config import ComponentConfig
     from agent_doc.store.docfile import DocumentFile
     from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import StateStore
-    from agent_doc.write.outcome import Target
     from agent_doc.write.server_link import ServerHandle
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
 
 
-def normalize_text(text: str) -> str:
-    """Drop a BOM and turn CRLF into ``\\n`` (the core's internal form)."""
-    text = text.removeprefix("\ufeff")
-    return text.replace("\r\n", "\n") if "\r" in text else text  # a find is cheaper
-
-
 def read_baseline_file(path: Path, reads: ReadCache | None = None) -> str:
     """Read a ``--baseline-file`` (UTF-8, BOM/CRLF normalised)."""
-    from agent_doc.store.state import read_document
-
     return read_document(Path(path), reads).text
 
 
 def _crdt_state_of(text: str) -> bytes:
     """CRDT state holding exactly ``text``."""
-    from agent_doc.document._yrs import encode_text_state
-
     return encode_text_state(text)
 
 
@@ -103,10 +105,6 @@ def write_response(
         A server has the document open but could not apply in time (exit 75);
         nothing was written and the response stays pending.
     """
-    from agent_doc.store.docfile import ReadCache
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import project_root_for
-
     path = Path(request.path)
     if not request.response.strip():
         raise PatchError("empty response — nothing to write")
@@ -133,10 +131,6 @@ def _write_after_pending(
     reads: ReadCache,
 ) -> WriteOutcome:
     """:func:`write_response` once the pending response is saved."""
-    from agent_doc._runtime.background import in_background
-    from agent_doc._runtime.background import wait_quietly
-    from agent_doc.store.state import read_document
-
     handle = None
     if link is not None and not request.force_disk:
         handle = link.find_owner(path)
@@ -150,9 +144,6 @@ def _write_after_pending(
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
         return _write_to_server(request, link, handle, baseline, store)
-    from agent_doc.document.apply import build_content_ours
-    from agent_doc.document.component_config import load_component_configs
-    from agent_doc.document.patch_blocks import patch_block_warnings
 
     configs = load_component_configs(store.root)
     ours = build_content_ours(baseline, request.response, configs)
@@ -185,9 +176,6 @@ def _checked_document(
     """Check the document can be written (an existing, regular, UTF-8 file)
     before any state is; its text when ``text_needed`` or when it is not plain
     UTF-8, else ``None`` (its bytes were checked without building the text)."""
-    from agent_doc.store.docfile import read_plain_utf8
-    from agent_doc.store.state import read_document
-
     if not text_needed and read_plain_utf8(path, reads) is not None:
         return None
     return read_document(path, reads)
@@ -211,8 +199,6 @@ def text_digest(text: str, data: bytes | None = None) -> str:
     ``data`` is ``text`` already encoded as UTF-8, when the caller has it.
     BLAKE2b hashes a large document in a third of the time SHA-256 takes.
     """
-    import hashlib
-
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     return DIGEST_PREFIX + hashlib.blake2b(data, digest_size=32).hexdigest()
@@ -223,7 +209,6 @@ def digest_matches(text: str, expected: str) -> bool:
     hex digest) is the digest of ``text``."""
     if expected.startswith(DIGEST_PREFIX):
         return text_digest(text) == expected
-    import hashlib
 
     data = text.encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest() == expected
@@ -246,8 +231,6 @@ def record_expected(path: Path, content_ours: str) -> None:
     :func:`finish_interrupted` then recognises the landed write and ``recover``
     does not apply it a second time. Without a pending response this is a no-op.
     """
-    from agent_doc.store.state import StateStore
-
     store = StateStore.for_document(Path(path))
     if store.pending_path(Path(path)).is_file():
         store.save_expected(Path(path), text_digest(content_ours))
@@ -263,10 +246,6 @@ def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome |
     is finished (snapshot, CRDT state, pending cleared) and the outcome is
     returned; otherwise ``None`` (the response must be re-applied).
     """
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import doc_lock
-    from agent_doc.store.state import read_document
-
     path = Path(path)
     store = StateStore.for_document(path)
     with doc_lock(path, root=store.root):
@@ -329,117 +308,10 @@ def run_write(
     :mod:`agent_doc.cli.entry`.
     """
 
-    from agent_doc.store.docfile import ReadCache
-
     reads = ReadCache()  # the baseline file's bytes serve the disk merge
     baseline = read_baseline_file(baseline_file, reads) if baseline_file else None
     request = WriteRequest(Path(path), response, baseline, stream, force_disk, origin)
     if force_disk:
         return write_response(request, None, reads=reads)
-    from agent_doc.write.server_link import ServerLink
 
     return write_response(request, ServerLink(), reads=reads)
-
-
-class PatchOutcome(NamedTuple):
-    """What :func:`patch_component` did."""
-
-    path: Path
-    component: str
-    text: str
-    """The document (file or live buffer) after the patch."""
-    target: Target
-    changed: bool
-
-
-HOOKS_NOT_TRUSTED = "hooks not run: workspace not trusted (agentDoc.trustWorkspace)"
-"""Logged when :func:`patch_component` skips hooks (``allow_hooks=False``)."""
-
-
-def _note_skipped_hooks(config: ComponentConfig, name: str) -> None:
-    skipped = [
-        hook
-        for hook, cmd in (
-            ("pre_patch", config.pre_patch),
-            ("post_patch", config.post_patch),
-        )
-        if cmd
-    ]
-    if skipped:
-        logger.warning("%s: %s %s", name, "/".join(skipped), HOOKS_NOT_TRUSTED)
-
-
-def patch_component(
-    path: Path,
-    name: str,
-    content: str,
-    force_disk: bool = False,
-    *,
-    link: ServerLink | None = None,
-    mode: str | None = None,
-    allow_hooks: bool = True,
-) -> PatchOutcome:
-    """Replace/append/prepend one component (``agent-doc patch``, spec §7.21).
-
-    The ``pre_patch`` hook transforms ``content`` first; a server that has the
-    document open applies the patch to its live buffer, otherwise the file is
-    written under the document lock. The snapshot becomes the patched text and
-    the ``post_patch`` hook is started (fire-and-forget).
-
-    ``allow_hooks=False`` (a language server on an untrusted workspace) skips
-    both hooks and logs a warning saying so: the content is patched as given.
-
-    Raises
-    ------
-    PatchError
-        Invalid component name, or a failing ``pre_patch`` hook.
-    ComponentNotFound
-        The document has no such component.
-    DocumentError
-        The document cannot be read or is malformed.
-    """
-    from agent_doc.document.apply import apply_component_patch
-    from agent_doc.document.component_config import load_component_configs
-    from agent_doc.document.components import is_valid_name
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import doc_lock
-    from agent_doc.store.state import project_root_for
-    from agent_doc.store.state import read_document
-    from agent_doc.store.state import write_document
-    from agent_doc.write.component_hooks import run_post_patch
-    from agent_doc.write.component_hooks import run_pre_patch
-
-    path = Path(path)
-    if not is_valid_name(name):
-        raise PatchError(f"invalid component name '{name}'")
-    parse_frontmatter(read_document(path).text)  # refuse a malformed document
-    root = project_root_for(path)
-    configs = load_component_configs(root)
-    config = configs.get(name)
-    if config is not None and not allow_hooks:
-        _note_skipped_hooks(config, name)
-        config = None
-    if config is not None and config.pre_patch:
-        content = run_pre_patch(config.pre_patch, content, name, path)
-    store = StateStore(root)
-    handle = None if link is None or force_disk else link.find_owner(path)
-    if handle is not None and link is not None:
-        before = normalize_text(handle.text)
-        apply_component_patch(before, name, content, configs, mode=mode)  # validate
-        text = normalize_text(link.patch(handle, name, content, mode=mode))
-        store.save_snapshot(path, text)
-        outcome = PatchOutcome(path, name, text, "server", text != before)
-    else:
-        with doc_lock(path, root=root):
-            current = read_document(path)
-            text = apply_component_patch(
-                current.text, name, content, configs, mode=mode
-            )
-            if text != current.text:
-                write_document(path, current, text)
-            store.save_snapshot(path, text)
-        outcome = PatchOutcome(path, name, text, "disk", text != current.text)
-    if config is not None and config.post_patch:
-        run_post_patch(config.post_patch, name, path)
-    return outcome

@@ -31,6 +31,8 @@ from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
 from agent_doc.store.procs import pid_alive
+from agent_doc.write.waiting import elapsed_on_terminal
+from agent_doc.write.waiting import write_timeout as configured
 
 if TYPE_CHECKING:
     import socket
@@ -220,8 +222,6 @@ class ServerLink:
         self.timeout = timeout
         """Reply timeout for cheap requests, in seconds."""
         if write_timeout is None:
-            from agent_doc.write.waiting import write_timeout as configured
-
             write_timeout = configured()
         self.write_timeout = write_timeout
         """Reply timeout for ``write`` and ``patch``, in seconds
@@ -347,7 +347,6 @@ class ServerLink:
             **request,
             "timeout_ms": max(int((self.write_timeout - margin) * 1000), 1),
         }
-        from agent_doc.write.waiting import elapsed_on_terminal
 
         try:
             with elapsed_on_terminal("waiting for the editor to apply the answer"):

@@ -23,7 +23,19 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document.apply import build_content_ours
+from agent_doc.document.boundary import new_boundary_id
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.frontmatter import set_field
+from agent_doc.document.merge import encode_text_state
+from agent_doc.document.merge import merge_texts
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_lock
+from agent_doc.store.state import read_document
+from agent_doc.store.state import write_document
 from agent_doc.write.live import LivePlan
+from agent_doc.write.live import plan_merge
+from agent_doc.write.pipeline import text_digest
 
 _OPEN_PATCH = re.compile(r"<!--\s*patch:([a-zA-Z0-9][a-zA-Z0-9-]*)")
 _MARKER_START = "<!--"
@@ -68,8 +80,6 @@ class StreamedAnswer:
 
     def target(self, answer: str, *, final: bool = False) -> str:
         """``content_ours`` for the answer so far (unchanged when nothing shows)."""
-        from agent_doc.document.apply import build_content_ours
-
         text = answer if final else streamable(answer)
         if not text.strip():
             return self.shown
@@ -80,15 +90,11 @@ class StreamedAnswer:
     def plan(self, live_text: str, target: str) -> LivePlan:
         """The edits (one per changed region) bringing ``live_text`` from
         ``shown`` to ``target``."""
-        from agent_doc.write.live import plan_merge
-
         return plan_merge(self.shown, target, live_text)
 
     def plan_removal(self, live_text: str, content_ours: str) -> LivePlan:
         """The edits taking the final answer (``content_ours``) out of
         ``live_text`` again: the baseline plus whatever the person typed."""
-        from agent_doc.write.live import plan_merge
-
         return plan_merge(content_ours, self.baseline, live_text)
 
     def landed(self, target: str) -> None:
@@ -97,16 +103,11 @@ class StreamedAnswer:
 
 
 def _new_boundary() -> str:
-    from agent_doc.document.boundary import new_boundary_id
-
     return new_boundary_id()
 
 
 def with_resume_field(content_ours: str, session_id: str | None) -> str:
     """``content_ours`` with ``resume: session_id`` in its frontmatter."""
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.document.frontmatter import set_field
-
     if not session_id or parse_frontmatter(content_ours).resume == session_id:
         return content_ours
     return set_field(content_ours, "resume", session_id)
@@ -114,9 +115,6 @@ def with_resume_field(content_ours: str, session_id: str | None) -> str:
 
 def begin_final(path: Path, answer: str, content_ours: str) -> None:
     """Keep the answer pending until :func:`finish_stream` (``recover`` can redo it)."""
-    from agent_doc.store.state import StateStore
-    from agent_doc.write.pipeline import text_digest
-
     store = StateStore.for_document(path)
     store.save_pending(path, answer)
     store.save_expected(path, text_digest(content_ours))
@@ -124,9 +122,6 @@ def begin_final(path: Path, answer: str, content_ours: str) -> None:
 
 def finish_stream(path: Path, content_ours: str) -> None:
     """The streamed answer is final: snapshot and CRDT state, pending cleared."""
-    from agent_doc.document.merge import encode_text_state
-    from agent_doc.store.state import StateStore
-
     store = StateStore.for_document(path)
     store.save_snapshot(path, content_ours)
     store.save_crdt(path, encode_text_state(content_ours))
@@ -141,12 +136,6 @@ def finish_on_disk(path: Path, stream: StreamedAnswer, content_ours: str) -> boo
     typing; the merge uses that as its base so the streamed part is not added
     twice. Returns whether the file changed. Snapshot as :func:`finish_stream`.
     """
-    from agent_doc.document.merge import merge_texts
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import doc_lock
-    from agent_doc.store.state import read_document
-    from agent_doc.store.state import write_document
-
     store = StateStore.for_document(path)
     with doc_lock(path, root=store.root):
         current = read_document(path)

@@ -147,7 +147,7 @@ async def _run_holding(
 ) -> dict[str, Any]:
     """The turn of :func:`run_agent`, once the document's turn lock is held."""
     from agent_doc.cycle.turn import prepare_turn
-    from agent_doc.write.pipeline import normalize_text
+    from agent_doc.write.outcome import normalize_text
     from agent_doc.write.stream import StreamedAnswer
 
     state = state_of(ls)

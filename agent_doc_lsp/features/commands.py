@@ -116,7 +116,7 @@ def register(server: AgentDocLanguageServer) -> None:
     from agent_doc.cycle.doc_diff import document_diff
     from agent_doc.cycle.preflight import run_preflight
     from agent_doc.cycle.project import reset_document
-    from agent_doc.write.pipeline import patch_component
+    from agent_doc.write.patch import patch_component
 
     @server.command(commands.WRITE)
     async def write_(ls: AgentDocLanguageServer, args: WriteArgs) -> Any:

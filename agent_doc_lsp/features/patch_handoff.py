@@ -26,7 +26,7 @@ async def patch_and_finish(
     ls: AgentDocLanguageServer, uri: str, message: writes.Message
 ) -> writes.Message:
     """Run ``patch_component`` for a ``patch`` request with ``finish: true``."""
-    from agent_doc.write.pipeline import patch_component
+    from agent_doc.write.patch import patch_component
 
     path = Path(to_fs_path(uri) or uri)
     link = LocalLink(ls, asyncio.get_running_loop())

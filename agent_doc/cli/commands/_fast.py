@@ -158,7 +158,7 @@ def do_patch(
     if changed is not None:
         path, target = file, "server"
     else:
-        from agent_doc.write.pipeline import patch_component
+        from agent_doc.write.patch import patch_component
         from agent_doc.write.server_link import ServerLink
 
         link = None if force_disk else ServerLink()

@@ -174,7 +174,7 @@ def history(
     from agent_doc.cycle.commit import document_history
     from agent_doc.cycle.commit import restored_exchange
     from agent_doc.cycle.preflight import current_text
-    from agent_doc.write.pipeline import patch_component
+    from agent_doc.write.patch import patch_component
     from agent_doc.write.server_link import ServerLink
 
     if restore is not None:

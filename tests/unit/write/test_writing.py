@@ -14,9 +14,9 @@ from agent_doc.errors import DocumentError
 from agent_doc.errors import PatchError
 from agent_doc.errors import ServerTimeout
 from agent_doc.store.state import StateStore
+from agent_doc.write.patch import patch_component
 from agent_doc.write.pipeline import WriteOutcome
 from agent_doc.write.pipeline import WriteRequest
-from agent_doc.write.pipeline import patch_component
 from agent_doc.write.pipeline import write_response
 from agent_doc.write.server_link import ServerLink
 from tests.socket_server import FakeServer
@@ -309,7 +309,7 @@ def test_patch_component_without_hooks_skips_both(
         f'[status]\npre_patch = "touch {marker}; tr a-z A-Z"\n'
         f'post_patch = "touch {marker}"\n'
     )
-    with caplog.at_level("WARNING", logger="agent_doc.write.pipeline"):
+    with caplog.at_level("WARNING", logger="agent_doc.write.patch"):
         patch_component(doc, "status", "hello\n", allow_hooks=False)
     assert "hello\n" in doc.read_text()
     assert not marker.exists()
