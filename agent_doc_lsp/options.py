@@ -41,6 +41,12 @@ class Options:
     """Scan the workspace folders for session documents (``workspace/symbol``)."""
     status_interval_ms: int = 1000
     """How often the agent state of open session documents is polled (0: never)."""
+    sync: str = ""
+    """``ws://host:port`` of an ``agent-doc serve``: open session documents join
+    their rooms (empty: the project's ``sync``, else no sharing)."""
+    sync_token_file: str = ""
+    """The token file for ``sync`` (empty: the project's ``sync_token_file``,
+    else ``.agent-doc/share/token``)."""
 
 
 FIELDS: dict[str, str] = {
@@ -52,6 +58,8 @@ FIELDS: dict[str, str] = {
     "logLevel": "log_level",
     "workspaceSymbols": "workspace_symbols",
     "statusIntervalMs": "status_interval_ms",
+    "sync": "sync",
+    "syncTokenFile": "sync_token_file",
 }
 """Wire name → attribute name."""
 
@@ -73,7 +81,9 @@ def _check(name: str, value: Any, default: Any) -> tuple[Any, str | None]:
             default,
             f"logLevel must be one of {', '.join(LOG_LEVELS)}, got {value!r}",
         )
-    return value, None  # pragma: no cover - every field is covered above
+    if isinstance(value, str):
+        return value.strip(), None
+    return default, f"{name} must be a string, got {value!r}"
 
 
 def section_of(raw: object) -> object:

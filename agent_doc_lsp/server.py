@@ -299,6 +299,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.prompts",
     "agent_doc_lsp.features.acp_agents",
     "agent_doc_lsp.features.acp_run",
+    "agent_doc_lsp.features.share_sync",
 )
 """Feature modules, each with ``register(server: AgentDocLanguageServer)``.
 

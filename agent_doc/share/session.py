@@ -104,6 +104,10 @@ class ShareSession:
         projection = RoomFile(self.root, name, path, doc)
         if not stored:
             projection.seed()
+            # durable before any peer gets it: a server killed before the
+            # room's own (background) write would seed it again on restart,
+            # a second history that duplicates the text for every peer
+            await store.write(doc.get_update())
         self.files[name] = projection
         self.tasks.start_soon(projection.run)
         logger.info("room %s open (%s)", name, path.relative_to(self.root))

@@ -47,6 +47,8 @@ PROJECT_KEYS: tuple[str, ...] = (
     "agent_command",
     "components",
     "agents",
+    "sync",
+    "sync_token_file",
     *CONVERSATION_KEYS,
 )
 """Top-level keys of the project's ``.agent-doc/config.toml``."""

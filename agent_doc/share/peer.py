@@ -1,0 +1,249 @@
+"""A long-lived Yjs peer of one shared room (an editor's buffer joins through it).
+
+:class:`RoomPeer` keeps one ``pycrdt.Doc`` for the whole life of an open
+document and (re)connects it to ``ws://host:port/<session id>`` with the bearer
+token in the ``Authorization`` header. Each connection is a ``pycrdt.Provider``
+over a :class:`~agent_doc.share.peer_link.PeerChannel`; when the socket dies the
+peer goes ``offline`` and retries with exponential backoff (:data:`BACKOFF`).
+Because the ``Doc`` (and its history) survives, edits made while offline merge
+on reconnect through the ordinary sync exchange: the buffer is never inserted
+into the room again, which would duplicate the text for every peer.
+
+The room is the truth. On the first sync a room with content wins: the
+consumer is handed its text (``on_remote``) and brings the buffer to it;
+only an empty room is seeded from the buffer (``seed()``).
+
+Local edits enter with :meth:`RoomPeer.apply_local` (old text → new text, as the
+smallest Yjs edit in one transaction; when remote changes arrived meanwhile the
+local change is merged onto them). Remote changes are reported, coalesced, to
+``on_remote(text)``; the consumer computes its own minimal edit. The status
+(:class:`PeerStatus`) is ``connecting``, ``shared`` with the number of other
+peers, ``offline`` (retrying) or ``refused`` (a wrong token or an unknown room:
+retried only at the slowest pace, so a bad token never makes a retry storm).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import httpx
+import httpx_ws
+from pycrdt import Doc
+from pycrdt import Provider
+from pycrdt import Text
+
+from agent_doc.document._yrs import TEXT_KEY
+from agent_doc.document.merge import merge_texts
+from agent_doc.share.peer_link import PeerChannel
+from agent_doc.share.peer_link import Presence
+from agent_doc.share.textedit import apply_text_change
+
+logger = logging.getLogger(__name__)
+
+BACKOFF = (0.5, 10.0)
+"""Seconds before the first retry, and the most a retry ever waits."""
+SYNC_TIMEOUT = 15.0
+"""Seconds a connection may take to open and sync before it is dropped."""
+PING_S = 5.0
+"""Websocket keep-alive: a silent, half-dead connection is noticed this fast."""
+
+
+@dataclass(frozen=True, slots=True)
+class PeerStatus:
+    """Where a peer stands."""
+
+    state: str
+    """``connecting``, ``shared``, ``offline`` or ``refused``."""
+    peers: int = 0
+    """Other peers present (while ``shared``)."""
+    detail: str = ""
+    """Why it is offline or refused."""
+
+    def label(self) -> str:
+        """The status line text: ``shared · 3 peers``, ``offline``, …"""
+        if self.state == "shared":
+            return f"shared · {self.peers} peer{'' if self.peers == 1 else 's'}"
+        return self.state
+
+
+def _failure(exc: BaseException) -> PeerStatus:
+    """The status after a failed connection (task groups may wrap the error)."""
+    inner = getattr(exc, "exceptions", None)
+    while isinstance(inner, tuple) and inner:
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    if isinstance(exc, httpx_ws.WebSocketUpgradeError):
+        return PeerStatus(
+            "refused",
+            detail=f"HTTP {exc.response.status_code}: wrong or missing token, "
+            "or no session document with that id on the server",
+        )
+    return PeerStatus("offline", detail=str(exc) or type(exc).__name__)
+
+
+TokenSource = Callable[[], "str | None"]
+"""Returns the bearer token (read again on every connection attempt)."""
+
+
+class RoomPeer:
+    """One document's peer in its room, reconnecting until :meth:`close`."""
+
+    def __init__(
+        self,
+        url: str,
+        token: TokenSource,
+        *,
+        on_remote: Callable[[str], None],
+        on_status: Callable[[PeerStatus], None] = lambda _s: None,
+        seed: Callable[[], str] = lambda: "",
+        user: str = "",
+        backoff: tuple[float, float] = BACKOFF,
+    ) -> None:
+        self.url = url
+        """``ws://host:port/<session id>``."""
+        self.doc: Doc[Any] = Doc()
+        """The peer's document: kept across connections (offline edits merge)."""
+        self.text = self.doc.get(TEXT_KEY, type=Text)
+        """The shared text."""
+        self.presence = Presence(self.doc, user)
+        """Our awareness state and the peers we see."""
+        self.status = PeerStatus("connecting")
+        """The current status."""
+        self.synced = anyio.Event()
+        """Set after the first sync with the room."""
+        self.on_remote = on_remote
+        self.on_status = on_status
+        self._token = token
+        self._backoff = backoff
+        self._local = False
+        self._remote_pending = False
+        self._changed = anyio.Event()
+        self._stop = anyio.Event()
+        self._seed = seed
+        self.doc.observe(self._observed)
+        self.presence.on_count = self._count_changed
+
+    # -- the text ---------------------------------------------------------
+    def current(self) -> str:
+        """The document's text as this peer has it now."""
+        return str(self.text)
+
+    def apply_local(self, old: str, new: str) -> int:
+        """Apply the local change ``old`` → ``new`` as one transaction.
+
+        When the peer's text is no longer ``old`` (remote changes arrived that
+        the buffer does not have yet), the change is merged onto them.
+        Returns the number of edited regions.
+        """
+        if old == new:
+            return 0
+        current = self.current()
+        target = new if current == old else merge_texts(old, new, current).text
+        self._local = True
+        try:
+            return apply_text_change(self.doc, self.text, target)
+        finally:
+            self._local = False
+
+    def _observed(self, _event: Any) -> None:
+        if not self._local:
+            self._remote_pending = True
+            self._changed.set()
+
+    # -- status -----------------------------------------------------------
+    def _set_status(self, status: PeerStatus) -> None:
+        if status != self.status:
+            self.status = status
+            logger.info("%s: %s %s", self.url, status.label(), status.detail)
+            self.on_status(status)
+
+    def _count_changed(self, count: int) -> None:
+        if self.status.state == "shared":
+            self._set_status(PeerStatus("shared", count))
+
+    # -- running ----------------------------------------------------------
+    async def run(self) -> None:
+        """Connect, sync and stay connected (reconnecting) until :meth:`close`."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._report_remote)
+            await tg.start(self.presence.awareness.start)
+            tg.start_soon(self._connect_forever)
+            await self._stop.wait()
+            tg.cancel_scope.cancel()
+
+    def close(self) -> None:
+        """Stop the peer (its :meth:`run` returns)."""
+        self._stop.set()
+
+    async def _report_remote(self) -> None:
+        while True:
+            await self._changed.wait()
+            self._changed = anyio.Event()
+            if self._remote_pending:
+                self._remote_pending = False
+                try:
+                    self.on_remote(self.current())
+                except Exception:
+                    logger.exception("%s: the remote change handler failed", self.url)
+
+    async def _connect_forever(self) -> None:
+        first, longest = self._backoff
+        delay = first
+        while True:
+            status = PeerStatus("offline", detail="the connection closed")
+            try:
+                await self._connection()
+                delay = first
+            except Exception as exc:  # refused, unreachable, timed out, dropped
+                status = _failure(exc)
+                if status.state == "refused":
+                    delay = longest
+            self._set_status(status)
+            self.presence.forget_others()
+            await anyio.sleep(delay)
+            delay = min(delay * 2, longest)
+
+    async def _connection(self) -> None:
+        token = self._token()
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with httpx.AsyncClient(timeout=SYNC_TIMEOUT) as client:
+            connect: Any = httpx_ws.aconnect_ws(
+                self.url,
+                client,
+                headers=headers,
+                keepalive_ping_interval_seconds=PING_S,
+                keepalive_ping_timeout_seconds=PING_S,
+            )
+            async with connect as ws:
+                await self._serve(ws)
+
+    async def _serve(self, ws: Any) -> None:
+        channel = PeerChannel(ws, urlsplit(self.url).path, self.presence)
+        provider = Provider(self.doc, channel, log=logger)
+        async with anyio.create_task_group() as tg:
+            self.presence.send = lambda message: tg.start_soon(channel.send, message)
+            try:
+                await tg.start(provider.start)
+                self.presence.renew()
+                with anyio.fail_after(SYNC_TIMEOUT):
+                    await provider.synced.wait()
+                if not self.synced.is_set():
+                    self._first_sync()
+                self._set_status(PeerStatus("shared", self.presence.peers()))
+                await channel.closed.wait()
+            finally:
+                self.presence.send = None
+                tg.cancel_scope.cancel()
+
+    def _first_sync(self) -> None:
+        """Seed an empty room from the buffer; a full room is adopted."""
+        if not self.current():
+            self.apply_local("", self._seed())
+        self.synced.set()
+        self._remote_pending = True  # the consumer adopts the room's text
+        self._changed.set()

@@ -1,0 +1,148 @@
+"""One connection of a long-lived room peer: its channel and its presence.
+
+:class:`PeerChannel` is the :class:`~agent_doc.share.channel.WebsocketChannel`
+a ``pycrdt.Provider`` syncs through, plus what a peer that outlives its
+connections needs: a ``closed`` event set as soon as a receive or a send fails
+(the provider itself never says its socket died), sends that are dropped
+instead of raising once the socket is gone (the change stays in the peer's
+``Doc`` and reaches the room with the next connection's sync), and awareness
+(presence) messages handed to a :class:`Presence` on the way in.
+
+:class:`Presence` wraps a ``pycrdt.Awareness``: the peer's own state (``user``
+name, ``cursor``) and the other peers' states. pycrdt-websocket does not send
+a newcomer the states it already knows, so a peer announces itself again
+whenever it sees a new peer: within one round trip everyone counts everyone.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from pycrdt import Awareness
+from pycrdt import Doc
+from pycrdt import YMessageType
+from pycrdt import create_awareness_message
+from pycrdt import read_message
+
+from agent_doc.share.channel import WebsocketChannel
+
+logger = logging.getLogger(__name__)
+
+
+class Presence:
+    """This peer's awareness state and the peers it sees."""
+
+    def __init__(self, doc: Doc[Any], user: str) -> None:
+        self.awareness = Awareness(doc)
+        """The pycrdt awareness (own state + remote states)."""
+        self.send: Callable[[bytes], Any] | None = None
+        """Sends one message on the live connection (``None`` while offline)."""
+        self.on_count: Callable[[int], None] = lambda _n: None
+        """Called when the number of other peers changes."""
+        self._count = 0
+        self._seen: set[int] = set()
+        self.awareness.set_local_state({"user": {"name": user}, "cursor": None})
+        self.awareness.observe(self._observed)
+
+    @property
+    def client_id(self) -> int:
+        """Our awareness client id (the ``Doc``'s client id)."""
+        return self.awareness.client_id
+
+    def peers(self) -> int:
+        """How many other peers (with a user name) are in the room."""
+        return len(self._present())
+
+    def set_cursor(self, offset: int | None) -> None:
+        """Publish our cursor (a ``str`` offset in the text, or ``None``)."""
+        self.awareness.set_local_state_field("cursor", offset)
+
+    def announce(self) -> None:
+        """Send our own state (again) on the live connection."""
+        if self.send is not None:
+            update = self.awareness.encode_awareness_update([self.client_id])
+            self.send(create_awareness_message(update))
+
+    def renew(self) -> None:
+        """Announce our state with a clock newer than any peer may know.
+
+        Peers ignore a clock they have seen, and when our socket closed the
+        server told them our state is null at our clock + 1 (:mod:`.presence`):
+        skip past that one.
+        """
+        meta = self.awareness.meta.get(self.client_id)
+        if meta is not None:
+            meta["clock"] += 1
+        self.awareness.set_local_state(dict(self.awareness.get_local_state() or {}))
+
+    def goodbye(self) -> None:
+        """Tell the room we leave (our state becomes null)."""
+        self.awareness.set_local_state(None)
+
+    def received(self, message: bytes) -> None:
+        """Apply an awareness message from the room."""
+        try:
+            self.awareness.apply_awareness_update(read_message(message[1:]), "remote")
+        except Exception:  # a malformed update must not drop the connection
+            logger.debug("unreadable awareness message", exc_info=True)
+
+    def forget_others(self) -> None:
+        """Drop every other peer's state (we are offline: we cannot know)."""
+        others = [c for c in self.awareness.meta if c != self.client_id]
+        self.awareness.remove_awareness_states(others, "offline")
+        for client in others:  # their next announcement is new to us again
+            self.awareness.meta.pop(client, None)
+
+    def _observed(self, topic: str, changes: tuple[dict[str, Any], Any]) -> None:
+        _change, origin = changes
+        if topic == "update" and origin == "local":
+            self.announce()
+        present = self._present()
+        if origin == "remote" and present - self._seen:
+            self.announce()  # a newcomer (or a peer back) does not know us yet
+        self._seen = present
+        if len(present) != self._count:
+            self._count = len(present)
+            self.on_count(self._count)
+
+    def _present(self) -> set[int]:
+        return {
+            client
+            for client, state in self.awareness.states.items()
+            if client != self.client_id and isinstance(state, dict) and "user" in state
+        }
+
+
+class PeerChannel(WebsocketChannel):
+    """A channel that notices its socket closing and routes presence."""
+
+    def __init__(self, websocket: Any, path: str, presence: Presence) -> None:
+        super().__init__(websocket, path)
+        self.presence = presence
+        """Where awareness messages go."""
+        self.closed = anyio.Event()
+        """Set once a receive or a send failed: this connection is over."""
+
+    async def recv(self) -> bytes:
+        """The next message; awareness messages are applied on the way."""
+        try:
+            message = await super().recv()
+        except BaseException:
+            self.closed.set()
+            raise
+        if message[:1] == bytes([YMessageType.AWARENESS]):
+            self.presence.received(message)
+        return message
+
+    async def send(self, message: bytes) -> None:
+        """Send one message; once the socket is gone, drop it quietly."""
+        if self.closed.is_set():
+            return
+        try:
+            await super().send(message)
+        except Exception as exc:
+            logger.debug("send on a closed connection to %s: %s", self.path, exc)
+            self.closed.set()

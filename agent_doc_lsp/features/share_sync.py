@@ -1,0 +1,231 @@
+"""Open session documents join their shared room (``sync`` setting, issue 29).
+
+With ``agentDoc.sync`` (or ``sync`` in the project's ``.agent-doc/config.toml``)
+set to a ``ws://`` server, every open session document becomes a peer of the
+room named by its ``agent_doc_session`` (:class:`agent_doc.share.peer.RoomPeer`).
+The person's changes go out as Yjs edits (:class:`agent_doc.share.mirror.BufferMirror`
+tells them from the server's own edits coming back); the room's changes reach
+the buffer through :func:`agent_doc_lsp.live_edit.apply_live`, the path an
+agent's write takes: minimal edits, after the person's pause, pinned to the
+buffer's version and verified.
+
+The peer's status is sent as the custom notification ``agentDoc/shareStatus``
+``{uri, state, peers, label, detail}`` and shown as a code lens at line 0
+(``shared · 2 peers``, ``offline``, ``refused``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import logging
+import weakref
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from lsprotocol import types
+
+from agent_doc.errors import AgentDocError
+from agent_doc.share.mirror import BufferMirror
+from agent_doc.share.mirror import room_for
+from agent_doc.share.peer import PeerStatus
+from agent_doc.share.peer import RoomPeer
+from agent_doc.write.live import LivePlan
+from agent_doc.write.live import plan_from_text
+from agent_doc_lsp.fast_document import FastWorkspace
+from agent_doc_lsp.features import agent_status
+from agent_doc_lsp.features import writes
+from agent_doc_lsp.live_edit import apply_live
+from agent_doc_lsp.server import AgentDocLanguageServer
+
+logger = logging.getLogger(__name__)
+
+SHARE_STATUS = "agentDoc/shareStatus"
+"""Custom notification: one document's room status."""
+LABEL = "agent-doc share"
+"""The label of the workspace edits that bring a buffer to its room."""
+
+
+@dataclass
+class Joined:
+    """One open document in its room."""
+
+    mirror: BufferMirror
+    """The buffer ↔ room bookkeeping (holds the peer)."""
+    task: asyncio.Task[None]
+    """Runs the peer (connect, sync, reconnect)."""
+    again: bool = False
+    """The room changed while the buffer was being brought to it."""
+    bringing: asyncio.Task[None] | None = None
+    """The task bringing the buffer to the room's text, while it runs."""
+
+
+@dataclass
+class ShareState:
+    """Per-server state of this feature."""
+
+    joined: dict[str, Joined] = field(default_factory=dict)
+    """URI → its room membership."""
+    listening: bool = False
+    """The change listener is installed on the workspace."""
+
+
+_STATE: weakref.WeakKeyDictionary[AgentDocLanguageServer, ShareState] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def state_of(ls: AgentDocLanguageServer) -> ShareState:
+    """Return this feature's state for ``ls``."""
+    return _STATE.setdefault(ls, ShareState())
+
+
+def join(ls: AgentDocLanguageServer, uri: str) -> None:
+    """Join the room of the open document ``uri`` if it has one."""
+    state = state_of(ls)
+    buffer = ls.buffers.get(uri)
+    if uri in state.joined or buffer is None or buffer.path is None:
+        return
+    options = ls.options
+    room = room_for(buffer.path, buffer.text, options.sync, options.sync_token_file)
+    if room is None:
+        return
+    _listen(ls)
+    peer = RoomPeer(
+        room.url,
+        room.token,
+        on_remote=lambda _text: bring(ls, uri),
+        on_status=lambda status: show_status(ls, uri, status),
+        seed=lambda: mirror.seed(_text_of(ls, uri)),
+        user=getpass.getuser(),
+    )
+    mirror = BufferMirror(peer, buffer.text)
+    task = asyncio.get_running_loop().create_task(peer.run())
+    state.joined[uri] = Joined(mirror, task)
+    show_status(ls, uri, peer.status)
+
+
+def leave(ls: AgentDocLanguageServer, uri: str) -> None:
+    """Leave the room of ``uri`` (closed, or the server shuts down)."""
+    joined = state_of(ls).joined.pop(uri, None)
+    if joined is not None:
+        joined.mirror.peer.close()
+        if joined.bringing is not None:
+            joined.bringing.cancel()
+
+
+def _text_of(ls: AgentDocLanguageServer, uri: str) -> str:
+    buffer = ls.buffers.get(uri)
+    return buffer.text if buffer is not None else ""
+
+
+def _listen(ls: AgentDocLanguageServer) -> None:
+    """Record every single content change of joined documents."""
+    state = state_of(ls)
+    workspace = ls.workspace
+    if state.listening or not isinstance(workspace, FastWorkspace):
+        return
+    state.listening = True
+
+    def changed(ident: types.VersionedTextDocumentIdentifier, text: str) -> None:
+        joined = state.joined.get(ident.uri)
+        if joined is not None:
+            joined.mirror.changed(text)
+
+    workspace.change_listeners.append(changed)
+
+
+def did_change(ls: AgentDocLanguageServer, uri: str) -> None:
+    """Send the person's changes; catch up if the buffer is behind the room."""
+    joined = state_of(ls).joined.get(uri)
+    if joined is None:
+        return
+    text = _text_of(ls, uri)
+    joined.mirror.flush(text)
+    if joined.mirror.behind(text) and joined.bringing is None:
+        bring(ls, uri)
+
+
+def bring(ls: AgentDocLanguageServer, uri: str) -> None:
+    """Bring the buffer of ``uri`` to its room's text (soon, in a task)."""
+    joined = state_of(ls).joined.get(uri)
+    if joined is None:
+        return
+    joined.again = True
+    if joined.bringing is None:
+        joined.bringing = asyncio.get_running_loop().create_task(
+            _bring(ls, uri, joined)
+        )
+
+
+async def _bring(ls: AgentDocLanguageServer, uri: str, joined: Joined) -> None:
+    mirror = joined.mirror
+
+    def plan_for(text: str) -> LivePlan:
+        target = mirror.target(text)
+        return plan_from_text(text, target, target)
+
+    try:
+        while joined.again and uri in ls.buffers:
+            joined.again = False
+            if not mirror.behind(_text_of(ls, uri)):
+                continue
+            mirror.in_flight = True
+            try:
+                tracker = writes.state_of(ls).tracker
+                await apply_live(ls, tracker, uri, plan_for, label=LABEL)
+            except AgentDocError as exc:  # retried on the next change
+                logger.warning("%s: %s", uri, exc)
+            finally:
+                mirror.in_flight = False
+    finally:
+        joined.bringing = None
+
+
+def show_status(ls: AgentDocLanguageServer, uri: str, status: PeerStatus) -> None:
+    """Notify the status of ``uri``'s room and refresh the lenses."""
+    payload: dict[str, Any] = {
+        "uri": uri,
+        "state": status.state,
+        "peers": status.peers,
+        "label": status.label(),
+        "detail": status.detail,
+    }
+    ls.protocol.notify(SHARE_STATUS, payload)
+    if status.state == "refused":
+        logger.warning("%s: room refused: %s", uri, status.detail)
+    if ls.options.code_lens:
+        agent_status.refresh_lenses(ls)
+
+
+def status_lens(
+    ls: AgentDocLanguageServer, params: types.CodeLensParams
+) -> list[types.CodeLens]:
+    """``shared · N peers`` / ``offline`` at line 0 of a joined document."""
+    joined = state_of(ls).joined.get(params.text_document.uri)
+    if joined is None or not ls.options.code_lens:
+        return []
+    top = types.Range(start=types.Position(0, 0), end=types.Position(0, 0))
+    title = joined.mirror.peer.status.label()
+    return [types.CodeLens(range=top, command=types.Command(title=title, command=""))]
+
+
+def _join_open(ls: AgentDocLanguageServer) -> None:
+    for uri in list(ls.buffers):
+        join(ls, uri)
+
+
+def _leave_all(ls: AgentDocLanguageServer) -> None:
+    for uri in list(state_of(ls).joined):
+        leave(ls, uri)
+
+
+def register(server: AgentDocLanguageServer) -> None:
+    """Subscribe to the document and lifecycle hooks."""
+    server.hooks.did_open.append(join)
+    server.hooks.did_change.append(did_change)
+    server.hooks.did_close.append(leave)
+    server.hooks.options_changed.append(_join_open)
+    server.hooks.shutdown.append(_leave_all)
+    agent_status.add_lens_provider(server, status_lens)
