@@ -20,6 +20,7 @@ from agent_doc.errors import AgentError
 from agent_doc.errors import DocumentError
 from agent_doc.store.config import load_project_config
 from agent_doc.store.config import missing_agent_hint
+from agent_doc.store.state import doc_lock
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
@@ -60,13 +61,15 @@ def load_doc(file: Path | str, *, create: bool = True) -> DocSession:
     path = Path(file).expanduser().absolute()
     if not path.is_file():
         raise DocumentError(f"{file}: no such document")
-    original = read_document(path)
-    text = original.text
+    text = read_document(path).text
     front = parse_frontmatter(text)
     key = front.session
     if not key and create:
-        text, key = ensure_session(text)
-        write_document(path, original, text)
+        with doc_lock(path):  # re-read: another writer may have come first
+            original = read_document(path)
+            text, key = ensure_session(original.text)
+            if text != original.text:
+                write_document(path, original, text)
         front = parse_frontmatter(text)
     return DocSession(
         path=path,

@@ -18,6 +18,7 @@ from agent_doc.document.components import scan_components
 from agent_doc.errors import TmuxError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
 from agent_doc.tmux import registry
@@ -97,9 +98,12 @@ def pane_at(panes: list[PaneInfo], position: str) -> str:
 def _scaffold(doc: DocSession) -> bool:
     if doc.format != "template" or scan_components(doc.text).components:
         return False
-    original = read_document(doc.path)
-    text = original.text.rstrip("\n") + "\n" + DEFAULT_COMPONENTS
-    write_document(doc.path, original, text)
+    with doc_lock(doc.path):  # re-read under the lock: a writer may have come first
+        original = read_document(doc.path)
+        if scan_components(original.text).components:
+            return False
+        text = original.text.rstrip("\n") + "\n" + DEFAULT_COMPONENTS
+        write_document(doc.path, original, text)
     return True
 
 
