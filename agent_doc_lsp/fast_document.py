@@ -66,6 +66,12 @@ class FastTextDocument(TextDocument):
         """``len(self.source)``, without joining the chunks."""
         return len(self._text) if self._text is not None else len(self.source)
 
+    def prefix(self, size: int) -> str:
+        """``self.source[:size]``, without joining the chunks."""
+        if self._text is None:
+            return self.source[:size]
+        return self._text.slice(0, size)
+
     def text_equals(self, text: str) -> bool:
         """``self.source == text``, compared chunk by chunk (no join)."""
         if self._text is None:

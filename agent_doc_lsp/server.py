@@ -30,6 +30,7 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.frontmatter_text import MAX_FRONTMATTER_CHARS
 from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
@@ -130,15 +131,27 @@ class Buffers:
         doc = self._documents().get(unquote(uri))
         return None if doc is None else self._buffer(doc)
 
-    def _buffer(self, doc: TextDocument) -> Buffer:
+    def _buffer(self, doc: TextDocument, text: str | None = None) -> Buffer:
         path = to_fs_path(doc.uri)
         return Buffer(
             uri=doc.uri,
             path=Path(path) if path else None,
-            text=doc.source,
+            text=doc.source if text is None else text,
             version=doc.version,
             last_edit=self._server.last_edit.get(doc.uri),
         )
+
+    def head(self, uri: str) -> Buffer | None:
+        """The open buffer of ``uri`` with only the beginning of its text:
+        enough for the frontmatter (whose parse gives the same answer on it),
+        without joining a large document's text."""
+        doc = self._documents().get(unquote(uri))
+        if doc is None:
+            return None
+        size = MAX_FRONTMATTER_CHARS + 16  # a longer block is an error either way
+        if isinstance(doc, FastTextDocument):
+            return self._buffer(doc, doc.prefix(size))
+        return self._buffer(doc, doc.source[:size])
 
     def version(self, uri: str) -> int | None:
         """The version of the open buffer ``uri`` (``None`` if it is not open),
