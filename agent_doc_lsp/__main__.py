@@ -15,6 +15,9 @@ from types import FrameType
 
 from agent_doc_lsp import __version__
 
+SWITCH_INTERVAL_S = 0.001
+"""How long a thread holds the GIL before another may take it (default 5 ms)."""
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parse the command line."""
@@ -67,6 +70,10 @@ def main(argv: list[str] | None = None) -> None:
     from agent_doc_lsp.server import create_server
 
     _stop_agents_on_fatal_signals()
+    # Diagnostics run in a worker thread (features/diagnostics.py); a shorter
+    # GIL switch interval than the default 5 ms lets a keystroke that arrives
+    # meanwhile be read and handled within a millisecond or two.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     server = create_server()
     if address is not None:
         server.start_tcp(*address)

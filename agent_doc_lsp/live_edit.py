@@ -42,6 +42,7 @@ from agent_doc.write.live import LivePlan
 from agent_doc.write.pause import pause_policy
 from agent_doc.write.pause import wait_before_landing
 from agent_doc_lsp import convert
+from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.server import AgentDocLanguageServer
 
@@ -94,15 +95,21 @@ class ChangeTracker:
         self._server = ls
         listeners.append(self.changed)
 
-    def changed(self, ident: types.VersionedTextDocumentIdentifier, text: str) -> None:
-        """One content change of ``ident`` was applied; ``text`` is the result."""
+    def changed(
+        self, ident: types.VersionedTextDocumentIdentifier, doc: FastTextDocument
+    ) -> None:
+        """One content change of ``ident`` was applied; ``doc`` holds the result.
+
+        Only a document a write is waiting for is compared (by length first,
+        then chunk by chunk): typing costs nothing here otherwise.
+        """
         uri = ident.uri
         ls = self._server
         if ls is not None:
             self._before.setdefault(uri, ls.last_edit.get(uri))
         own = False
         for watch in self._watches.get(uri, ()):
-            if text == watch.expected:
+            if doc.text_equals(watch.expected):
                 own = True
                 if not watch.matched:
                     watch.matched = True

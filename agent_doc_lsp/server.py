@@ -30,6 +30,7 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.frontmatter_text import MAX_FRONTMATTER_CHARS
 from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
@@ -53,8 +54,11 @@ DocumentListener = Callable[["AgentDocLanguageServer", str], Any]
 """``listener(ls, uri)``; may be a coroutine function."""
 ServerListener = Callable[["AgentDocLanguageServer"], Any]
 """``listener(ls)``; may be a coroutine function."""
-ProblemProvider = Callable[["AgentDocLanguageServer", str], "list[Problem]"]
-"""``provider(ls, uri)`` → more problems to publish with the diagnostics."""
+ProblemProvider = Callable[["AgentDocLanguageServer", "Buffer"], "list[Problem]"]
+"""``provider(ls, buffer)`` → more problems to publish with the diagnostics.
+It runs in a worker thread (:mod:`agent_doc_lsp.features.diagnostics`): it reads
+``buffer`` and its own thread-safe state, and hands anything that talks to the
+client to the loop (``ls.loop.call_soon_threadsafe``)."""
 
 
 @dataclass
@@ -127,15 +131,33 @@ class Buffers:
         doc = self._documents().get(unquote(uri))
         return None if doc is None else self._buffer(doc)
 
-    def _buffer(self, doc: TextDocument) -> Buffer:
+    def _buffer(self, doc: TextDocument, text: str | None = None) -> Buffer:
         path = to_fs_path(doc.uri)
         return Buffer(
             uri=doc.uri,
             path=Path(path) if path else None,
-            text=doc.source,
+            text=doc.source if text is None else text,
             version=doc.version,
             last_edit=self._server.last_edit.get(doc.uri),
         )
+
+    def head(self, uri: str) -> Buffer | None:
+        """The open buffer of ``uri`` with only the beginning of its text:
+        enough for the frontmatter (whose parse gives the same answer on it),
+        without joining a large document's text."""
+        doc = self._documents().get(unquote(uri))
+        if doc is None:
+            return None
+        size = MAX_FRONTMATTER_CHARS + 16  # a longer block is an error either way
+        if isinstance(doc, FastTextDocument):
+            return self._buffer(doc, doc.prefix(size))
+        return self._buffer(doc, doc.source[:size])
+
+    def version(self, uri: str) -> int | None:
+        """The version of the open buffer ``uri`` (``None`` if it is not open),
+        without reading its text."""
+        doc = self._documents().get(unquote(uri))
+        return None if doc is None else doc.version
 
     def by_path(self, path: str | Path) -> Buffer | None:
         """Return the open buffer of the file ``path``, or ``None``."""
@@ -202,24 +224,42 @@ class AgentDocLanguageServer(LanguageServer):
 
     def document(self, uri: str) -> tuple[TextDocument, LineIndex]:
         """Return the document of ``uri`` and a line index of its current text."""
-        doc = self.workspace.get_text_document(uri)
+        doc, text = self.document_text(uri)
+        cached = self.cached_index(uri, doc.version, text)
+        if cached is not None:
+            return doc, cached
         starts = None
-        try:
-            if uri not in self.buffers:  # pygls reads it from disk: never a FIFO
-                require_document(Path(to_fs_path(uri) or uri))
-            text = doc.source
-        except (AgentDocError, OSError, UnicodeDecodeError) as exc:
-            logger.info("cannot read %s: %s", uri, exc)
-            text = ""
-        cached = self._indexes.get(uri)
-        if cached and cached[0] == doc.version and cached[1] is text:
-            return doc, cached[2]
         if isinstance(doc, FastTextDocument) and text and uri in self.buffers:
             starts = doc.current_line_starts()  # kept across edits: no re-split
         index = LineIndex(text, self.encoding, starts)
-        if doc.version is not None:
-            self._indexes[uri] = (doc.version, text, index)
+        self.keep_index(uri, doc.version, index)
         return doc, index
+
+    def document_text(self, uri: str) -> tuple[TextDocument, str]:
+        """The document of ``uri`` and its current text (``""`` if unreadable)."""
+        doc = self.workspace.get_text_document(uri)
+        try:
+            if uri not in self.buffers:  # pygls reads it from disk: never a FIFO
+                require_document(Path(to_fs_path(uri) or uri))
+            return doc, doc.source
+        except (AgentDocError, OSError, UnicodeDecodeError) as exc:
+            logger.info("cannot read %s: %s", uri, exc)
+            return doc, ""
+
+    def cached_index(
+        self, uri: str, version: int | None, text: str
+    ) -> LineIndex | None:
+        """The kept line index of ``text`` (``uri`` at ``version``), if any."""
+        cached = self._indexes.get(uri)
+        if cached and cached[0] == version and cached[1] is text:
+            return cached[2]
+        return None
+
+    def keep_index(self, uri: str, version: int | None, index: LineIndex) -> None:
+        """Remember ``index`` (built elsewhere, e.g. by a diagnostics run) as the
+        line index of ``uri`` at ``version``, for :meth:`document` to reuse."""
+        if version is not None:
+            self._indexes[uri] = (version, index.text, index)
 
     def symbol_encoder(self, uri: str) -> SymbolEncoder:
         """The ``documentSymbol`` encoder of ``uri`` (kept while it is open)."""

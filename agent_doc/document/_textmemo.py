@@ -11,6 +11,7 @@ so a scan of a new one can start where the two differ (:func:`restart_point`).
 
 from __future__ import annotations
 
+import threading
 from typing import Generic
 from typing import TypeVar
 
@@ -25,42 +26,47 @@ _PREFIX_CHUNK = 1 << 12
 class TextMemo(Generic[T]):
     """The values of the last ``size`` texts, most recently used first."""
 
-    __slots__ = ("_items", "_size")
+    __slots__ = ("_items", "_lock", "_size")
 
     def __init__(self, size: int) -> None:
         self._size = size
         self._items: list[tuple[str, T]] = []
+        self._lock = threading.Lock()  # the language server checks in a thread
 
     def get(self, text: str) -> T | None:
         """The value remembered for ``text`` (the same or an equal string)."""
-        items = self._items
-        for i, (known, value) in enumerate(items):
-            if known is text:
-                items.insert(0, items.pop(i))
-                return value
-        for i, (known, value) in enumerate(items):  # no hashing: compare once
-            if len(known) == len(text) and known == text:
-                items.insert(0, items.pop(i))
-                return value
-        return None
+        with self._lock:
+            items = self._items
+            for i, (known, value) in enumerate(items):
+                if known is text:
+                    items.insert(0, items.pop(i))
+                    return value
+            for i, (known, value) in enumerate(items):  # no hashing: compare once
+                if len(known) == len(text) and known == text:
+                    items.insert(0, items.pop(i))
+                    return value
+            return None
 
     def put(self, text: str, value: T) -> None:
         """Remember ``value`` for ``text``; the least recent past ``size`` go."""
-        self._items.insert(0, (text, value))
-        del self._items[self._size :]
+        with self._lock:
+            self._items.insert(0, (text, value))
+            del self._items[self._size :]
 
     def latest_like(self, text: str) -> tuple[str, T] | None:
         """The most recently used text of about ``text``'s size, and its value:
         the one most likely to begin like ``text`` (a small text scanned
         meanwhile, such as the answer alone, is passed over)."""
-        for known, value in self._items:
-            if len(text) <= 2 * len(known) and len(known) <= 2 * len(text):
-                return known, value
-        return None
+        with self._lock:
+            for known, value in self._items:
+                if len(text) <= 2 * len(known) and len(known) <= 2 * len(text):
+                    return known, value
+            return None
 
     def clear(self) -> None:
         """Forget everything."""
-        self._items.clear()
+        with self._lock:
+            self._items.clear()
 
 
 def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:

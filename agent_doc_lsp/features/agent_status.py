@@ -99,7 +99,7 @@ def session_docs(ls: AgentDocLanguageServer) -> dict[str, OpenDoc]:
     """URI → :class:`OpenDoc` of every open buffer that has a session id."""
     docs: dict[str, OpenDoc] = {}
     for uri in ls.buffers:
-        buffer = ls.buffers.get(uri)
+        buffer = ls.buffers.head(uri)  # the frontmatter is all it reads
         if buffer is not None and buffer.path is not None:
             doc = editor_status.open_doc(buffer.path, buffer.text)
             if doc is not None:
@@ -232,7 +232,7 @@ def on_change(ls: AgentDocLanguageServer, uri: str) -> None:
     state = state_of(ls)
     if state.task is not None and not state.task.done():
         return
-    buffer = ls.buffers.get(uri)
+    buffer = ls.buffers.head(uri)
     if buffer is None or buffer.path is None:
         return
     if editor_status.open_doc(buffer.path, buffer.text) is not None:

@@ -5,26 +5,66 @@ as children, ``detail`` = resolved patch mode); headings inside a component are
 its children; the frontmatter is a symbol with its keys as children. The result
 is sent as JSON text, re-encoding only the top-level symbols that changed since
 the document's previous answer (see :mod:`agent_doc_lsp.symbol_json`).
+
+The text is read on the event loop (when the request arrives, or when the
+document's previous request is answered: one at a time per document, as they
+share its encoder); the line index and the outline are built in a worker
+thread, so a 20 MB document's outline never holds up the keystrokes that
+arrive meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
+import weakref
+
 from lsprotocol import types
 
+from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor import outline_parts
+from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import AgentDocLanguageServer
+from agent_doc_lsp.symbol_json import SymbolEncoder
+
+_LOCKS: weakref.WeakKeyDictionary[AgentDocLanguageServer, dict[str, asyncio.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _outline(
+    index: LineIndex, configs: dict[str, ComponentConfig], encoder: SymbolEncoder
+) -> RawJson:
+    """The encoded outline of ``index.text`` (runs in a worker thread)."""
+    return encoder.encode(index, outline_parts(index.text, configs))
+
+
+async def symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
+    """The ``documentSymbol`` answer of ``uri``, built off the event loop."""
+    lock = _LOCKS.setdefault(ls, {}).setdefault(uri, asyncio.Lock())
+    async with lock:
+        doc, text = ls.document_text(uri)
+        configs, _error = ls.configs_for(doc.uri)
+        index = ls.cached_index(uri, doc.version, text)
+        if index is None:
+            index = await asyncio.to_thread(LineIndex, text, ls.encoding)
+            if uri in ls.buffers:
+                ls.keep_index(uri, doc.version, index)
+        encoder = ls.symbol_encoder(uri)
+        return await asyncio.to_thread(_outline, index, configs, encoder)
+
+
+def forget(ls: AgentDocLanguageServer, uri: str) -> None:
+    """Drop the request lock of a closed document."""
+    _LOCKS.get(ls, {}).pop(uri, None)
 
 
 def register(server: AgentDocLanguageServer) -> None:
     """Register ``textDocument/documentSymbol``."""
+    server.hooks.did_close.append(forget)
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(
+    async def document_symbol(
         ls: AgentDocLanguageServer, params: types.DocumentSymbolParams
     ) -> RawJson:
-        uri = params.text_document.uri
-        doc, index = ls.document(uri)
-        configs, _error = ls.configs_for(doc.uri)
-        parts = outline_parts(index.text, configs)
-        return ls.symbol_encoder(uri).encode(index, parts)
+        return await symbols(ls, params.text_document.uri)

@@ -1,6 +1,7 @@
 """ "Will be sent": Hint diagnostics and the Submit lens count of unsent changes.
 
-Each diagnostics run (debounced by ``diagnosticsDebounceMs``) adds, for session
+Each diagnostics run (debounced by ``diagnosticsDebounceMs``, in a worker
+thread) adds, for session
 documents, the marks of :func:`agent_doc.editor.unsent.unsent_changes`: Hint
 diagnostics with source ``agent-doc`` and code ``unsent`` ("will be sent") or
 ``private`` ("private, not sent"). The snapshot is read once per change of its
@@ -30,6 +31,7 @@ from agent_doc.editor.unsent import UnsentSummary
 from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features import diagnostics
 from agent_doc_lsp.server import AgentDocLanguageServer
+from agent_doc_lsp.server import Buffer
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +65,13 @@ def state_of(ls: AgentDocLanguageServer) -> UnsentState:
 def summary(ls: AgentDocLanguageServer, uri: str) -> UnsentSummary | None:
     """The unsent changes of the open session document ``uri`` (cached)."""
     buffer = ls.buffers.get(uri)
-    if buffer is None or buffer.path is None or not is_session_document(buffer.text):
+    return None if buffer is None else summary_of(ls, buffer)
+
+
+def summary_of(ls: AgentDocLanguageServer, buffer: Buffer) -> UnsentSummary | None:
+    """The unsent changes of ``buffer`` (cached per version; thread-safe: two
+    threads asking at once both compute, and either result is kept)."""
+    if buffer.path is None or not is_session_document(buffer.text):
         return None
     state = state_of(ls)
     snapshot = state.snapshots.get(buffer.path)
@@ -91,21 +99,27 @@ def submit_title(ls: AgentDocLanguageServer, uri: str) -> str:
     return found.lens_title() if found else "Submit"
 
 
-def marks(ls: AgentDocLanguageServer, uri: str) -> list[Problem]:
-    """The Hint marks of ``uri`` (a diagnostics provider); refreshes the lens."""
+def marks(ls: AgentDocLanguageServer, buffer: Buffer) -> list[Problem]:
+    """The Hint marks of ``buffer`` (a diagnostics provider, run in a worker
+    thread); has the loop refresh the lens when its title changed."""
     try:
-        found = summary(ls, uri)
+        found = summary_of(ls, buffer)
     except Exception:  # never drop the other diagnostics
-        logger.exception("unsent changes of %s failed", uri)
+        logger.exception("unsent changes of %s failed", buffer.uri)
         return []
     if found is None:
         return []
-    title = found.lens_title()
+    if ls.loop is not None:
+        ls.loop.call_soon_threadsafe(_titled, ls, buffer.uri, found.lens_title())
+    return list(found.marks)
+
+
+def _titled(ls: AgentDocLanguageServer, uri: str, title: str) -> None:
+    """Refresh the lenses when the Submit title of ``uri`` changed (on the loop)."""
     previous = state_of(ls).titles.get(uri)
     state_of(ls).titles[uri] = title
     if previous is not None and previous != title and ls.options.code_lens:
         agent_status.refresh_lenses(ls)  # the first title is fetched on open
-    return list(found.marks)
 
 
 def recheck(ls: AgentDocLanguageServer, uri: str, *_: Any) -> None:

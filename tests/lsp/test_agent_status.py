@@ -120,3 +120,39 @@ async def test_unregistered_document_is_none_until_claimed(
     await wait_text(private_tmux, pane, "❯")
     assert session.refreshes == 0  # the client did not offer refreshSupport
     assert all(s["uri"] == uri for s in session.statuses)  # plain.md: no session
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        pytest.param("---\nagent_doc_session: s1\n---\n", id="small"),
+        pytest.param(
+            "---\nagent_doc_session: s1\n" + "#\n" * 32_760 + "---\n", id="at-limit"
+        ),
+        pytest.param(
+            "---\nagent_doc_session: s1\n" + "#\n" * 32_800 + "---\n", id="too-large"
+        ),
+        pytest.param(
+            "---\nagent_doc_session: s1\n" + "#\n" * 40_000, id="unterminated"
+        ),
+        pytest.param("no frontmatter\n", id="none"),
+    ],
+)
+def test_the_poller_reads_only_the_head_and_finds_the_same_session(front):
+    from agent_doc.editor import agent_status as editor_status
+    from agent_doc_lsp.fast_document import FastWorkspace
+    from agent_doc_lsp.server import create_server
+
+    server = create_server()
+    server.protocol._workspace = FastWorkspace(None)  # as initialize makes it
+    uri = "file:///tmp/head.md"
+    text = front + "body\n" * 30_000
+    server.workspace.put_text_document(
+        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)
+    )
+    head = server.buffers.head(uri)
+    assert head is not None
+    assert len(head.text) < len(text)
+    assert editor_status.open_doc("/tmp/head.md", head.text) == editor_status.open_doc(
+        "/tmp/head.md", text
+    )

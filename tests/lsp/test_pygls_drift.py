@@ -83,6 +83,13 @@ def test_initialize_gives_a_fast_workspace_before_any_feature_runs():
     steps.close()
 
 
+def test_source_is_still_a_property_the_fast_document_can_override():
+    # FastTextDocument serves ``source`` from its chunks; pygls' own code
+    # reads the text only through it (``lines``, ``text_in_server_range``).
+    assert isinstance(inspect.getattr_static(TextDocument, "source"), property)
+    assert "self.source" in inspect.getsource(TextDocument.lines.fget)
+
+
 def test_the_private_attributes_the_overrides_read_still_exist():
     workspace = FastWorkspace(None)
     assert hasattr(workspace, "_sync_kind")

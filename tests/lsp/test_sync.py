@@ -122,7 +122,7 @@ def test_fast_document_matches_pygls_on_random_edits(encoding):
         fast.apply_change(change)
         assert fast.source == slow.source == src[:a] + new + src[b:]
         if step % 7 == 0:
-            assert fast._line_starts() == line_starts(fast.source)
+            assert fast.current_line_starts() == line_starts(fast.source)
             assert fast.current_line_starts() == LineIndex(fast.source).starts
 
 
@@ -154,7 +154,7 @@ def test_fast_document_typing_run_then_other_lines():
     put(0, 3, "\nnew")  # insert a line
     for ch in "xyz":
         put(4, 0, ch)
-    assert fast._line_starts() == line_starts(fast.source)
+    assert fast.current_line_starts() == line_starts(fast.source)
     assert fast.source == "one\nnew\n<two 😀typed\nthree!four\nzyx"
 
 

@@ -1,0 +1,188 @@
+"""A text kept as chunks, so an edit costs O(chunk), not O(text).
+
+A ``str`` cannot be edited in place: ``s[:a] + new + s[b:]`` copies all of it,
+about 20 ms for 20 MB (80 MB when one astral character makes CPython store
+4 bytes a character). :class:`ChunkedText` holds the text as pieces of about
+:data:`CHUNK` characters with their cumulative end offsets and newline counts;
+an edit rebuilds the one or two pieces it touches and shifts a few hundred
+integers. The whole string is joined only when something reads it
+(:meth:`ChunkedText.text`), and kept until the next edit.
+
+Lines are ``\\n``-separated (a ``\\r`` before it is an ordinary last
+character), as in :class:`agent_doc_lsp.convert.LineIndex`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+
+CHUNK = 1 << 16
+"""Target size of a chunk, in characters (pieces stay within ¼–2× of it)."""
+
+
+def newlines(text: str) -> list[int]:
+    """Offsets of every ``\\n`` in ``text``."""
+    found = []
+    find = text.find
+    pos = find("\n")
+    while pos != -1:
+        found.append(pos)
+        pos = find("\n", pos + 1)
+    return found
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    """``text`` cut into pieces of ``size`` (none empty)."""
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class ChunkedText:
+    """An editable text of chunks with cumulative offsets and line counts."""
+
+    __slots__ = ("_chunks", "_ends", "_lines", "_marks", "_size", "_text")
+
+    def __init__(self, text: str = "", size: int = CHUNK) -> None:
+        self._size = max(size, 4)
+        self._chunks: list[str] = []
+        self._text: str | None = text
+        self._marks: list[list[int] | None] = []
+        self._ends: list[int] = []
+        self._lines: list[int] = []
+        self._load(text)
+
+    def _load(self, text: str) -> None:
+        """Cut ``text`` into chunks and index them."""
+        self._chunks = _pieces(text, self._size)
+        self._text = text
+        self._marks = [None] * len(self._chunks)
+        self._reindex(0, [c.count("\n") for c in self._chunks])
+
+    def _reindex(self, first: int, counts: list[int]) -> None:
+        """Recompute the cumulative arrays from chunk ``first`` on;
+        ``counts`` are the newline counts of the chunks from ``first``."""
+        end = self._ends[first - 1] if first else 0
+        lines = self._lines[first - 1] if first else 0
+        self._ends[first:] = itertools.accumulate(
+            (len(c) for c in self._chunks[first:]), initial=end
+        )
+        del self._ends[first]
+        self._lines[first:] = itertools.accumulate(counts, initial=lines)
+        del self._lines[first]
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def text(self) -> str:
+        """The whole text (joined once per edit)."""
+        if self._text is None:
+            self._text = "".join(self._chunks)
+        return self._text
+
+    @property
+    def joined(self) -> bool:
+        """Whether :meth:`text` is ready without joining."""
+        return self._text is not None
+
+    def _chunk_at(self, offset: int) -> int:
+        """Index of the chunk holding ``offset`` (the last one at the end)."""
+        return min(bisect.bisect_right(self._ends, offset), len(self._chunks) - 1)
+
+    def _start(self, index: int) -> int:
+        return self._ends[index - 1] if index else 0
+
+    def slice(self, start: int, end: int) -> str:
+        """``text()[start:end]`` without joining the whole text."""
+        if self._text is not None:
+            return self._text[start:end]
+        start, end = max(start, 0), min(end, len(self))
+        if start >= end:
+            return ""
+        first, last = self._chunk_at(start), self._chunk_at(end - 1)
+        base = self._start(first)
+        if first == last:
+            return self._chunks[first][start - base : end - base]
+        parts = [self._chunks[first][start - base :]]
+        parts.extend(self._chunks[first + 1 : last])
+        parts.append(self._chunks[last][: end - self._start(last)])
+        return "".join(parts)
+
+    def equals(self, other: str) -> bool:
+        """Whether the text is ``other`` (compared chunk by chunk, no join)."""
+        if self._text is not None:
+            return self._text == other
+        if len(other) != len(self):
+            return False
+        starts = itertools.chain((0,), self._ends)
+        return all(
+            other.startswith(c, a) for c, a in zip(self._chunks, starts, strict=False)
+        )
+
+    def replace(self, start: int, end: int, new: str) -> None:
+        """Replace ``[start, end)`` by ``new`` (offsets clamped to the text)."""
+        size = len(self)
+        start = min(max(start, 0), size)
+        end = min(max(end, start), size)
+        if not self._chunks:
+            self._load(new)
+            return
+        first, last = self._chunk_at(start), self._chunk_at(end)
+        chunks = self._chunks
+        piece = (
+            chunks[first][: start - self._start(first)]
+            + new
+            + chunks[last][end - self._start(last) :]
+        )
+        if len(piece) < self._size // 4 and len(chunks) > 1:
+            if last + 1 < len(chunks):
+                last += 1
+                piece += chunks[last]
+            elif first > 0:
+                first -= 1
+                piece = chunks[first] + piece
+        pieces = _pieces(piece, self._size) if len(piece) > 2 * self._size else [piece]
+        if not piece and len(chunks) > last - first + 1:
+            pieces = []
+        chunks[first : last + 1] = pieces
+        self._marks[first : last + 1] = [None] * len(pieces)
+        counts = [p.count("\n") for p in pieces]
+        lines = self._lines
+        counts.extend(
+            b - a for a, b in zip(lines[last:-1], lines[last + 1 :], strict=True)
+        )
+        self._reindex(first, counts)
+        self._text = None
+
+    def line_count(self) -> int:
+        """Number of lines (newlines + 1)."""
+        return (self._lines[-1] if self._lines else 0) + 1
+
+    def _marks_of(self, index: int) -> list[int]:
+        found = self._marks[index]
+        if found is None:
+            found = self._marks[index] = newlines(self._chunks[index])
+        return found
+
+    def line_start(self, line: int) -> int:
+        """Offset of the first character of ``line`` (``len`` past the last)."""
+        if line <= 0:
+            return 0
+        index = bisect.bisect_left(self._lines, line)  # chunk of newline #line
+        if index >= len(self._chunks):
+            return len(self)
+        before = self._lines[index - 1] if index else 0
+        return self._start(index) + self._marks_of(index)[line - 1 - before] + 1
+
+    def line_end(self, line: int) -> int:
+        """Offset of the ``\\n`` ending ``line`` (``len`` for the last line)."""
+        if line + 1 >= self.line_count():
+            return len(self)
+        return self.line_start(line + 1) - 1
+
+    def line_starts(self) -> list[int]:
+        """Offsets of the first character of every line."""
+        starts = [0]
+        for index in range(len(self._chunks)):
+            base = self._start(index) + 1
+            starts.extend([base + m for m in self._marks_of(index)])
+        return starts

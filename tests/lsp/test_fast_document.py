@@ -1,0 +1,172 @@
+"""The chunked fast document against pygls' plain one, on the same edits.
+
+Chunks are made tiny here (a few characters) so every edit can cross chunk
+boundaries, split a CRLF or an astral character's neighbours across two
+chunks, merge small chunks and split big ones.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from lsprotocol import types
+from pygls.workspace import TextDocument
+from pygls.workspace.position_codec import PositionCodec
+
+from agent_doc_lsp.chunked_text import ChunkedText
+from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.fast_document import FastTextDocument
+from agent_doc_lsp.fast_document import FastWorkspace
+from agent_doc_lsp.fast_document import line_starts
+from tests.lsp.editor_client import position_of
+
+TOKENS = ["a", "b", " ", "\n", "\r\n", "é", "😀", "𝄞x", "xyz", "\n\n"]
+texts = st.lists(st.sampled_from(TOKENS), max_size=40).map("".join)
+encodings = st.sampled_from(["utf-8", "utf-16", "utf-32"])
+
+
+class TinyChunks(FastTextDocument):
+    chunk_size = 5
+
+
+def _inside_crlf(text: str, offset: int) -> bool:
+    return text[offset - 1 : offset + 1] == "\r\n"
+
+
+def _change(
+    text: str, a: int, b: int, new: str, encoding: str
+) -> types.TextDocumentContentChangePartial:
+    return types.TextDocumentContentChangePartial(
+        range=types.Range(
+            start=position_of(text, a, encoding), end=position_of(text, b, encoding)
+        ),
+        text=new,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=texts, encoding=encodings)
+def test_chunked_document_matches_pygls_on_the_same_edits(data, text, encoding):
+    codec = PositionCodec(encoding)
+    fast = TinyChunks("file:///f.md", text, version=1, position_codec=codec)
+    plain = TextDocument("file:///p.md", text, version=1, position_codec=codec)
+    for _ in range(data.draw(st.integers(1, 12), label="edits")):
+        src = plain.source
+        a = data.draw(st.integers(0, len(src)), label="start")
+        b = data.draw(st.integers(a, min(len(src), a + 30)), label="end")
+        if _inside_crlf(src, a) or _inside_crlf(src, b):
+            continue  # not a valid LSP position
+        new = data.draw(texts, label="new")
+        change = _change(src, a, b, new, encoding)
+        plain.apply_change(change)
+        fast.apply_change(change)
+        expected = src[:a] + new + src[b:]
+        assert plain.source == expected
+        assert fast.length == len(expected)
+        assert fast.text_equals(expected)
+        assert not fast.text_equals(expected + "x")
+        if data.draw(st.booleans(), label="read"):  # reads between edits
+            assert fast.source == expected
+            assert fast.current_line_starts() == LineIndex(expected).starts
+    assert fast.source == plain.source
+    assert fast.current_line_starts() == line_starts(plain.source)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=texts, size=st.integers(4, 9))
+def test_chunked_text_slices_lines_and_compares_like_a_string(data, text, size):
+    chunked = ChunkedText(text, size)
+    for _ in range(data.draw(st.integers(1, 10), label="edits")):
+        a = data.draw(st.integers(0, len(text)), label="start")
+        b = data.draw(st.integers(a, len(text)), label="end")
+        new = data.draw(texts, label="new")
+        chunked.replace(a, b, new)
+        text = text[:a] + new + text[b:]
+        assert len(chunked) == len(text)
+        assert chunked.equals(text)
+        i = data.draw(st.integers(0, len(text)), label="i")
+        j = data.draw(st.integers(0, len(text)), label="j")
+        assert chunked.slice(i, j) == text[i:j]
+        starts = line_starts(text)
+        assert chunked.line_count() == len(starts)
+        line = data.draw(st.integers(0, len(starts)), label="line")
+        assert chunked.line_start(line) == (
+            starts[line] if line < len(starts) else len(text)
+        )
+    assert chunked.line_starts() == line_starts(text)
+    assert chunked.text() == text
+
+
+def test_big_edits_split_and_small_chunks_merge():
+    chunked = ChunkedText("abcdefgh" * 4, 8)
+    chunked.replace(3, 3, "x" * 40)  # one piece past 2× the size: split
+    assert len(chunked._chunks) > 4
+    assert all(len(c) <= 16 for c in chunked._chunks)
+    chunked.replace(0, len(chunked) - 1, "")  # almost all gone: merged away
+    assert chunked._chunks == ["h"]
+    assert chunked.text() == "h"
+    chunked.replace(0, 1, "")
+    assert chunked.text() == ""
+    assert chunked.line_count() == 1
+    chunked.replace(0, 0, "new\ntext")
+    assert chunked.line_starts() == [0, 4]
+
+
+def test_crlf_and_astral_characters_across_a_chunk_boundary():
+    text = "ab\r\n😀c\r\nd"
+    codec = PositionCodec("utf-16")
+    for size in range(4, 9):
+
+        class Sized(FastTextDocument):
+            chunk_size = size
+
+        fast = Sized("file:///f.md", text, version=1, position_codec=codec)
+        plain = TextDocument("file:///p.md", text, version=1, position_codec=codec)
+        src = text
+        for a, b, new in [(5, 5, "!"), (2, 2, "\n"), (0, 0, "x"), (9, 11, "")]:
+            change = _change(src, a, b, new, "utf-16")
+            fast.apply_change(change)
+            plain.apply_change(change)
+            src = plain.source
+            assert fast.source == src, size
+
+
+def test_typing_does_not_join_the_text_even_with_the_live_edit_tracker():
+    from agent_doc_lsp.live_edit import ChangeTracker
+    from agent_doc_lsp.server import create_server
+
+    server = create_server()
+    workspace = FastWorkspace(None)
+    server.protocol._workspace = workspace  # as initialize makes it
+    tracker = ChangeTracker()
+    tracker.install(server)
+    uri = "file:///big.md"
+    text = "line 😀\n" * 50_000
+    workspace.put_text_document(
+        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)
+    )
+    doc = workspace.get_text_document(uri)
+    assert isinstance(doc, FastTextDocument)
+    pos = types.Position(line=25_000, character=2)
+    for version in range(2, 5):
+        workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            types.TextDocumentContentChangePartial(
+                range=types.Range(start=pos, end=pos), text="x"
+            ),
+        )
+        assert doc._text is not None
+        assert not doc._text.joined
+    typed = text[: 25_000 * 7 + 2] + "xxx" + text[25_000 * 7 + 2 :]
+    with tracker.watch(uri, typed + "y") as watch:  # a write waiting: compared
+        end = types.Position(line=50_000, character=0)
+        workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=5),
+            types.TextDocumentContentChangePartial(
+                range=types.Range(start=end, end=end), text="y"
+            ),
+        )
+        assert watch.matched
+        assert not doc._text.joined
+    assert doc.source == typed + "y"
