@@ -33,6 +33,7 @@ from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
 from agent_doc.write.live import LivePlan
 from agent_doc.write.live import plan_from_text
+from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features import writes
@@ -128,10 +129,12 @@ def _listen(ls: AgentDocLanguageServer) -> None:
         return
     state.listening = True
 
-    def changed(ident: types.VersionedTextDocumentIdentifier, text: str) -> None:
+    def changed(
+        ident: types.VersionedTextDocumentIdentifier, document: FastTextDocument
+    ) -> None:
         joined = state.joined.get(ident.uri)
-        if joined is not None:
-            joined.mirror.changed(text)
+        if joined is not None:  # only a shared document pays for its text
+            joined.mirror.changed(document.source)
 
     workspace.change_listeners.append(changed)
 
