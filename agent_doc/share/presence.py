@@ -38,6 +38,25 @@ class PeerSocket(ASGIWebsocket):
                 logger.debug("unreadable awareness message from %s", self.path)
         return message
 
+    async def send(self, message: bytes) -> None:
+        """Send ``message``; to a peer that already left, drop it.
+
+        pycrdt-websocket broadcasts each update with one task per peer in the
+        room's task group: a send to a socket that just closed raised there and
+        took the whole room down — no more broadcasts, and the store writes
+        still queued in that group were cancelled (edits the store lost). The
+        peer's own serve loop ends on the close and removes it.
+        (y-crdt/pycrdt-websocket#94 removes a failed client, but the failed
+        send still ends the room's task group.)
+        """
+        try:
+            await super().send(message)
+        except (
+            OSError,
+            RuntimeError,
+        ) as exc:  # uvicorn's ClientDisconnected is OSError
+            logger.debug("dropped a message to %s, which left: %s", self.path, exc)
+
 
 def _varuint(data: bytes, pos: int) -> tuple[int, int]:
     value = shift = 0

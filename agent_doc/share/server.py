@@ -3,8 +3,8 @@
 pycrdt-websocket's ``WebsocketServer`` holds the rooms; this module adds what a
 shared session document needs around it: the bearer-token check before a
 socket is accepted, the room name checked against the project's session
-documents, a SQLiteYStore per room (``.agent-doc/share/rooms.db``, the source
-of truth: a room is seeded from its file only when the store has nothing for
+documents, a SQLiteYStore per room (``.agent-doc/share/rooms/<id>.db``, the
+source of truth: a room is seeded from its file only when the store has nothing for
 it), the file projection and the file watcher (:mod:`.room_file`), and peers'
 presence cleared when their socket closes (:mod:`.presence`). uvicorn serves
 the ASGI app on a socket bound here, so ``--port 0`` works and the address is
@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-STORE_FILE = "rooms.db"
-"""The SQLiteYStore database under ``.agent-doc/share/``."""
+STORE_DIR = "rooms"
+"""The folder of the rooms' SQLiteYStore databases under ``.agent-doc/share/``."""
+LEGACY_STORE_FILE = "rooms.db"
+"""The one database all rooms shared before (migrated room by room)."""
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,8 @@ async def _serve(
     rooms = WebsocketServer(rooms_ready=True, auto_clean_rooms=False, log=logger)
     async with rooms, anyio.create_task_group() as tasks:
         session = ShareSession(options.root, rooms, tasks)
-        await session.start_store(share_dir(options.root) / STORE_FILE)
+        shared = share_dir(options.root)
+        session.start_store(shared / STORE_DIR, shared / LEGACY_STORE_FILE)
         tasks.start_soon(session.watch_files)
         app = ShareApp(session, options.token, options.token_file)
         config = uvicorn.Config(

@@ -3,9 +3,13 @@
 A room is opened once, on the first connection to it, under a per-room lock
 (pycrdt-websocket starts a room twice when two peers join a new room at the
 same moment: "YRoom already running"). Opening loads the room's Yjs state from
-the SQLiteYStore; only when the store has nothing is the room seeded from the
-document. Rooms stay open while the server runs, so outside edits of their
-files keep flowing into the store even when no peer is connected.
+the room's own SQLiteYStore (``.agent-doc/share/rooms/<session id>.db``: one
+database per room, so rooms never wait on each other's writes — on one shared
+database, 50 busy rooms failed writes with "database is locked", and a failed
+write is an edit the store lost); only when the store has nothing is the room
+seeded from the document. Rooms stay open while the server runs, so outside
+edits of their files keep flowing into the store even when no peer is
+connected.
 """
 
 from __future__ import annotations
@@ -40,22 +44,42 @@ class ShareSession:
         """Open rooms' projections by session id."""
         self._documents: dict[str, Path] = {}
         self._locks: dict[str, Any] = {}
-        self._db_path = ""
+        self._stores: dict[str, tuple[Any, Any]] = {}
+        """Open rooms' ``(store, Yjs document)`` by session id."""
+        self._store_dir = Path()
+        self._legacy: Path | None = None
 
-    async def start_store(self, db_path: Path) -> None:
-        """Create (or open) the SQLite store every room's store shares."""
-        db_path.parent.mkdir(parents=True, exist_ok=True)
-        self._db_path = str(db_path)
-        first = self._store("")  # creates the tables once, before rooms race to
-        await self.tasks.start(first.start)
-        await first.db_initialized.wait()
+    def start_store(self, store_dir: Path, legacy: Path | None = None) -> None:
+        """Keep each room's database in ``store_dir``; ``legacy`` is the one
+        database all rooms shared before, read once per room to migrate it."""
+        store_dir.mkdir(parents=True, exist_ok=True)
+        self._store_dir = store_dir
+        self._legacy = legacy if legacy is not None and legacy.is_file() else None
 
-    def _store(self, name: str) -> Any:
+    def _store(self, name: str, db_path: Path | None = None) -> Any:
         from pycrdt.store import SQLiteYStore
 
         store = SQLiteYStore(name, log=logger)
-        store.db_path = self._db_path
+        store.db_path = str(db_path or self._store_dir / f"{name}.db")
         return store
+
+    async def _legacy_state(self, name: str) -> bytes | None:
+        """Room ``name``'s state in the shared database of older versions."""
+        from pycrdt import Doc
+        from pycrdt.store import YDocNotFound
+
+        if self._legacy is None or (self._store_dir / f"{name}.db").exists():
+            return None
+        old = self._store(name, self._legacy)
+        await self.tasks.start(old.start)
+        doc: Doc[Any] = Doc()
+        try:
+            await old.apply_updates(doc)
+        except YDocNotFound:
+            return None
+        finally:
+            await old.stop()
+        return doc.get_update()  # the items keep their ids: peers merge, no copy
 
     def document_of(self, name: str) -> Path | None:
         """The session document of room ``name`` (rescanned when unknown)."""
@@ -83,8 +107,12 @@ class ShareSession:
         path = self.document_of(name)
         if path is None:
             raise LookupError(name)
+        migrated = await self._legacy_state(name)
         store = self._store(name)
         await self.tasks.start(store.start)
+        if migrated is not None:
+            await store.write(migrated)
+            logger.info("room %s moved to its own store", name)
         doc: Doc[Any] = Doc()
         try:
             await store.apply_updates(doc)
@@ -109,6 +137,7 @@ class ShareSession:
             # a second history that duplicates the text for every peer
             await store.write(doc.get_update())
         self.files[name] = projection
+        self._stores[name] = (store, doc)
         self.tasks.start_soon(projection.run)
         logger.info("room %s open (%s)", name, path.relative_to(self.root))
         return room
@@ -146,9 +175,16 @@ class ShareSession:
         return {f.path.resolve() for f in self.files.values()}
 
     async def flush(self) -> None:
-        """Write every open room to its file now (at shutdown)."""
+        """Write every open room to its file and its whole state to its store
+        now (at shutdown: the room's own per-update writes still queued are
+        cancelled with it; a state already stored is merged, never doubled)."""
         for projection in self.files.values():
             try:
                 await projection.sync()
             except Exception:
                 logger.exception("flushing %s failed", projection.path)
+        for name, (store, doc) in self._stores.items():
+            try:
+                await store.write(doc.get_update())
+            except Exception:
+                logger.exception("storing room %s failed", name)
