@@ -11,6 +11,7 @@ and puts ``idle`` back afterwards, even on errors.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,9 +19,13 @@ from typing import TYPE_CHECKING
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
+from agent_doc.store.state import STATE_DIR
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import doc_hash
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import require_document
 
 if TYPE_CHECKING:
-    import threading
     from collections.abc import Iterator
     from typing import Literal
 
@@ -40,10 +45,6 @@ def _now_ms() -> int:
 
 def status_path(path: Path, root: Path | None = None) -> Path:
     """``<root>/.agent-doc/status/<doc_hash>`` of a document."""
-    from agent_doc.store.state import STATE_DIR
-    from agent_doc.store.state import doc_hash
-    from agent_doc.store.state import project_root_for
-
     base = root if root is not None else project_root_for(path)
     return base / STATE_DIR / "status" / doc_hash(path)
 
@@ -52,8 +53,6 @@ def set_status(
     path: Path, status: Status, *, root: Path | None = None, now_ms: int | None = None
 ) -> None:
     """Record ``status`` for the document (atomic write)."""
-    from agent_doc.store.state import atomic_write_text
-
     if status not in STATUSES:
         raise StateError(f"unknown status '{status}' (one of {', '.join(STATUSES)})")
     stamp = _now_ms() if now_ms is None else now_ms
@@ -122,14 +121,10 @@ def busy(
     Raises :class:`DocumentError` first, creating nothing, unless the document
     is a regular file.
     """
-    from agent_doc.store.state import require_document
-
     require_document(path)
     _record(path, status, root)
     beat: tuple[threading.Thread, threading.Event] | None = None
     if heartbeat:
-        import threading  # only here: a per-turn write has no heartbeat
-
         stop = threading.Event()
         thread = threading.Thread(
             target=_refresh,

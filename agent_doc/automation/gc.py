@@ -34,9 +34,12 @@ from pathlib import Path
 from agent_doc.errors import AgentDocError
 from agent_doc.store.debris import project_temp_files
 from agent_doc.store.debris import writer_pid
+from agent_doc.store.events import gc_events
 from agent_doc.store.gitignore import ensure_state_ignored
 from agent_doc.store.locks import remove_free_lock
 from agent_doc.store.procs import pid_alive
+from agent_doc.store.state import doc_hash
+from agent_doc.tmux.registry import load
 
 PER_DOCUMENT = ("snapshots", "baselines", "pending", "crdt", "typing", "status")
 TRANSIENT = ("typing", "status")
@@ -59,9 +62,6 @@ class GcItem:
 
 def document_hashes(root: Path) -> set[str]:
     """Hashes of every ``.md`` document of the project and of sessions.json."""
-    from agent_doc.store.state import doc_hash
-    from agent_doc.tmux.registry import load
-
     hashes: set[str] = set()
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
@@ -105,8 +105,6 @@ def _dead_server(path: Path) -> bool:
 
 def find_garbage(root: Path, *, now: float | None = None) -> list[GcItem]:
     """Everything :func:`collect_garbage` would remove."""
-    from agent_doc.store.events import gc_events
-
     state = root / ".agent-doc"
     current = time.time() if now is None else now
     living = document_hashes(root)

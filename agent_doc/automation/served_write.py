@@ -16,14 +16,16 @@ import contextlib
 import time
 from pathlib import Path
 
+from agent_doc.automation.busy import set_status
+from agent_doc.document._yrs import encode_text_state
 from agent_doc.errors import AgentDocError
+from agent_doc.store.events import fire_quietly
+from agent_doc.store.state import StateStore
+from agent_doc.write.outcome import normalize_text
 
 
 def begin(path: Path, response: str) -> None:
     """Status ``writing`` and the response saved as pending (``recover`` input)."""
-    from agent_doc.automation.busy import set_status
-    from agent_doc.store.state import StateStore
-
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(path, "writing")
     StateStore.for_document(path).save_pending(path, response)
@@ -39,11 +41,6 @@ def finish(
     the person's concurrent edits were merged in (the buffer is not
     ``content_ours``).
     """
-    from agent_doc.document._yrs import encode_text_state
-    from agent_doc.store.events import fire_quietly
-    from agent_doc.store.state import StateStore
-    from agent_doc.write.outcome import normalize_text
-
     content_ours, final = normalize_text(content_ours), normalize_text(final)
     store = StateStore.for_document(path)
     store.save_snapshot(path, content_ours)
@@ -61,7 +58,5 @@ def finish(
 
 def end(path: Path) -> None:
     """Status back to ``idle`` (after success or failure, like the CLI's guard)."""
-    from agent_doc.automation.busy import set_status
-
     with contextlib.suppress(AgentDocError):
         set_status(path, "idle")

@@ -24,12 +24,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from agent_doc import __version__
+from agent_doc.errors import AgentDocError
+from agent_doc.store.atomic import atomic_write_text
 
 DISTRIBUTION = "agent-doc-lsp"
 """Our name on PyPI (``agent-doc`` is another program)."""
@@ -66,9 +71,6 @@ def read_cache() -> dict[str, Any]:
 
 def write_cache(data: dict[str, Any]) -> None:
     """Store the cache atomically; errors are ignored."""
-    from agent_doc.errors import AgentDocError
-    from agent_doc.store.atomic import atomic_write_text
-
     try:
         atomic_write_text(cache_path(), json.dumps(data) + "\n")
     except (AgentDocError, OSError):
@@ -106,8 +108,6 @@ def fetch_latest(
 
 def _normalise(name: str) -> str:
     """``name`` in PEP 503 normal form (``Agent_Doc.LSP`` → ``agent-doc-lsp``)."""
-    import re
-
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
@@ -132,8 +132,6 @@ def is_newer(candidate: str | None, current: str) -> bool:
     (``1.0.0 > 1.0.0rc1``) but not than a post release or local version of
     them. Pre-releases, epochs and anything unparsable are never announced.
     """
-    import re
-
     if not candidate:
         return False
     final = re.fullmatch(_RELEASE, candidate.strip().lower())
@@ -157,8 +155,6 @@ def _release(numbers: str) -> tuple[int, ...]:
 
 def startup_notice(now: float | None = None) -> str | None:
     """The start-up notice, if due; refreshes a stale cache in the background."""
-    from agent_doc import __version__
-
     if check_disabled():
         return None
     data = read_cache()
@@ -216,8 +212,6 @@ class UpgradePlan:
 
 def plan_upgrade(timeout: float = 5.0) -> UpgradePlan:
     """Check the index now (refreshing the cache) and build the pip command."""
-    from agent_doc import __version__
-
     latest = refresh_cache(timeout=timeout)
     command = (sys.executable, "-m", "pip", "install", "--upgrade", DISTRIBUTION)
     return UpgradePlan(__version__, latest, command)

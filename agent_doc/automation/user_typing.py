@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentDocError
+from agent_doc.store.state import STATE_DIR
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import doc_hash
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
@@ -41,9 +47,6 @@ DEFAULT_TIMINGS = Timings()
 
 def timings_for(path: Path) -> Timings:
     """The document's timings; unreadable documents get the defaults."""
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.store.state import read_document
-
     try:
         front = parse_frontmatter(read_document(Path(path)).text)
     except AgentDocError:
@@ -65,10 +68,6 @@ def _positive(value: int | None, default: int) -> int:
 
 def indicator_path(path: Path, root: Path | None = None) -> Path:
     """``<root>/.agent-doc/typing/<doc_hash>`` of a document."""
-    from agent_doc.store.state import STATE_DIR
-    from agent_doc.store.state import doc_hash
-    from agent_doc.store.state import project_root_for
-
     base = root if root is not None else project_root_for(path)
     return base / STATE_DIR / "typing" / doc_hash(path)
 
@@ -77,8 +76,6 @@ def record_typing(
     path: Path, *, root: Path | None = None, now_ms: int | None = None
 ) -> None:
     """Write the indicator file: the user edited the document at ``now_ms``."""
-    from agent_doc.store.state import atomic_write_text
-
     stamp = int(time.time() * 1000) if now_ms is None else now_ms
     atomic_write_text(indicator_path(path, root), str(stamp))
 

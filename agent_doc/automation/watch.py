@@ -4,7 +4,7 @@ The daemon watches the documents registered in ``.agent-doc/sessions.json``
 (rescanned every few seconds) plus any given on the command line, using
 watchfiles on their folders (non-recursive, so atomic rename-writes are seen).
 A change becomes a cycle
-(:func:`agent_doc.automation.lifecycle.run_cycle_tracked`) when:
+(:func:`agent_doc.automation.turns.run_cycle_tracked`) when:
 
 1. **debounce**: no further change for ``--debounce`` ms (reactive documents,
    ``agent_doc_write: crdt``, skip this timer, spec §7.23);
@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -41,8 +42,19 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from agent_doc.automation.busy import get_status
+from agent_doc.automation.turns import run_cycle_tracked
+from agent_doc.automation.user_typing import is_typing
+from agent_doc.automation.user_typing import timings_for
+from agent_doc.cycle.cancel import TurnCancelled
+from agent_doc.cycle.preflight import current_text
+from agent_doc.cycle.turn_lock import running_turn
+from agent_doc.document.boundary import remove_all_boundaries
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import TurnRunning
+from agent_doc.store.state import read_document
+from agent_doc.tmux.registry import load
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
@@ -54,8 +66,6 @@ Decision = Literal["submit", "converged", "max-cycles"]
 
 def content_hash(text: str) -> str:
     """SHA-256 of the text with boundary markers removed."""
-    from agent_doc.document.boundary import remove_all_boundaries
-
     return hashlib.sha256(
         remove_all_boundaries(text).encode("utf-8", "surrogatepass")
     ).hexdigest()
@@ -158,8 +168,6 @@ class Watcher:
 
     def discover(self) -> dict[Path, bool]:
         """Documents to watch → reactive (``agent_doc_write: crdt``)."""
-        from agent_doc.tmux.registry import load
-
         paths = [Path(p) for p in self.options.files]
         try:
             for entry in load(self.root).entries.values():
@@ -219,9 +227,6 @@ class Watcher:
             self._consider(path, first)
 
     def _settled(self, path: Path) -> bool:
-        from agent_doc.automation.user_typing import is_typing
-        from agent_doc.automation.user_typing import timings_for
-
         try:
             quiet_ms = time.time() * 1000 - path.stat().st_mtime * 1000
         except OSError:
@@ -232,11 +237,6 @@ class Watcher:
         return not is_typing(path, timings.typing_indicator_ms, link=self.link)
 
     def _consider(self, path: Path, changed_at: float) -> None:
-        from agent_doc.automation.busy import get_status
-        from agent_doc.automation.user_typing import timings_for
-        from agent_doc.cycle.preflight import current_text
-        from agent_doc.cycle.turn_lock import running_turn
-
         timings = timings_for(path)
         status = get_status(path, timeout_ms=timings.status_timeout_ms, root=self.root)
         if status != "idle":
@@ -267,10 +267,6 @@ class Watcher:
         self.pending[path] = (changed_at, time.monotonic())
 
     def _submit(self, path: Path) -> None:
-        from agent_doc.automation.lifecycle import run_cycle_tracked
-        from agent_doc.cycle.cancel import TurnCancelled
-        from agent_doc.cycle.preflight import current_text
-
         self.emit("cycle", path)
         try:
             outcome = run_cycle_tracked(
@@ -295,9 +291,6 @@ class Watcher:
 
 
 def _reactive(path: Path) -> bool:
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.store.state import read_document
-
     try:
         return parse_frontmatter(read_document(path).text).write == "crdt"
     except AgentDocError:
@@ -305,8 +298,6 @@ def _reactive(path: Path) -> bool:
 
 
 def _pid() -> int:
-    import os
-
     return os.getpid()
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.errors import StateError
+from agent_doc.store.state import atomic_write_text
 
 
 def pid_path(root: Path) -> Path:
@@ -95,7 +96,6 @@ class DaemonLock:
             pid = read_pid(root)
             who = f" (pid {pid})" if pid else ""
             raise StateError(f"watch is already running for {root}{who}") from None
-        from agent_doc.store.state import atomic_write_text
 
         atomic_write_text(pid_path(root), f"{os.getpid()}\n")
 

@@ -17,11 +17,12 @@ from typing import Any
 
 import typer
 
+from agent_doc.errors import DocumentError
+from agent_doc.store.docfile import require_document
+
 
 def _existing(value: Any) -> Any:
     """Typer callback: every given path must be an existing regular file."""
-    from agent_doc.store.docfile import require_document
-
     for path in value if isinstance(value, list) else [value]:
         if path is not None:
             require_document(Path(path))
@@ -30,8 +31,6 @@ def _existing(value: Any) -> Any:
 
 def _new(value: Path | None) -> Path | None:
     """Typer callback: a path to create must not exist (not even as a FIFO)."""
-    from agent_doc.errors import DocumentError
-
     if value is not None and os.path.lexists(value):
         raise DocumentError(f"{value} already exists")
     return value

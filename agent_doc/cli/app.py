@@ -19,6 +19,7 @@ import sys
 import typer
 
 from agent_doc import __version__
+from agent_doc.automation.upgrade import startup_notice
 from agent_doc.cli import commands
 from agent_doc.cli._click import ClickException
 from agent_doc.cli._click import NoArgsIsHelpError
@@ -59,8 +60,6 @@ def _main(
 ) -> None:
     """Markdown documents as live conversations with an AI coding agent."""
     if ctx.invoked_subcommand not in (None, "upgrade"):
-        from agent_doc.automation.upgrade import startup_notice
-
         notice = startup_notice()  # reads a cache; never touches the network
         if notice:
             typer.echo(notice, err=True)

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import sys
 
+from agent_doc import __version__
+from agent_doc._runtime.fast_exit import end_process
+
 
 def run_fast_path(args: list[str]) -> int | None:
     """Run ``args`` when a fast path answers them; ``None`` when typer must."""
     if args in (["--version"], ["-V"]):
-        from agent_doc import __version__
-
         sys.stdout.write(f"agent-doc {__version__}\n")
         return 0
     if args and args[0] in ("write", "diff", "patch"):
@@ -58,7 +59,6 @@ def console() -> None:
         from agent_doc.cli.app import run_app
 
         sys.exit(run_app(args, prog_name="agent-doc"))
-    from agent_doc._runtime.fast_exit import end_process
 
     end_process(code)
 

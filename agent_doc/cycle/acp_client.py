@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 
+from agent_doc import __version__
 from agent_doc.cycle.acp_live import LiveAgent
 from agent_doc.cycle.acp_requests import AcpClient
 from agent_doc.cycle.acp_requests import AcpHost
@@ -241,8 +242,6 @@ class AcpTurn:
         from acp.schema import ClientCapabilities
         from acp.schema import FileSystemCapabilities
         from acp.schema import Implementation
-
-        from agent_doc import __version__
 
         caps = ClientCapabilities(
             fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),

@@ -31,6 +31,7 @@ from agent_doc.cycle.cancel import TurnCancelled
 from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import signals_routed
 from agent_doc.errors import AgentError
+from agent_doc.store.atomic import atomic_write_text
 
 if TYPE_CHECKING:
     from agent_doc.cycle.turn import PreparedTurn
@@ -148,8 +149,6 @@ class ConsoleHost:
 
     async def write_file(self, path: Path, content: str) -> None:
         """Write ``path`` atomically (inside the project only)."""
-        from agent_doc.store.atomic import atomic_write_text
-
         resolved = within(path, self.root)
         resolved.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(resolved, content)

@@ -14,8 +14,30 @@ from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc.cycle.gitcli import relative_path
+from agent_doc.cycle.gitcommit import Git
+from agent_doc.cycle.gitfull import REGULAR
+from agent_doc.cycle.gitfull import SYMLINK
+from agent_doc.cycle.gitfull import FileEntry
+from agent_doc.cycle.gitobjects import object_id
+from agent_doc.cycle.vcs import commit_message
+from agent_doc.cycle.vcs import has_head
+from agent_doc.cycle.vcs import open_repo
+from agent_doc.cycle.vcs import relative_path as repo_relative_path
+from agent_doc.cycle.vcs import squash_agent_commits
+from agent_doc.document.boundary import remove_all_boundaries
+from agent_doc.document.boundary import reposition_boundary_to_end
+from agent_doc.document.components import find_component
+from agent_doc.document.components import scan_components
+from agent_doc.document.headings import mark_new_headings
+from agent_doc.document.headings import strip_head_markers
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import VcsError
+from agent_doc.store.docfile import encode_document
+from agent_doc.store.events import fire_quietly
+from agent_doc.store.gitignore import ensure_state_ignored
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import read_document
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -51,9 +73,6 @@ class HistoryEntry(NamedTuple):
 def start_commit(path: Path, now: datetime | None = None) -> Git:
     """Start the git processes of :func:`commit_document` (they start up while
     the caller does other work); ``VcsError`` when git cannot run."""
-    from agent_doc.cycle.gitcommit import Git
-    from agent_doc.cycle.vcs import commit_message
-
     return Git(path, commit_message(path, now))
 
 
@@ -70,15 +89,6 @@ def commit_document(
     (this closes it). ``extra``: more files committed as they are on disk in
     the same commit (``compact``'s archive). Returns ``(committed, message)``.
     """
-    from agent_doc.cycle.gitcli import relative_path
-    from agent_doc.document.boundary import reposition_boundary_to_end
-    from agent_doc.document.headings import mark_new_headings
-    from agent_doc.document.headings import strip_head_markers
-    from agent_doc.store.docfile import encode_document
-    from agent_doc.store.gitignore import ensure_state_ignored
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import read_document
-
     if git is None:
         git = start_commit(path, now)
     with git:  # git works while the snapshot is read and prepared
@@ -111,10 +121,6 @@ def commit_document(
 def _link_entries(git: Git, tree: WorkTree, path: Path) -> list[FileEntry]:
     """The symlink ``path`` as git would commit it (mode 120000), when HEAD
     does not have it already; nothing for a file that is not a symlink."""
-    from agent_doc.cycle.gitfull import SYMLINK
-    from agent_doc.cycle.gitfull import FileEntry
-    from agent_doc.cycle.gitobjects import object_id
-
     if not path.is_symlink():
         return []
     try:
@@ -130,11 +136,6 @@ def _link_entries(git: Git, tree: WorkTree, path: Path) -> list[FileEntry]:
 
 def _extra_entries(git: Git, tree: WorkTree, files: Sequence[Path]) -> list[FileEntry]:
     """``files`` as regular files of the commit, those HEAD lacks or differs in."""
-    from agent_doc.cycle.gitcli import relative_path
-    from agent_doc.cycle.gitfull import REGULAR
-    from agent_doc.cycle.gitfull import FileEntry
-    from agent_doc.cycle.gitobjects import object_id
-
     entries = []
     for file in files:
         rel = relative_path(tree, file)
@@ -149,8 +150,6 @@ def _same_answer(snapshot: str, head: str) -> bool:
     """Whether the snapshot holds nothing HEAD does not: equal once the
     ``(HEAD)`` markers and boundary markers are left out of both (a commit of
     only those would flip the markers back and forth every turn)."""
-    from agent_doc.document.boundary import remove_all_boundaries
-    from agent_doc.document.headings import strip_head_markers
 
     def bare(text: str) -> str:
         return remove_all_boundaries(strip_head_markers(text))
@@ -173,8 +172,6 @@ def commit_and_refresh(
     reach the editor is logged, never fatal: the commit has happened. ``git``
     and ``extra``: see :func:`commit_document`.
     """
-    from agent_doc.store.events import fire_quietly
-
     committed, message = commit_document(path, git=git, extra=extra)
     if committed:
         fire_quietly("post_commit", path)
@@ -189,17 +186,11 @@ def commit_and_refresh(
 
 def squash_document_commits(path: Path) -> tuple[bool, str]:
     """Squash the document's consecutive agent-doc commits at HEAD into one."""
-    from agent_doc.cycle.vcs import open_repo
-    from agent_doc.cycle.vcs import squash_agent_commits
-
     result = squash_agent_commits(open_repo(path), path)
     return result.committed, result.message
 
 
 def _exchange_of(text: str) -> str | None:
-    from agent_doc.document.components import find_component
-    from agent_doc.document.components import scan_components
-
     component = find_component(scan_components(text).components, "exchange")
     return component.content(text) if component else None
 
@@ -208,12 +199,8 @@ def document_history(path: Path, limit: int = 50) -> list[HistoryEntry]:
     """List the commits touching ``path`` (newest first) with their exchange."""
     import git
 
-    from agent_doc.cycle.vcs import has_head
-    from agent_doc.cycle.vcs import open_repo
-    from agent_doc.cycle.vcs import relative_path
-
     repo = open_repo(path)
-    rel = relative_path(repo, path)
+    rel = repo_relative_path(repo, path)
     if not has_head(repo):
         return []
     entries = []

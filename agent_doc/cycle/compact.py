@@ -17,12 +17,28 @@ document, and when the turns to move hold edits the agent has not seen.
 from __future__ import annotations
 
 import os
+import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import NamedTuple
 
+from agent_doc.cycle.commit import commit_and_refresh
+from agent_doc.cycle.turn_lock import acquire_turn
+from agent_doc.document._yrs import encode_text_state
+from agent_doc.document.compaction import answer_starts
+from agent_doc.document.compaction import archive_entry
+from agent_doc.document.compaction import plan_compaction
 from agent_doc.errors import StateError
+from agent_doc.store.conversation import load_conversation_settings
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import doc_lock
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
+from agent_doc.store.state import write_document
+from agent_doc.write.outcome import normalize_text
 
 if TYPE_CHECKING:
     from agent_doc.document.compaction import Compaction
@@ -72,8 +88,6 @@ class ArchivedAnswer(NamedTuple):
 
 def archived_answers(archive: Path) -> list[ArchivedAnswer]:
     """The answers of an archive document, oldest first (none when absent)."""
-    from agent_doc.document.compaction import answer_starts
-
     try:
         text = archive.read_text("utf-8")
     except FileNotFoundError:
@@ -91,8 +105,6 @@ def archived_answers(archive: Path) -> list[ArchivedAnswer]:
 def source_document(archive: Path) -> Path | None:
     """The document an archive was compacted from (its heading's back link),
     or ``None`` when ``archive`` is not an archive document."""
-    import re
-
     if not archive.name.endswith(ARCHIVE_SUFFIX):
         return None
     try:
@@ -151,8 +163,6 @@ def _compacted_state(
 def _save_state(
     store: StateStore, path: Path, snapshot: str | None, baseline: str | None
 ) -> None:
-    from agent_doc.document._yrs import encode_text_state
-
     if snapshot is not None:
         store.save_snapshot(path, snapshot)
         store.save_crdt(path, encode_text_state(snapshot))
@@ -168,20 +178,6 @@ def compact_document(
     no_git: bool = False,
 ) -> CompactOutcome:
     """Compact ``path`` keeping its last ``keep`` turns (default: the config)."""
-    import time
-
-    from agent_doc.cycle.commit import commit_and_refresh
-    from agent_doc.cycle.turn_lock import acquire_turn
-    from agent_doc.document.compaction import archive_entry
-    from agent_doc.document.compaction import plan_compaction
-    from agent_doc.store.conversation import load_conversation_settings
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import atomic_write_text
-    from agent_doc.store.state import doc_lock
-    from agent_doc.store.state import project_root_for
-    from agent_doc.store.state import read_document
-    from agent_doc.store.state import write_document
-    from agent_doc.write.outcome import normalize_text
 
     path = Path(path)
     root = project_root_for(path)

@@ -6,6 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import NamedTuple
 
+from agent_doc.document.diff import compute_diff
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import read_document
+
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 
@@ -23,10 +27,6 @@ class DiffResult(NamedTuple):
 
 def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
     """Diff the snapshot against the document (the live buffer when one is open)."""
-    from agent_doc.document.diff import compute_diff
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import read_document
-
     path = Path(path)
     disk = read_document(path)
     handle = link.find_owner(path) if link is not None else None

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from agent_doc.cycle.gitobjects import object_id
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import run_git
@@ -176,8 +177,6 @@ def commit_by_fast_import(
 
 def _blob_id(data: bytes, object_format: str) -> str:
     """The id git gives ``data`` as a blob (a hash of ``blob <size>\\0<data>``)."""
-    from agent_doc.cycle.gitobjects import object_id
-
     return object_id(b"blob", data, object_format)
 
 

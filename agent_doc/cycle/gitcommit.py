@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle import gitobjects
 from agent_doc.cycle.gitcli import REV_PARSE
 from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.cycle.gitcli import WorkTree
@@ -30,6 +31,8 @@ from agent_doc.cycle.gitfull import commit_through_git
 from agent_doc.cycle.gitfull import file_mode
 from agent_doc.cycle.gitfull import git_bool
 from agent_doc.cycle.gitfull import hooks_to_run
+from agent_doc.cycle.gitobjects import ObjectReader
+from agent_doc.cycle.gitobjects import PathInTree
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import text
@@ -55,8 +58,6 @@ class Git:
 
         ``message``, the commit message to come, lets ``update-ref`` start early.
         """
-        from agent_doc.cycle.gitobjects import ObjectReader
-
         self._doc = path
         self._message = message
         self._where = path if path.is_dir() else path.parent
@@ -143,8 +144,6 @@ class Git:
 
     def _path(self, tree: WorkTree, rel: str) -> Any:
         """HEAD's trees along ``rel`` (a :class:`gitobjects.PathInTree`)."""
-        from agent_doc.cycle.gitobjects import PathInTree
-
         assert tree.head_tree is not None
         key = (tree.head_tree, rel)
         if key not in self._paths:
@@ -188,8 +187,6 @@ class Git:
         ``path``: the file whose mode the commit keeps (else a regular file);
         ``also``: more entries of the same commit (the symlink to a document).
         """
-        from agent_doc.cycle import gitobjects
-
         check_committable(tree.git_dir, detached=tree.detached)
         author, committer, config = self._identities()
         found = self._path(tree, rel) if tree.head is not None else None

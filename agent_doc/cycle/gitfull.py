@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import NamedTuple
 from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.cycle.gitcli import WorkTree
 from agent_doc.cycle.gitcli import index_entry
+from agent_doc.cycle.gitobjects import object_id
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import checked
 from agent_doc.cycle.gitproc import run_git
@@ -79,8 +81,6 @@ def file_mode(path: Path, head_mode: str | None, config: dict[str, str]) -> str:
 
     With ``core.fileMode = false`` a regular file keeps the mode HEAD has.
     """
-    import stat
-
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode):
         return SYMLINK
@@ -199,8 +199,6 @@ def _blob(top: Path, data: bytes) -> str:
 
 
 def _blob_id(data: bytes, tree: WorkTree) -> str:
-    from agent_doc.cycle.gitobjects import object_id
-
     return object_id(b"blob", data, tree.object_format)
 
 

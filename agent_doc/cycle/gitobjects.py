@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from agent_doc.cycle.gitproc import GitProcess
 
 if TYPE_CHECKING:
     from typing import Any
@@ -51,7 +54,6 @@ def object_id(kind: bytes, body: bytes, object_format: str = "sha1") -> str:
     """The id git gives ``body`` as an object of ``kind`` (``blob``, ``tree``...)."""
     raw = b"%s %d\0" % (kind, len(body)) + body
     if object_format == "sha256":
-
         return hashlib.sha256(raw).hexdigest()
     return hashlib.sha1(raw).hexdigest()
 
@@ -61,8 +63,6 @@ class ObjectReader:
 
     def __init__(self, cwd: Path) -> None:
         """Start the process in ``cwd`` (its repository is the one read)."""
-        from agent_doc.cycle.gitproc import GitProcess
-
         self.process = GitProcess(("cat-file", "--batch"), cwd, stdin=True)
         """The ``cat-file`` process (its owner ends it)."""
 
@@ -158,8 +158,6 @@ class LooseWriter:
 
     def write(self, kind: bytes, body: bytes) -> str:
         """Write the object (unless it exists) and return its id."""
-        import zlib
-
         raw = b"%s %d\0" % (kind, len(body)) + body
         oid = hashlib.sha1(raw).hexdigest()
         folder = self._objects / oid[:2]

@@ -12,8 +12,11 @@ driven request by request through :attr:`GitProcess.stdin` and
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
+import select  # the C module; ``selectors`` would cost more
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,8 +31,6 @@ GIT_ENV = {"LANGUAGE": "C", "LC_ALL": "C"}
 
 def _default_signals() -> tuple[int, ...]:
     """Signals Python ignores that a child must get back (``subprocess`` does)."""
-    import signal
-
     names = ("SIGPIPE", "SIGXFSZ")
     return tuple(int(getattr(signal, n)) for n in names if hasattr(signal, n))
 
@@ -53,8 +54,6 @@ def _pipe() -> tuple[int, int]:
     ends = []
     for fd in os.pipe():
         if fd <= 2:  # this process runs with a standard stream closed
-            import fcntl
-
             high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
             os.close(fd)
             fd = high
@@ -141,8 +140,6 @@ class GitProcess:
     def _drain(self) -> tuple[bytes, bytes]:
         """Read standard output and error to their ends, whichever has data
         (so a chatty hook on stderr cannot block git while stdout is read)."""
-        import select  # the C module; ``selectors`` would cost more
-
         chunks: dict[int, list[bytes]] = {}
         streams = {}
         poller = select.poll()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_doc.errors import LinkError
+from agent_doc.store.state import atomic_write_text
 
 FETCH_TIMEOUT_S = 10.0
 MAX_BYTES = 2 * 1024 * 1024
@@ -140,7 +141,6 @@ def check_url(root: Path, url: str) -> LinkedChange | None:
     previous = cache.read_text("utf-8") if cache.exists() else None
     if previous == fresh:
         return None
-    from agent_doc.store.state import atomic_write_text
 
     cache.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(cache, fresh)

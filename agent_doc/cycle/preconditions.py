@@ -8,10 +8,16 @@ with one line that says how to fix it. Nothing is written while checking.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from agent_doc.cycle import gitcli
+from agent_doc.cycle.gitproc import run_git
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import DocumentError
 from agent_doc.errors import VcsError
+from agent_doc.store.state import read_document
+from agent_doc.store.state import require_document
 
 NO_GIT_HINT = "or pass --no-git"
 """How to run a turn anyway, without the commit."""
@@ -23,10 +29,6 @@ def require_session_document(path: Path) -> None:
     A session document is a UTF-8 regular file whose frontmatter is valid and
     holds ``agent_doc_session``.
     """
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.store.state import read_document
-    from agent_doc.store.state import require_document
-
     require_document(path)
     front = parse_frontmatter(read_document(path).text)
     if not front.session:
@@ -44,8 +46,6 @@ def require_git_ready(path: Path, *, branch: bool = False) -> None:
     ``branch``: ``-b`` switches to one first), no merge or rebase may be in
     progress, and git must know who commits (``user.name``/``user.email``).
     """
-    from agent_doc.cycle import gitcli
-
     path = Path(path)
     try:
         tree = gitcli.open_work_tree(path)
@@ -73,9 +73,6 @@ def _require_identity(top: Path) -> None:
     it, a guessed one (``root@hostname``, which git only warns about) is not
     enough: every turn's commit would carry it.
     """
-    import os
-
-    from agent_doc.cycle.gitproc import run_git
 
     _, out, _ = run_git(top, "config", "--get-regexp", r"^user\.(name|email)$")
     keys = {line.split(" ", 1)[0] for line in out.decode(errors="replace").splitlines()}

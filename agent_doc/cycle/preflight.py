@@ -16,7 +16,21 @@ from typing import TYPE_CHECKING
 from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc.cycle.commit import commit_and_refresh
+from agent_doc.cycle.commit import start_commit
+from agent_doc.cycle.prompt import resumed_allowed
+from agent_doc.cycle.prompt import turn_prompt_size
+from agent_doc.cycle.prompt import utf8_length
+from agent_doc.cycle.recovery import recover_pending
+from agent_doc.document.diff import compute_diff
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.scaffold import nothing_typed
 from agent_doc.errors import AgentDocError
+from agent_doc.store.conversation import load_conversation_settings
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -103,8 +117,6 @@ def wait_until_settled(
 
 def read_claims(root: Path) -> list[str]:
     """Return the lines of ``claims.log`` and truncate it."""
-    from agent_doc.store.state import atomic_write_text
-
     log = root / ".agent-doc" / "claims.log"
     if not log.exists():
         return []
@@ -116,8 +128,6 @@ def read_claims(root: Path) -> list[str]:
 
 def _start_commit(path: Path) -> Git | None:
     """git's processes for the commit, started now (``None``: the commit says why)."""
-    from agent_doc.cycle.commit import start_commit
-
     try:
         return start_commit(path)
     except AgentDocError:
@@ -125,8 +135,6 @@ def _start_commit(path: Path) -> Git | None:
 
 
 def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bool:
-    from agent_doc.cycle.commit import commit_and_refresh
-
     try:
         committed, _ = commit_and_refresh(path, link, git=git)
     except AgentDocError as exc:
@@ -137,8 +145,6 @@ def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bo
 
 def current_text(path: Path, link: ServerLink | None) -> str:
     """The document as the user sees it: the live buffer if open, else the file."""
-    from agent_doc.store.state import read_document
-
     owner = link.find_owner(path) if link is not None else None
     return owner.text if owner is not None else read_document(path).text
 
@@ -155,14 +161,6 @@ def run_preflight(
     ``allow_network=False`` (a language server on an untrusted workspace) lists
     URL links unfetched (see :func:`agent_doc.cycle.links.check_links`).
     """
-    from agent_doc.cycle.recovery import recover_pending
-    from agent_doc.document.diff import compute_diff
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.document.scaffold import nothing_typed
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import project_root_for
-    from agent_doc.store.state import read_document
-
     path = Path(path)
     front = parse_frontmatter(read_document(path).text)
     if settle:
@@ -211,11 +209,6 @@ def _prompt_of(
 ) -> tuple[int, str | None]:
     """Size and form of the prompt ``run`` would send now (``(0, None)``
     when there is nothing to send)."""
-    from agent_doc.cycle.prompt import resumed_allowed
-    from agent_doc.cycle.prompt import turn_prompt_size
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.store.conversation import load_conversation_settings
-
     if diff is None:
         return 0, None
     front = parse_frontmatter(document)
@@ -228,9 +221,6 @@ def _prompt_of(
 
 def compact_hint(path: Path, root: Path, document: str) -> str | None:
     """The suggestion to compact ``path``, when it is past the configured size."""
-    from agent_doc.cycle.prompt import utf8_length
-    from agent_doc.store.conversation import load_conversation_settings
-
     settings = load_conversation_settings(root)
     size = utf8_length(document)
     if settings.suggest_bytes == 0 or size <= settings.suggest_bytes:

@@ -10,13 +10,36 @@ their own small modules (:mod:`agent_doc.cycle.doc_diff`,
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle.gitproc import run_git
+from agent_doc.cycle.skill import bundled_skill
+from agent_doc.document.convert import convert_to_inline
+from agent_doc.document.convert import convert_to_template
+from agent_doc.document.convert import set_mode
+from agent_doc.document.dedupe import dedupe_responses
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.patch_blocks import frontmatter_patch
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
+from agent_doc.store.gitignore import SHARED_SETTINGS
+from agent_doc.store.gitignore import ensure_state_ignored
+from agent_doc.store.state import STATE_DIR
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import doc_lock
+from agent_doc.store.state import find_project_root
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
+from agent_doc.store.state import write_document
+from agent_doc.write.pipeline import WriteRequest
+from agent_doc.write.pipeline import write_response
 
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
@@ -40,8 +63,6 @@ class InitResult:
 
 def _bundled_skill() -> str | None:
     """The bundled SKILL.md (version rendered), or ``None`` if none is packaged."""
-    from agent_doc.cycle.skill import bundled_skill
-
     return bundled_skill()
 
 
@@ -53,11 +74,6 @@ def init_project(root: Path | None = None) -> InitResult:
     ``.agent-doc/`` owner, else the git top-level, else the current folder).
     Idempotent: running it again creates nothing.
     """
-    from agent_doc.store.gitignore import ensure_state_ignored
-    from agent_doc.store.state import STATE_DIR
-    from agent_doc.store.state import atomic_write_text
-    from agent_doc.store.state import project_root_for
-
     root = Path(root) if root is not None else project_root_for(Path.cwd())
     created: list[str] = []
     for rel in (Path(STATE_DIR), Path(STATE_DIR) / "snapshots"):
@@ -82,10 +98,6 @@ def init_project(root: Path | None = None) -> InitResult:
 def tracked_state(root: Path) -> tuple[str, ...]:
     """Files under ``root/.agent-doc/`` git tracks that are not shared settings
     (empty outside a repository or without git)."""
-    from agent_doc.cycle.gitproc import run_git
-    from agent_doc.store.gitignore import SHARED_SETTINGS
-    from agent_doc.store.state import STATE_DIR
-
     try:
         code, out, _ = run_git(root, "ls-files", "-z", "--full-name", "--", STATE_DIR)
     except OSError:  # no git, or root is gone
@@ -108,9 +120,6 @@ class ScaffoldResult:
 
 def scaffold_text(title: str, session: str, agent: str | None = None) -> str:
     """The text of a new template-format session document."""
-    import json
-    import re
-
     lines = ["---", f"agent_doc_session: {session}", "agent_doc_format: template"]
     if agent:
         plain = re.fullmatch(r"[A-Za-z][A-Za-z0-9._-]*", agent)
@@ -136,9 +145,6 @@ def scaffold_document(
     path: Path, title: str | None = None, agent: str | None = None
 ) -> ScaffoldResult:
     """Create a new session document; fail if it exists. Runs project init lazily."""
-    from agent_doc.store.state import find_project_root
-    from agent_doc.store.state import project_root_for
-
     path = Path(path)
     if not path.parent.is_dir():
         raise DocumentError(f"{path.parent}: no such folder")
@@ -173,13 +179,6 @@ def reset_document(path: Path, link: ServerLink | None = None) -> ResetResult:
     The ``resume`` line is removed through the write path, so a language server
     that has the document open changes its live buffer instead of the file.
     """
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.document.patch_blocks import frontmatter_patch
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import read_document
-    from agent_doc.write.pipeline import WriteRequest
-    from agent_doc.write.pipeline import write_response
-
     path = Path(path)
     store = StateStore.for_document(path)
     owner = link.find_owner(path) if link is not None else None
@@ -221,8 +220,6 @@ def document_mode(
     Setting changes only the frontmatter (:func:`agent_doc.document.convert.set_mode`);
     the same edit is applied to the snapshot so the next diff does not report it.
     """
-    from agent_doc.document.convert import set_mode
-    from agent_doc.document.frontmatter import parse_frontmatter
 
     def edit(text: str) -> str:
         return set_mode(text, format, write)
@@ -254,12 +251,6 @@ def _rewrite(
     edit refuses is kept as it is: the next diff then shows more, never less);
     ``"result"`` stores the new document as the snapshot (when it changed).
     """
-    from agent_doc.errors import AgentDocError
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import doc_lock
-    from agent_doc.store.state import read_document
-    from agent_doc.store.state import write_document
-
     store = StateStore.for_document(path)
     with doc_lock(path, root=store.root):
         doc = read_document(path)
@@ -287,9 +278,6 @@ def convert_document(path: Path, to: str = "template") -> Rewrite:
     (an unanswered last question) still is; without a snapshot the whole
     document stays new.
     """
-    from agent_doc.document.convert import convert_to_inline
-    from agent_doc.document.convert import convert_to_template
-
     if to not in FORMATS:
         raise FrontmatterError(f"invalid format '{to}' (expected inline or template)")
     edit = convert_to_template if to == "template" else convert_to_inline
@@ -298,8 +286,6 @@ def convert_document(path: Path, to: str = "template") -> Rewrite:
 
 def dedupe_document(path: Path) -> tuple[Rewrite, int]:
     """Remove consecutive duplicate ``### Re:`` blocks; return how many went."""
-    from agent_doc.document.dedupe import dedupe_responses
-
     removed = 0
 
     def edit(text: str) -> str:

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle.instructions import render_instructions
+from agent_doc.cycle.instructions import resolve_instructions
+from agent_doc.document.excerpt import resumed_context
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -121,15 +125,10 @@ def turn_prompt(
     ``mode`` is ``resumed`` when ``resumed_ok``, the document has a ``resume``
     id and a snapshot (the agent saw it); else ``full``.
     """
-    from agent_doc.cycle.instructions import render_instructions
-    from agent_doc.cycle.instructions import resolve_instructions
-
     found = resolve_instructions(path, root)
     instructions = render_instructions(found) if found else None
     context = None
     if resumed_ok and front.resume is not None and snapshot is not None:
-        from agent_doc.document.excerpt import resumed_context
-
         context = resumed_context(snapshot, text)
     prompt = build_prompt(
         text,

@@ -1,7 +1,7 @@
 """``recover``: re-apply orphaned pending responses; ``preflight`` runs it too.
 
 ``recover`` also removes the temporary files a killed writer left next to a
-document or under ``.agent-doc/`` (:func:`remove_debris`).
+document or under ``.agent-doc/`` (:func:`agent_doc.store.debris.remove_debris`).
 
 A response is saved as *pending* before it is written; a writer that died
 leaves it behind. :func:`recover_pending` finishes a write that had landed
@@ -16,6 +16,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import NamedTuple
+
+from agent_doc.errors import AgentDocError
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_hash
 
 if TYPE_CHECKING:
     from agent_doc.write.pipeline import WriteOutcome
@@ -42,8 +46,6 @@ class Recovered(NamedTuple):
 
 
 def _documents_by_hash(root: Path) -> dict[str, Path]:
-    from agent_doc.store.state import doc_hash
-
     found: dict[str, Path] = {}
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in SKIP_DIRS]
@@ -69,8 +71,6 @@ def recover_pending(
     response of the current folder's project (documents found by hash). A
     response that fails again stays pending, so it is never lost.
     """
-    from agent_doc.store.state import StateStore
-
     if path is not None:
         store = StateStore.for_document(Path(path))
         pending = store.pending_path(Path(path))
@@ -86,7 +86,6 @@ def recover_pending(
 
 def _recover_one(pending: Path, doc: Path | None, link: ServerLink | None) -> Recovered:
     """Recover one pending response of ``doc`` (``None``: document not found)."""
-    from agent_doc.errors import AgentDocError
     from agent_doc.write.outcome import normalize_text
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import finish_interrupted
@@ -112,23 +111,3 @@ def _recover_one(pending: Path, doc: Path | None, link: ServerLink | None) -> Re
     except AgentDocError as exc:
         return Recovered(pending, doc, "failed", str(exc))
     return Recovered(pending, doc, "written", outcome=outcome)
-
-
-def remove_debris(path: Path | None = None, *, dry_run: bool = False) -> list[Path]:
-    """Remove temporary files of dead writers (``agent_doc.store.debris``).
-
-    With ``path``: those next to that document and under its project's
-    ``.agent-doc/``; otherwise those of the current folder's whole project.
-    Returns what was (``dry_run``: would be) removed.
-    """
-    from agent_doc.store.debris import document_temp_files
-    from agent_doc.store.debris import project_temp_files
-    from agent_doc.store.debris import remove_temp_files
-    from agent_doc.store.state import StateStore
-
-    if path is not None:
-        store = StateStore.for_document(Path(path))
-        found = document_temp_files(Path(path), store.state_dir)
-    else:
-        found = project_temp_files(StateStore.for_document(Path.cwd()).root)
-    return found if dry_run else remove_temp_files(found)

@@ -20,7 +20,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc.cycle import agents
+from agent_doc.cycle.acp_run import run_acp_from_console
+from agent_doc.cycle.commit import commit_and_refresh
+from agent_doc.cycle.preconditions import require_git_ready
+from agent_doc.cycle.preconditions import require_session_document
 from agent_doc.cycle.turn import build_prompt
+from agent_doc.cycle.turn import prepare_turn
+from agent_doc.cycle.turn import with_resume
+from agent_doc.cycle.vcs import create_branch
+from agent_doc.cycle.vcs import open_repo
+from agent_doc.errors import AgentError
+from agent_doc.store.config import load_global_config
+from agent_doc.store.config import resolve_claude_args
+from agent_doc.write.pipeline import WriteRequest
+from agent_doc.write.pipeline import write_response
+from agent_doc.write.waiting import elapsed_on_terminal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -83,20 +98,6 @@ def run_cycle(
     An agent configured with ``transport = "acp"`` is driven over the Agent
     Client Protocol (:mod:`agent_doc.cycle.acp_run`); others run once as a CLI.
     """
-    from agent_doc.cycle import agents
-    from agent_doc.cycle.commit import commit_and_refresh
-    from agent_doc.cycle.preconditions import require_git_ready
-    from agent_doc.cycle.preconditions import require_session_document
-    from agent_doc.cycle.turn import prepare_turn
-    from agent_doc.cycle.turn import with_resume
-    from agent_doc.cycle.vcs import create_branch
-    from agent_doc.cycle.vcs import open_repo
-    from agent_doc.store.config import load_global_config
-    from agent_doc.store.config import resolve_claude_args
-    from agent_doc.write.pipeline import WriteRequest
-    from agent_doc.write.pipeline import write_response
-    from agent_doc.write.waiting import elapsed_on_terminal
-
     path = Path(path)
     require_session_document(path)
     config = load_global_config()
@@ -132,8 +133,6 @@ def run_cycle(
     cancelled = None
     sent = turn.prompt
     if acp and configured is not None:
-        from agent_doc.cycle.acp_run import run_acp_from_console
-
         response, session_id, cancelled, sent = run_acp_from_console(
             turn, name, configured, link=link, timeout=timeout
         )
@@ -179,9 +178,6 @@ def send_turn(
     answers from another session) is sent once more in full, through
     ``fresh()`` (the invocation that starts a new session).
     """
-    from agent_doc.cycle import agents
-    from agent_doc.errors import AgentError
-
     try:
         reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
     except AgentError as exc:

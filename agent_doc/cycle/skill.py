@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Literal
 
+from agent_doc import __version__
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.errors import StateError
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import atomic_write_text
 
 SKILL_RELPATH = Path(".claude/skills/agent-doc/SKILL.md")
 VERSION_PLACEHOLDER = "{{AGENT_DOC_VERSION}}"
@@ -25,9 +29,6 @@ _VERSION_RE = lazy_compile(r"^agent-doc-version:\s*(\S+)\s*$", re.MULTILINE)
 
 def bundled_skill() -> str | None:
     """The bundled SKILL.md with its version rendered; ``None`` if not packaged."""
-    from importlib import resources
-
-    from agent_doc import __version__
 
     try:
         source = resources.files("agent_doc").joinpath("data", "SKILL.md")
@@ -61,8 +62,6 @@ class SkillInstall:
 
 def install_skill(root: Path) -> SkillInstall:
     """Write the bundled skill under ``root`` unless an identical one is there."""
-    from agent_doc.store.state import atomic_write_text
-
     text = bundled_skill()
     if text is None:
         raise StateError("this agent-doc build has no bundled SKILL.md")
@@ -119,8 +118,6 @@ def check_skill(root: Path) -> SkillCheck:
 
 def saved_baseline(path: Path) -> Path:
     """Path of the baseline ``preflight`` saved for ``path`` (must exist)."""
-    from agent_doc.store.state import StateStore
-
     store = StateStore.for_document(Path(path))
     baseline = store.baseline_path(Path(path))
     if not baseline.is_file():

@@ -15,8 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle.preflight import current_text
 from agent_doc.cycle.prompt import build_prompt
+from agent_doc.cycle.prompt import resumed_allowed
 from agent_doc.cycle.prompt import turn_prompt
+from agent_doc.document.diff import compute_diff
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.patch_blocks import frontmatter_patch
+from agent_doc.document.scaffold import nothing_typed
+from agent_doc.store.conversation import load_conversation_settings
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import project_root_for
 
 if TYPE_CHECKING:
     from agent_doc.document.frontmatter import Frontmatter
@@ -70,15 +79,6 @@ def prepare_turn(
     the full prompt. The caller sends :meth:`PreparedTurn.full_prompt` instead
     when the agent's session turns out to be lost.
     """
-    from agent_doc.cycle.preflight import current_text
-    from agent_doc.cycle.prompt import resumed_allowed
-    from agent_doc.document.diff import compute_diff
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.document.scaffold import nothing_typed
-    from agent_doc.store.conversation import load_conversation_settings
-    from agent_doc.store.state import StateStore
-    from agent_doc.store.state import project_root_for
-
     path = Path(path)
     root = project_root_for(path)
     text = current_text(path, link)
@@ -98,8 +98,6 @@ def prepare_turn(
 
 def with_resume(response: str, session_id: str | None, front: Frontmatter) -> str:
     """The response plus a frontmatter patch storing a new ``resume`` id."""
-    from agent_doc.document.patch_blocks import frontmatter_patch
-
     if session_id and session_id != front.resume:
         return response + frontmatter_patch({"resume": session_id})
     return response

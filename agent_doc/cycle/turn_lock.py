@@ -27,6 +27,11 @@ from types import TracebackType
 
 from agent_doc.errors import StateError
 from agent_doc.errors import TurnRunning
+from agent_doc.store.state import STATE_DIR
+from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import doc_hash
+from agent_doc.store.state import project_root_for
+from agent_doc.store.state import require_document
 
 TURNS_DIR = "turns"
 """Folder under ``.agent-doc/`` holding the turn locks and their records."""
@@ -92,10 +97,6 @@ class TurnLock:
 
 def turn_paths(path: Path) -> tuple[Path, Path]:
     """``(lock, record)`` of the document ``path``."""
-    from agent_doc.store.state import STATE_DIR
-    from agent_doc.store.state import doc_hash
-    from agent_doc.store.state import project_root_for
-
     folder = project_root_for(path) / STATE_DIR / TURNS_DIR
     key = doc_hash(path)
     return folder / f"{key}.lock", folder / f"{key}.json"
@@ -116,9 +117,6 @@ def acquire_turn(
     to ``wait_s`` seconds for it to end. Creates nothing unless ``path`` is a
     document.
     """
-    from agent_doc.store.state import atomic_write_text
-    from agent_doc.store.state import require_document
-
     path = Path(path)
     require_document(path)
     lock_path, record_path = turn_paths(path)

@@ -7,6 +7,7 @@ these operations run rarely and keep it.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,8 +60,6 @@ def has_head(repo: Repo) -> bool:
 
 def commit_message(path: Path, now: datetime | None = None) -> str:
     """Return ``agent-doc(<stem>): <local timestamp>``."""
-    import time  # (``datetime`` costs a few ms of imports every turn)
-
     form = "%Y-%m-%d %H:%M:%S"
     stamp = now.strftime(form) if now is not None else time.strftime(form)
     return f"{AGENT_PREFIX}({path.stem}): {stamp}"

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agent_doc.store.procs import pid_alive
+from agent_doc.store.state import StateStore
 
 TEMP_NAME = re.compile(r"^\.(?P<target>.+)\.(?P<pid>\d+)\.[0-9a-f]{12}\.tmp$")
 """The name :func:`~agent_doc.store.atomic.atomic_write_bytes` gives a temp file."""
@@ -139,3 +140,18 @@ def document_temp_files(document: Path, state: Path) -> list[Path]:
     found = {p for folder in folders for p in stray_temp_files(folder)}
     found.update(stray_temp_files(state, recursive=True))
     return sorted(found)
+
+
+def remove_debris(path: Path | None = None, *, dry_run: bool = False) -> list[Path]:
+    """Remove temporary files of dead writers.
+
+    With ``path``: those next to that document and under its project's
+    ``.agent-doc/``; otherwise those of the current folder's whole project.
+    Returns what was (``dry_run``: would be) removed.
+    """
+    if path is not None:
+        store = StateStore.for_document(Path(path))
+        found = document_temp_files(Path(path), store.state_dir)
+    else:
+        found = project_temp_files(StateStore.for_document(Path.cwd()).root)
+    return found if dry_run else remove_temp_files(found)

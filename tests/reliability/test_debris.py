@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_doc.cycle.recovery import remove_debris
+from agent_doc.store.debris import remove_debris
 from agent_doc.store.state import StateStore
 from tests.reliability._util import AGENT_DOC
 from tests.reliability._util import cli_env

@@ -62,12 +62,25 @@ LAZY_STDLIB: dict[str, str] = {
 
 LAZY: dict[str, str] = {
     "agent_doc.cli.app": "the typer app; the per-turn fast path must not import typer",
+    "agent_doc.cli.entry -> agent_doc.cli.commands": "the fast paths' dispatch:"
+    " each per-turn command loads only its own command module",
     "agent_doc.write.handoff -> agent_doc.store.state": "only the fallbacks of a"
     " hand-off keep state; the hand-off path loads no state store (test_handoff)",
     "agent_doc.write.handoff -> agent_doc.store.events": "only an old server's"
     " reply is finished here; events loads the state store (test_handoff)",
     "agent_doc.tmux.agent_profile -> agent_doc.tmux.processes": "`status` reads"
     " profiles; only a live pane's foreground process needs ps (subprocess, 8 ms)",
+    "agent_doc.automation.busy -> agent_doc.automation.user_typing": "write and"
+    " preflight only set a status; reading one (and a turn's heartbeat) needs the"
+    " document's timeout, and user_typing loads dataclasses (15 ms)",
+    "agent_doc.automation.upgrade -> agent_doc.automation.upgrade_verify": "every"
+    " typer command reads the upgrade notice; only `upgrade` downloads and checks"
+    " an archive (tarfile, zipfile, tempfile)",
+    "agent_doc.cycle.preflight -> agent_doc.cycle.links": "only a document with"
+    " `links` checks them; links loads subprocess and dataclasses (25 ms)",
+    "agent_doc.cycle.recovery -> agent_doc.write": "preflight only looks for a"
+    " pending response; only one an interrupted write left is replayed through"
+    " the write path (the merge, 15 ms)",
 }
 """agent_doc modules (or packages) a function may import, with the reason;
 ``importer -> module`` allows it in one importer only."""
@@ -127,9 +140,6 @@ def function_imports(path: Path) -> list[tuple[int, str]]:
 
 
 PENDING = (
-    "agent_doc/automation/",
-    "agent_doc/cli/",
-    "agent_doc/cycle/",
     "agent_doc/editor/",
     "agent_doc/share/",
 )

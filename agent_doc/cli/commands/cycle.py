@@ -55,7 +55,7 @@ def run(
     language server answers FILE, this is refused at once (or waits, --wait).
     A resumed agent session gets the diff and excerpts, not the whole document.
     """
-    from agent_doc.automation.lifecycle import run_cycle_tracked as run_cycle
+    from agent_doc.automation.turns import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
     from agent_doc.cycle.cancel import interrupt_on_signal

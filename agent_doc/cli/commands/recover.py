@@ -39,7 +39,7 @@ def recover(
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.cycle.recovery import recover_pending
-    from agent_doc.cycle.recovery import remove_debris
+    from agent_doc.store.debris import remove_debris
     from agent_doc.write.server_link import ServerLink
 
     results = recover_pending(file, None if force_disk else ServerLink())
