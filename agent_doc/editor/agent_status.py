@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentDocError
 from agent_doc.store.state import project_root_for
 from agent_doc.tmux import registry
@@ -120,8 +121,6 @@ class EditorStatus:
 
 def open_doc(path: Path | str, text: str) -> OpenDoc | None:
     """The :class:`OpenDoc` of a buffer, or ``None`` when it has no session id."""
-    from agent_doc.document.frontmatter import parse_frontmatter
-
     try:
         front = parse_frontmatter(text)
     except AgentDocError:

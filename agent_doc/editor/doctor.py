@@ -21,7 +21,19 @@ from pathlib import Path
 from typing import Any
 from typing import Literal
 
+from agent_doc.cycle.agents import build_invocation
+from agent_doc.cycle.agents import resolve_agent_name
+from agent_doc.editor.doctor_editors import configured_commands
+from agent_doc.editor.install import server_path
 from agent_doc.errors import AgentDocError
+from agent_doc.store.config import global_config_path
+from agent_doc.store.config import load_global_config
+from agent_doc.store.config import missing_agent_hint
+from agent_doc.store.config import project_config_path
+from agent_doc.store.config import read_toml
+from agent_doc.store.config_keys import claim_unknown_keys
+from agent_doc.store.state import project_root_for
+from agent_doc.tmux.bindings import agent_command
 
 Status = Literal["ok", "warn", "fail"]
 
@@ -110,13 +122,6 @@ def _program_check(name: str, program: str, fix: str, status: Status) -> Check:
 
 def check_agents(cwd: Path) -> list[Check]:
     """The default agent, every ``[agents.NAME]`` and the pane agent are installed."""
-    from agent_doc.cycle.agents import build_invocation
-    from agent_doc.cycle.agents import resolve_agent_name
-    from agent_doc.store.config import load_global_config
-    from agent_doc.store.config import missing_agent_hint
-    from agent_doc.store.state import project_root_for
-    from agent_doc.tmux.bindings import agent_command
-
     checks: list[Check] = []
     try:
         config = load_global_config()
@@ -141,12 +146,6 @@ def check_agents(cwd: Path) -> list[Check]:
 
 def config_key_checks(cwd: Path) -> list[Check]:
     """A ``warn`` per unknown key of the global and the project config."""
-    from agent_doc.store.config import global_config_path
-    from agent_doc.store.config import project_config_path
-    from agent_doc.store.config import read_toml
-    from agent_doc.store.config_keys import claim_unknown_keys
-    from agent_doc.store.state import project_root_for
-
     checks: list[Check] = []
     files = [(global_config_path(), False)]
     files.append((project_config_path(project_root_for(cwd)), True))
@@ -164,8 +163,6 @@ def config_key_checks(cwd: Path) -> list[Check]:
 
 def check_language_server() -> Check:
     """``agent-doc-lsp`` is where editors look for it: on PATH, or its full path."""
-    from agent_doc.editor.install import server_path
-
     on_path = shutil.which("agent-doc-lsp")
     configured = server_path()
     if on_path is not None:
@@ -180,9 +177,6 @@ def check_language_server() -> Check:
 
 def check_editor_servers() -> list[Check]:
     """One check per configured editor: the server command it runs can start."""
-    from agent_doc.editor.doctor_editors import configured_commands
-    from agent_doc.editor.install import server_path
-
     checks: list[Check] = []
     for editor, (path, command) in configured_commands().items():
         found = shutil.which(str(Path(command).expanduser()))

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from agent_doc.editor.install import config_home
 from agent_doc.editor.install import home
+from agent_doc.errors import AgentDocError
+from agent_doc.store.config import read_toml
 
 _EMACS = re.compile(r"""agent-doc-server-command\s+'\(\s*"([^"]+)\"""")
 _NEOVIM = re.compile(
@@ -33,9 +35,6 @@ def _read(path: Path) -> str | None:
 
 
 def _helix_command() -> tuple[Path, str] | None:
-    from agent_doc.errors import AgentDocError
-    from agent_doc.store.config import read_toml
-
     path = config_home() / "helix" / "languages.toml"
     try:
         data = read_toml(path)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 
+from agent_doc.editor.vim_helptags import write_help_tags
 from agent_doc.errors import AgentDocError
 
 EDITORS: tuple[str, ...] = ("vscode", "neovim", "emacs", "helix", "zed", "jetbrains")
@@ -182,8 +184,6 @@ def _copy_tree(source: Path, target: Path) -> None:
 
 def install_neovim(source: Path) -> InstallResult:
     """Copy ``editors/neovim`` into the pack path and write its help tags."""
-    from agent_doc.editor.vim_helptags import write_help_tags
-
     target = neovim_pack_dir()
     _copy_tree(source / "neovim", target)
     write_help_tags(target / "doc")  # `:help agent_doc` works at once
@@ -197,8 +197,6 @@ def install_neovim(source: Path) -> InstallResult:
 
 def server_path() -> str:
     """The absolute path of ``agent-doc-lsp`` (next to this Python, else PATH)."""
-    import sys
-
     beside = Path(sys.executable).parent / "agent-doc-lsp"
     if beside.is_file():
         return str(beside)

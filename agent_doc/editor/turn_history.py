@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_doc.cycle.compact import source_document
+from agent_doc.cycle.vcs import has_head
+from agent_doc.cycle.vcs import open_repo
+from agent_doc.cycle.vcs import relative_path
 from agent_doc.editor.turns import count_answers
 from agent_doc.editor.turns import find_answer
 from agent_doc.errors import VcsError
@@ -42,11 +46,6 @@ def _first_holding(
 ) -> tuple[Any, Any, str] | None:
     """``(repo, commit, text)`` of the oldest commit of ``path`` holding the
     answer, or ``None``. Raises :class:`VcsError` outside a git repository."""
-    from agent_doc.cycle.compact import source_document
-    from agent_doc.cycle.vcs import has_head
-    from agent_doc.cycle.vcs import open_repo
-    from agent_doc.cycle.vcs import relative_path
-
     path = source_document(path) or path
     repo = open_repo(path)
     rel = relative_path(repo, path)
@@ -86,9 +85,6 @@ def turn_commit(path: Path, heading: str, occurrence: int) -> TurnDiff:
     turn was never committed, or the document is not in a git repository).
     """
     import git
-
-    from agent_doc.cycle.compact import source_document
-    from agent_doc.cycle.vcs import relative_path
 
     found = _first_holding(path, heading, occurrence)
     if found is None:

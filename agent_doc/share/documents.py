@@ -11,8 +11,10 @@ import os
 import re
 from pathlib import Path
 
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import DocumentError
 from agent_doc.errors import ShareError
+from agent_doc.store.state import read_document
 
 ROOM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 """What a room name (a session id) may look like: no slashes, no dots first."""
@@ -22,8 +24,6 @@ _MAX_BYTES = 64 << 20
 
 def session_id(text: str) -> str | None:
     """The ``agent_doc_session`` of a document's text, or ``None``."""
-    from agent_doc.document.frontmatter import parse_frontmatter
-
     try:
         session = parse_frontmatter(text).session
     except DocumentError:
@@ -33,8 +33,6 @@ def session_id(text: str) -> str | None:
 
 def session_id_of(path: Path) -> str:
     """The session id of the document at ``path``; :class:`ShareError` if none."""
-    from agent_doc.store.state import read_document
-
     session = session_id(read_document(Path(path)).text)
     if session is None:
         raise ShareError(

@@ -15,13 +15,28 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent_doc.document._yrs import TEXT_KEY
+from agent_doc.document.apply import apply_component_patch
+from agent_doc.document.apply import build_content_ours
+from agent_doc.document.component_config import load_component_configs
+from agent_doc.document.components import is_valid_name
+from agent_doc.document.merge import merge_texts
+from agent_doc.document.patch_blocks import patch_block_warnings
+from agent_doc.errors import PatchError
 from agent_doc.errors import ShareError
+from agent_doc.share.access import read_token_file
+from agent_doc.share.channel import WebsocketChannel
+from agent_doc.share.documents import session_id_of
+from agent_doc.share.textedit import apply_text_change
+from agent_doc.store.state import project_root_for
+from agent_doc.write.outcome import normalize_text
 
 URL_ENV = "AGENT_DOC_SHARE_URL"
 """Environment variable: the room (or server) URL when ``--room`` is not given."""
@@ -66,9 +81,6 @@ def room_target(
     without a path, completed with ``file``'s session id. The token comes from
     ``token_file``, else ``$AGENT_DOC_SHARE_TOKEN``.
     """
-    from agent_doc.share.access import read_token_file
-    from agent_doc.share.documents import session_id_of
-
     url = room or os.environ.get(URL_ENV, "")
     if not url:
         return None
@@ -96,14 +108,6 @@ def write_to_room(
     it, the response applies to ``baseline`` and is merged with what the room
     holds now (the edits peers made meanwhile survive).
     """
-    from agent_doc.document.apply import build_content_ours
-    from agent_doc.document.component_config import load_component_configs
-    from agent_doc.document.merge import merge_texts
-    from agent_doc.document.patch_blocks import patch_block_warnings
-    from agent_doc.errors import PatchError
-    from agent_doc.store.state import project_root_for
-    from agent_doc.write.outcome import normalize_text
-
     if not response.strip():
         raise PatchError("empty response — nothing to write")
     configs = load_component_configs(project_root_for(Path(file)))
@@ -129,12 +133,6 @@ def patch_in_room(
 
     The component hooks (pre_patch/post_patch) are not run for a room.
     """
-    from agent_doc.document.apply import apply_component_patch
-    from agent_doc.document.component_config import load_component_configs
-    from agent_doc.document.components import is_valid_name
-    from agent_doc.errors import PatchError
-    from agent_doc.store.state import project_root_for
-
     if not is_valid_name(component):
         raise PatchError(f"invalid component name '{component}'")
     configs = load_component_configs(project_root_for(Path(file)))
@@ -150,8 +148,6 @@ def patch_in_room(
 
 
 def _warn(message: str) -> None:
-    import sys
-
     sys.stderr.write(f"warning: {message}\n")
 
 
@@ -217,10 +213,6 @@ async def _edit_joined(
     from pycrdt import Provider
     from pycrdt import Text
     from pycrdt import create_sync_message
-
-    from agent_doc.document._yrs import TEXT_KEY
-    from agent_doc.share.channel import WebsocketChannel
-    from agent_doc.share.textedit import apply_text_change
 
     channel = WebsocketChannel(ws, urlsplit(target.url).path)
     doc: Doc[Any] = Doc(client_id=1 + secrets.randbelow(AGENT_ID_LIMIT - 1))

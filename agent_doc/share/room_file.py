@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc.document._yrs import TEXT_KEY
+from agent_doc.document.merge import merge_texts
 from agent_doc.share.access import share_dir
 from agent_doc.share.textedit import apply_text_change
+from agent_doc.store.atomic import atomic_write_text
+from agent_doc.store.state import doc_lock
 
 if TYPE_CHECKING:
     import pycrdt
@@ -106,8 +109,6 @@ class RoomFile:
 
     def _absorb(self, file_text: str) -> None:
         """Apply the file's outside edit (since the last projection) to the room."""
-        from agent_doc.document.merge import merge_texts
-
         room_text = str(self.text)
         if self.projected is None:
             logger.warning(
@@ -132,9 +133,6 @@ class RoomFile:
         Runs in a worker thread under the document lock; returns what the file
         holds afterwards (``wanted``, or the newer outside text).
         """
-        from agent_doc.store.atomic import atomic_write_text
-        from agent_doc.store.state import doc_lock
-
         with doc_lock(self.path, root=self.root):
             current = _read(self.path)
             if current != expected:
@@ -163,6 +161,4 @@ def _read(path: Path) -> str | None:
 
 
 def _keep(path: Path, text: str) -> None:
-    from agent_doc.store.atomic import atomic_write_text
-
     atomic_write_text(path, text, durable=False)

@@ -14,6 +14,7 @@ known before the first connection.
 from __future__ import annotations
 
 import logging
+import signal
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,8 +23,11 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc.errors import ShareError
+from agent_doc.share.access import bearer_token
 from agent_doc.share.access import is_loopback
+from agent_doc.share.access import read_token_file
 from agent_doc.share.access import share_dir
+from agent_doc.share.access import token_matches
 from agent_doc.share.documents import ROOM_NAME
 from agent_doc.share.session import ShareSession
 
@@ -102,8 +106,6 @@ def run_server(options: ServeOptions, on_ready: Callable[[str], None]) -> None:
 async def _serve(
     options: ServeOptions, sock: socket.socket, on_ready: Callable[[str], None]
 ) -> None:
-    import signal
-
     import anyio
     import uvicorn
     from pycrdt.websocket import WebsocketServer
@@ -156,7 +158,6 @@ class ShareApp:
     def _expected_token(self) -> str | None:
         if self.token is None or self.token_file is None:
             return self.token
-        from agent_doc.share.access import read_token_file
 
         return read_token_file(self.token_file)  # ShareError: refuse everyone
 
@@ -189,9 +190,6 @@ class ShareApp:
 
     def _refusal(self, scope: dict[str, Any]) -> str | None:
         """Why a connection is refused, or ``None`` when it may join."""
-        from agent_doc.share.access import bearer_token
-        from agent_doc.share.access import token_matches
-
         try:
             expected = self._expected_token()
         except ShareError as exc:

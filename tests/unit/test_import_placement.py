@@ -139,10 +139,7 @@ def function_imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-PENDING = (
-    "agent_doc/editor/",
-    "agent_doc/share/",
-)
+PENDING: tuple[str, ...] = ()
 """Packages whose imports are still being moved (issue 28)."""
 
 
