@@ -28,6 +28,19 @@ class PeerSocket(ASGIWebsocket):
         self.awareness_ids: set[int] = set()
         """Awareness client ids announced through this socket."""
 
+    async def send(self, message: bytes) -> None:
+        """Send one message; a peer that has just left drops it quietly.
+
+        The room broadcasts from its own task group, so an error raised here
+        (uvicorn's ``ClientDisconnected`` when a writer closes right after its
+        edit was acknowledged) would stop the room: its later updates would
+        no longer reach the store. The peer's own receive loop ends it.
+        """
+        try:
+            await super().send(message)
+        except Exception as exc:  # ClientDisconnected, a closed transport
+            logger.debug("send to %s after it left: %r", self.path, exc)
+
     async def recv(self) -> bytes:
         """The next message; awareness updates are noted on the way."""
         message: bytes = await super().recv()
