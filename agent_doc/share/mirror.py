@@ -8,6 +8,8 @@ person's changes to the room as Yjs edits. A change that produced the text of
 an edit the server itself sent to the buffer (:meth:`BufferMirror.target`) is
 that edit coming back, already in the room: it is not sent again. Changes
 after it in the same notification are the person's, and go out on top of it.
+An edit of several regions may come back in pieces, one notification each
+(:func:`partly_applied`): each piece is recognised the same way.
 
 The room's text is the truth: the buffer is brought to :meth:`BufferMirror.target`
 (the peer's text, which holds every local change already) with the same
@@ -26,8 +28,12 @@ from agent_doc.share.access import read_token_file
 from agent_doc.share.access import token_path
 from agent_doc.share.documents import session_id
 from agent_doc.share.peer import RoomPeer
+from agent_doc.share.textedit import edit_ops
 from agent_doc.store.config import load_project_config
 from agent_doc.store.state import find_project_root
+from agent_doc.write.live import LivePlan
+from agent_doc.write.live import TextChange
+from agent_doc.write.live import apply_changes
 
 SYNC_KEY = "sync"
 """Project config key (``.agent-doc/config.toml``): the sync server's URL."""
@@ -136,9 +142,39 @@ class BufferMirror:
         self._expected.append(text)
         return text
 
+    def plan(self, buffer: str) -> LivePlan:
+        """The edit bringing ``buffer`` to :meth:`target`: the smallest edits
+        by character (:func:`~agent_doc.share.textedit.edit_ops`), so lines
+        added next to the line being typed in never replace that line."""
+        target = self.target(buffer)
+        changes = tuple(TextChange(*op) for op in edit_ops(buffer, target))
+        self._expected.extend(partly_applied(buffer, changes))
+        return LivePlan(buffer, target, target, changes)
+
     def behind(self, buffer: str) -> bool:
         """Whether the buffer lacks something the room has."""
         return self.peer.synced.is_set() and self.peer.current() != buffer
+
+
+PARTIAL_LIMIT = 16
+"""Edits with more regions than this are not followed region by region."""
+
+
+def partly_applied(text: str, changes: tuple[TextChange, ...]) -> list[str]:
+    """The texts an editor passes through while it applies ``changes`` one by
+    one, last first (Neovim, Emacs) or first first.
+
+    An editor may report them in separate ``didChange`` notifications (Neovim
+    sends the first change at once when it was quiet, the rest after its
+    debounce): none of them is the person's typing.
+    """
+    if not 1 < len(changes) <= PARTIAL_LIMIT:
+        return []
+    texts = []
+    for k in range(1, len(changes)):
+        texts.append(apply_changes(text, changes[len(changes) - k :]))
+        texts.append(apply_changes(text, changes[:k]))
+    return texts
 
 
 Seeder = Callable[[], str]

@@ -15,11 +15,12 @@ only an empty room is seeded from the buffer (``seed()``).
 
 Local edits enter with :meth:`RoomPeer.apply_local` (old text → new text, as the
 smallest Yjs edit in one transaction; when remote changes arrived meanwhile the
-local change is merged onto them). Remote changes are reported, coalesced, to
-``on_remote(text)``; the consumer computes its own minimal edit. The status
-(:class:`PeerStatus`) is ``connecting``, ``shared`` with the number of other
-peers, ``offline`` (retrying) or ``refused`` (a wrong token or an unknown room:
-retried only at the slowest pace, so a bad token never makes a retry storm).
+local change is rebased onto them character by character, :func:`rebase`).
+Remote changes are reported, coalesced, to ``on_remote(text)``; the consumer
+computes its own minimal edit. The status (:class:`PeerStatus`) is
+``connecting``, ``shared`` with the number of other peers, ``offline``
+(retrying) or ``refused`` (a wrong token or an unknown room: retried only at
+the slowest pace, so a bad token never makes a retry storm).
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ from pycrdt import Provider
 from pycrdt import Text
 
 from agent_doc.document._yrs import TEXT_KEY
-from agent_doc.document.merge import merge_texts
 from agent_doc.share.peer_link import PeerChannel
 from agent_doc.share.peer_link import Presence
 from agent_doc.share.textedit import apply_text_change
+from agent_doc.share.textedit import rebase
 
 logger = logging.getLogger(__name__)
 
@@ -137,13 +138,13 @@ class RoomPeer:
         """Apply the local change ``old`` → ``new`` as one transaction.
 
         When the peer's text is no longer ``old`` (remote changes arrived that
-        the buffer does not have yet), the change is merged onto them.
+        the buffer does not have yet), the change is rebased onto them
+        (:func:`~agent_doc.share.textedit.rebase`).
         Returns the number of edited regions.
         """
         if old == new:
             return 0
-        current = self.current()
-        target = new if current == old else merge_texts(old, new, current).text
+        target = rebase(old, new, self.current())
         self._local = True
         try:
             return apply_text_change(self.doc, self.text, target)

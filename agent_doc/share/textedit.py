@@ -6,17 +6,22 @@ and the wanted text: the changed lines, trimmed to the changed characters, in
 one transaction. The room is never rebuilt from text: peers that hold its
 history would get a second copy (the jupyter-collaboration bug).
 
+A person's change made on a text the room has moved on from is replayed on
+the room's text the same way, character by character (:func:`rebase`).
+
 pycrdt ``Text`` offsets are UTF-8 bytes; the diff runs on ``str`` and the
 offsets are converted last.
 """
 
 from __future__ import annotations
 
+from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc.document._linediff import diff_lines
 from agent_doc.document._linediff import split_lines
+from agent_doc.document._yrs import TEXT_KEY
 
 if TYPE_CHECKING:
     import pycrdt
@@ -25,11 +30,23 @@ Op = tuple[int, int, str]
 """``(start, end, text)``: replace ``old[start:end]`` with ``text``."""
 
 
+CHAR_DIFF_LIMIT = 4096
+"""Regions up to this many characters (both sides) are diffed character by
+character; larger ones are trimmed to their differing middle."""
+MIN_KEPT = 3
+"""Shorter runs a region's two sides share are not kept (they are chance)."""
+
+
 def edit_ops(old: str, new: str) -> list[Op]:
     """The edits (``str`` offsets on ``old``, ascending) that turn ``old`` into ``new``.
 
     Lines that changed one for one are edited from their first to their last
-    differing character; other changed regions are trimmed the same way.
+    differing character. A region where lines were added or removed is diffed
+    by character, so text both sides hold — a line someone is typing in, next
+    to lines an answer adds — is never deleted and inserted again (for a CRDT
+    that is new text: a concurrent insert into it would land elsewhere; for
+    an editor it is an edit over the cursor). Pure insertions go to a line
+    start where the text allows it.
     """
     if old == new:
         return []
@@ -43,8 +60,42 @@ def edit_ops(old: str, new: str) -> list[Op]:
             pairs = zip(range(a1, a2), b[b1:b2], strict=True)
             ops.extend(_trimmed(starts[i], a[i], line) for i, line in pairs)
         else:
-            ops.append(_trimmed(starts[a1], "".join(a[a1:a2]), "".join(b[b1:b2])))
+            ops.extend(_region_ops(starts[a1], "".join(a[a1:a2]), "".join(b[b1:b2])))
     return [op for op in ops if op[0] != op[1] or op[2]]
+
+
+def _region_ops(at: int, old: str, new: str) -> list[Op]:
+    """Edits turning the region ``old`` (at offset ``at``, whole lines) into ``new``."""
+    if len(old) + len(new) > CHAR_DIFF_LIMIT:
+        return [_trimmed(at, old, new)]
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    ops: list[Op] = []
+    i = j = 0
+    for i2, j2, size in matcher.get_matching_blocks():
+        if size < MIN_KEPT and i2 + size < len(old):  # the last block is (len, len, 0)
+            continue
+        if i < i2 or j < j2:
+            ops.append((i, i2, new[j:j2]))
+        i, j = i2 + size, j2 + size
+    limits = [op[0] for op in ops[1:]] + [len(old)]
+    slid = [
+        _at_line_start(old, op, limit) for op, limit in zip(ops, limits, strict=True)
+    ]
+    return [(at + start, at + end, text) for start, end, text in slid]
+
+
+def _at_line_start(old: str, op: Op, limit: int) -> Op:
+    """An insertion slid (not past ``limit``) to the next line start when it
+    is the same edit there (``"x\\n"`` inserted after ``x`` is ``"\\nx"``
+    inserted before it): an editor's cursor at the end of that line stays."""
+    start, end, text = op
+    if start != end or not text or start == 0 or old[start - 1] == "\n":
+        return op
+    at, moved = start, text
+    while at < limit and old[at - 1] != "\n" and moved[0] == old[at]:
+        moved = moved[1:] + moved[0]
+        at += 1
+    return (at, at, moved) if old[at - 1] == "\n" else op
 
 
 def _trimmed(at: int, old: str, new: str) -> Op:
@@ -94,3 +145,42 @@ def apply_text_change(doc: pycrdt.Doc[Any], text: pycrdt.Text, new: str) -> int:
             if end > start:
                 del text[start + size : end + size]
     return len(ops)
+
+
+ROOM_SIDE_ID = 1
+"""Client id of the room's side in :func:`rebase` (lower: first on a tie)."""
+LOCAL_SIDE_ID = 2
+"""Client id of the local side in :func:`rebase`."""
+
+
+def rebase(old: str, new: str, current: str) -> str:
+    """The local change ``old`` → ``new`` made on ``current`` instead.
+
+    ``current`` is ``old`` plus changes that came from the room meanwhile.
+    Both changes are replayed, as the smallest edits, on two CRDT copies of
+    ``old`` and merged: every character the person typed lands where they
+    typed it, relative to its neighbours — also on a line the room changed
+    too (a line-based merge would replace such a line whole, and text typed
+    into it concurrently would end up after its newline). Where both inserted
+    at one spot, the room's text comes first: the person's cursor stays
+    after their own text.
+    """
+    from pycrdt import Doc
+    from pycrdt import Text
+
+    if current == old:
+        return new
+    if new == old:
+        return current
+    seed: Doc[Any] = Doc(client_id=3)
+    seed.get(TEXT_KEY, type=Text).insert(0, old)
+    state = seed.get_update()
+    sides = []
+    for client, wanted in ((ROOM_SIDE_ID, current), (LOCAL_SIDE_ID, new)):
+        doc: Doc[Any] = Doc(client_id=client)
+        doc.apply_update(state)
+        apply_text_change(doc, doc.get(TEXT_KEY, type=Text), wanted)
+        sides.append(doc)
+    room, local = sides
+    room.apply_update(local.get_update(room.get_state()))
+    return str(room.get(TEXT_KEY, type=Text))

@@ -4,7 +4,9 @@
 Options come from ``initializationOptions`` first, then from the client's
 ``agentDoc`` configuration section (pulled after ``initialized`` and again on
 every ``didChangeConfiguration``). Bad values are shown once as a warning and
-replaced by defaults.
+replaced by defaults. A pull that changes the options emits ``options_changed``
+— also the first one: a client (Neovim) opens documents right after
+``initialized``, before the pulled settings (say, ``sync``) are known.
 """
 
 from __future__ import annotations
@@ -79,10 +81,13 @@ def register(server: AgentDocLanguageServer) -> None:
         ls: AgentDocLanguageServer, _: types.InitializedParams
     ) -> None:
         raw = await pull_configuration(ls)
+        changed = False
         if raw is not None:
             base, _problems = parse_options(ls.init_options)
-            apply_settings(ls, raw, base)
+            changed = apply_settings(ls, raw, base)
         await ls.emit(ls.hooks.initialized)
+        if changed:  # documents opened during the pull saw the old options
+            await ls.emit(ls.hooks.options_changed)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(

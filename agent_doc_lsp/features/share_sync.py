@@ -31,8 +31,6 @@ from agent_doc.share.mirror import BufferMirror
 from agent_doc.share.mirror import room_for
 from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
-from agent_doc.write.live import LivePlan
-from agent_doc.write.live import plan_from_text
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import agent_status
@@ -164,11 +162,6 @@ def bring(ls: AgentDocLanguageServer, uri: str) -> None:
 
 async def _bring(ls: AgentDocLanguageServer, uri: str, joined: Joined) -> None:
     mirror = joined.mirror
-
-    def plan_for(text: str) -> LivePlan:
-        target = mirror.target(text)
-        return plan_from_text(text, target, target)
-
     try:
         while joined.again and uri in ls.buffers:
             joined.again = False
@@ -177,7 +170,7 @@ async def _bring(ls: AgentDocLanguageServer, uri: str, joined: Joined) -> None:
             mirror.in_flight = True
             try:
                 tracker = writes.state_of(ls).tracker
-                await apply_live(ls, tracker, uri, plan_for, label=LABEL)
+                await apply_live(ls, tracker, uri, mirror.plan, label=LABEL)
             except AgentDocError as exc:  # retried on the next change
                 logger.warning("%s: %s", uri, exc)
             finally:

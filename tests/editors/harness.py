@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -137,6 +138,7 @@ EMACS_DRIVER = r"""
 (agent-doc-setup)
 (setq server-socket-dir {socket_dir} server-name "typing")
 (server-start)
+{extra}
 (find-file {doc})
 (eglot-ensure)
 """
@@ -155,14 +157,38 @@ def emacs_in_tmux(
     managed by eglot; yield the server, the pane and an ``emacsclient``."""
     if shutil.which("emacs") is None or shutil.which("emacsclient") is None:
         pytest.skip("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
-    sockets = tmp_path / "emacs"
+    with (
+        private_tmux(monkeypatch) as tmux,
+        emacs_pane(tmux, tmp_path, project, doc) as (pane, emacs),
+    ):
+        yield tmux, pane, emacs
+
+
+@contextmanager
+def emacs_pane(
+    tmux: PrivateTmux,
+    workdir: Path,
+    project: Path,
+    doc: Path,
+    *,
+    extra: str = "",
+    env: dict[str, str] | None = None,
+) -> Iterator[tuple[str, Emacs]]:
+    """``emacs -nw`` in a new window of ``tmux`` (files under ``workdir``), with
+    ``extra`` Lisp run before ``doc`` is opened and ``env`` set for Emacs and
+    its language server; yield the pane and an ``emacsclient`` once eglot
+    manages ``doc``."""
+    if shutil.which("emacs") is None or shutil.which("emacsclient") is None:
+        pytest.skip("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
+    sockets = workdir / "emacs"
     sockets.mkdir(mode=0o700)
-    driver = tmp_path / "driver.el"
+    driver = workdir / "driver.el"
     driver.write_text(
         EMACS_DRIVER.format(
             emacs_dir=lisp_string(EDITORS / "emacs"),
             server=" ".join(lisp_string(part) for part in SERVER_CMD),
             socket_dir=lisp_string(sockets),
+            extra=extra,
             doc=lisp_string(doc),
         ),
         "utf-8",
@@ -172,17 +198,27 @@ def emacs_in_tmux(
         f"(with-current-buffer (get-file-buffer {lisp_string(doc)}) "
         "(and (eglot-current-server) t))"
     )
-    with private_tmux(monkeypatch) as tmux:
-        pane = tmux.run(
-            "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:",
-            "-c", str(project), f"emacs -nw -q -l {driver}",
-        ).strip()  # fmt: skip
-        try:
-            wait_for(emacs.socket.exists, 30, "the Emacs server socket")
-            wait_for(lambda: emacs.eval(managed) == "t", 30, "eglot managing the doc")
-            yield tmux, pane, emacs
-        finally:
-            tmux.run("kill-pane", "-t", pane, check=False)
+    # a fresh HOME has no native-compilation cache: compiling the packages in
+    # the background would load the machine and pop up a *Warnings* window
+    quiet = (
+        "(setq native-comp-deferred-compilation nil "
+        "native-comp-async-report-warnings-errors nil)"
+    )
+    command = shlex.join(["emacs", "-nw", "-q", "--eval", quiet, "-l", str(driver)])
+    if env:
+        command = shlex.join(["env", *(f"{k}={v}" for k, v in env.items())]) + (
+            " " + command
+        )
+    pane = tmux.run(
+        "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=main:",
+        "-c", str(project), command,
+    ).strip()  # fmt: skip
+    try:
+        wait_for(emacs.socket.exists, 30, "the Emacs server socket")
+        wait_for(lambda: emacs.eval(managed) == "t", 30, "eglot managing the doc")
+        yield pane, emacs
+    finally:
+        tmux.run("kill-pane", "-t", pane, check=False)
 
 
 class Nvim:

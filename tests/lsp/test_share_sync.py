@@ -44,7 +44,7 @@ def served(project: Path) -> Iterator[ServeProcess]:
 
 
 async def sharing_editor(
-    client: LanguageClient, project: Path, url: str
+    client: LanguageClient, project: Path, url: str, init_options: Any = None
 ) -> tuple[Editor, list[dict[str, Any]]]:
     statuses: list[dict[str, Any]] = []
 
@@ -53,7 +53,12 @@ async def sharing_editor(
         statuses.append({k: field_of(params, k) for k in fields})
 
     client.feature(STATUS)(on_status)
-    editor = await start_editor(client, root=project, settings={"sync": url})
+    editor = await start_editor(
+        client,
+        root=project,
+        settings={"sync": url},
+        initialization_options=init_options,
+    )
     editor.open((project / "pair.md").as_uri(), DOC)
     return editor, statuses
 
@@ -126,6 +131,17 @@ async def test_buffer_converges_with_a_peer_and_a_remote_writer_while_typing(
     labels = {s["label"] for s in statuses}
     assert "shared · 1 peer" not in labels  # a raw Provider shows no presence
     assert any(p.label == "agent-doc share" for p in editor.applied)
+
+
+async def test_sync_set_only_in_the_editors_settings_joins_the_room(
+    client: LanguageClient, served: ServeProcess
+) -> None:
+    """As Neovim sends it: ``agentDoc.sync`` only in the configuration section
+    (pulled after ``initialized``), the document opened at once."""
+    editor, statuses = await sharing_editor(
+        client, served.root, served.url, init_options={}
+    )
+    await label(editor, statuses, "shared · 0 peers")
 
 
 async def test_edits_made_offline_merge_once_on_reconnect(
