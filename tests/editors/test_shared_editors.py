@@ -238,7 +238,7 @@ def test_two_editors_and_a_remote_agent_converge(
         assert seen["nvim"]["before"].endswith(case.alice.keys), seen["nvim"]
         assert seen["emacs"]["before"].endswith(case.bob.keys), seen["emacs"]
     assert served.stop() == 0
-    db = project / ".agent-doc" / "share" / "rooms.db"
+    db = project / ".agent-doc" / "share" / "rooms" / f"{SESSION}.db"
     assert stored_text(db, SESSION) == final, "\n".join(served.lines)
     _untouched(agent, alice, bob)
 
