@@ -42,31 +42,11 @@ class Client(StdioClient):
         self.note_cond = threading.Condition()
         super().__init__(argv)
 
-    def _read(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
-        while True:
-            length = 0
-            while True:
-                line = out.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            message = json.loads(out.read(length))
-            now = time.perf_counter()
-            if "method" in message and "id" in message:
-                self.send({"id": message["id"], "result": None})
-            elif "id" in message:
-                with self.cond:
-                    self.replies[message["id"]] = (now, message)
-                    self.cond.notify_all()
-            else:
-                with self.note_cond:
-                    self.notes.append((now, message["method"], message.get("params")))
-                    self.note_cond.notify_all()
+    def on_notification(self, at: float, method: str, params: Any) -> None:
+        """Record the notification (a ping's reply waits on :attr:`note_cond`)."""
+        with self.note_cond:
+            self.notes.append((at, method, params))
+            self.note_cond.notify_all()
 
     def send_body(self, body: bytes) -> float:
         """Write an encoded message; return ``perf_counter`` before the write."""

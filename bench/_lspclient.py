@@ -57,6 +57,11 @@ class StdioClient:
                 with self.cond:
                     self.replies[message["id"]] = (now, message)
                     self.cond.notify_all()
+            else:
+                self.on_notification(now, message["method"], message.get("params"))
+
+    def on_notification(self, at: float, method: str, params: Any) -> None:
+        """A notification from the server arrived at ``at`` (ignored here)."""
 
     def send(self, message: dict[str, Any]) -> None:
         """Write one message."""

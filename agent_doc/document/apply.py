@@ -291,11 +291,7 @@ def _apply_blocks(
     unmatched text; return the document and the number of user lines."""
     doc = insert_boundary_at_end_of_exchange(doc, bid)
     exchange = _find(doc, "exchange")
-    user_lines = (
-        0
-        if exchange is None
-        else doc.count("\n", exchange.open_end, exchange.close_start) - 1
-    )
+    user_lines = 0 if exchange is None else _line_count(doc, exchange) - 1
     overflow: list[str] = []
     for block in blocks:
         component = _find(doc, block.name)
@@ -366,6 +362,16 @@ def _route_unmatched(doc: str, text: str, bid: str) -> str:
 
 _OTHER_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 """Line breaks of ``str.splitlines`` other than ``\\n``."""
+
+
+def _line_count(doc: str, component: Component) -> int:
+    """Lines of ``component``'s content as :func:`dedup_exchange_adjacent_lines`
+    counts them (``str.splitlines``: a ``\u2028`` ends a line too, and a
+    count of ``\n`` alone would protect the wrong lines of the person's)."""
+    lo, hi = component.open_end, component.close_start
+    if _has_other_line_break(doc, lo, hi):
+        return len(doc[lo:hi].splitlines())
+    return doc.count("\n", lo, hi)
 
 
 def _has_other_line_break(text: str, lo: int, hi: int) -> bool:

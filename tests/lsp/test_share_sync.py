@@ -28,6 +28,7 @@ from tests.share.rooms import ANSWER
 from tests.share.rooms import DOC
 from tests.share.rooms import ServeProcess
 from tests.share.rooms import peer
+from tests.share.rooms import serving
 from tests.share.rooms import token_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -37,10 +38,8 @@ STATUS = "agentDoc/shareStatus"
 
 @pytest.fixture
 def served(project: Path) -> Iterator[ServeProcess]:
-    (project / "pair.md").write_text(DOC, encoding="utf-8")
-    server = ServeProcess(project).start()
-    yield server
-    server.kill()
+    with serving(project) as server:
+        yield server
 
 
 async def sharing_editor(

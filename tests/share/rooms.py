@@ -18,7 +18,9 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import asynccontextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -193,3 +195,15 @@ async def wait_file(
             if check(text):
                 return text
     raise AssertionError(f"{path} never passed the check; it holds:\n{text}")
+
+
+@contextmanager
+def serving(project: Path, name: str = "pair.md") -> Iterator[ServeProcess]:
+    """A real ``agent-doc serve`` of ``project`` with the session document
+    :data:`DOC` written as ``name``; killed on exit."""
+    (project / name).write_text(DOC, encoding="utf-8")
+    server = ServeProcess(project).start()
+    try:
+        yield server
+    finally:
+        server.kill()

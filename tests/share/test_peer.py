@@ -23,6 +23,7 @@ from tests.share.proxy import FaultyProxy
 from tests.share.rooms import DOC
 from tests.share.rooms import SESSION
 from tests.share.rooms import ServeProcess
+from tests.share.rooms import serving
 from tests.share.rooms import token_of
 
 pytestmark = pytest.mark.timeout(90)
@@ -90,10 +91,8 @@ async def joined(
 
 @pytest.fixture
 def served(project: Path) -> Iterator[ServeProcess]:
-    (project / "pair.md").write_text(DOC, encoding="utf-8")
-    server = ServeProcess(project).start()
-    yield server
-    server.kill()
+    with serving(project) as server:
+        yield server
 
 
 async def test_two_peers_converge_and_count_each_other(served: ServeProcess) -> None:

@@ -25,6 +25,7 @@ from tests.share.rooms import DOC
 from tests.share.rooms import SESSION
 from tests.share.rooms import ServeProcess
 from tests.share.rooms import peer
+from tests.share.rooms import serving
 from tests.share.rooms import token_of
 from tests.share.rooms import wait_file
 from tests.share.yjs_node import NodeProcess
@@ -46,10 +47,8 @@ def node_modules() -> Path:
 
 @pytest.fixture
 def served(project: Path) -> Iterator[ServeProcess]:
-    (project / "pair.md").write_text(DOC, encoding="utf-8")
-    server = ServeProcess(project).start()
-    yield server
-    server.kill()
+    with serving(project) as server:
+        yield server
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ de-duplicates, trims and puts the boundary back every time (as before issue 17).
 from __future__ import annotations
 
 import pytest
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -110,6 +111,9 @@ def _outcome(
 
 @settings(max_examples=600, deadline=None)
 @given(cases())
+@example(  # a U+2028 in the person's lines: the full steps protected the wrong line
+    ("<!-- agent:exchange -->\na\n\u2028\na\n<!-- /agent:exchange -->\n", [], "a", {})
+)
 def test_early_return_gives_what_the_full_steps_give(
     case: tuple[str, list[PatchBlock], str, dict[str, ComponentConfig]],
 ) -> None:
