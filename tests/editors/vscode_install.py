@@ -42,7 +42,7 @@ def cache_dir() -> Path:
     return Path.home() / ".cache" / "agent-doc-vscode"
 
 
-def _registry_unreachable() -> str | None:
+def registry_unreachable() -> str | None:
     """Why the npm registry cannot be used, or ``None`` when it answers."""
     try:
         ping = subprocess.run(
@@ -75,7 +75,7 @@ def _run(args: list[str], cwd: Path, timeout: float, what: str) -> str:
         args, cwd=cwd, capture_output=True, text=True, timeout=timeout
     )
     if proc.returncode != 0:
-        reason = _registry_unreachable()
+        reason = registry_unreachable()
         if reason:
             raise NotInstallable(reason)
         raise RuntimeError(
@@ -92,7 +92,7 @@ def ensure_code_server() -> Path:
     script = REPO / "scripts" / "install_code_server.sh"
     env_cache = str(cache_dir())
     if not (cache_dir() / f"code-server-{CODE_SERVER_VERSION}" / ".complete").exists():
-        reason = _registry_unreachable()  # fail fast before a long install
+        reason = registry_unreachable()  # fail fast before a long install
         if reason:
             raise NotInstallable(reason)
     proc = subprocess.run(
@@ -103,7 +103,7 @@ def ensure_code_server() -> Path:
         env={**os.environ, "AGENT_DOC_VSCODE_CACHE": env_cache},
     )
     if proc.returncode != 0:
-        reason = _registry_unreachable()
+        reason = registry_unreachable()
         if reason:
             raise NotInstallable(reason)
         raise RuntimeError(f"install_code_server.sh failed:\n{proc.stderr[-4000:]}")

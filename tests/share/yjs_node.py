@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.editors.vscode_install import registry_unreachable
+
 PACKAGES = {
     "yjs": "13.6.33",
     "y-websocket": "3.1.0",
@@ -58,23 +60,6 @@ def install_dir() -> Path:
     return cache_dir() / f"yjs-{key[:12]}"
 
 
-def _registry_unreachable() -> str | None:
-    """Why the npm registry cannot be used, or ``None`` when it answers."""
-    try:
-        ping = subprocess.run(
-            ["npm", "ping", "--fetch-retries=0", "--fetch-timeout=15000"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"the npm registry did not answer `npm ping`: {exc}"
-    if ping.returncode != 0:
-        lines = [ln for ln in ping.stderr.splitlines() if ln.startswith("npm error")]
-        return f"the npm registry is not reachable: {' / '.join(lines[:2])[:200]}"
-    return None
-
-
 def ensure_yjs() -> Path:
     """The ``node_modules`` folder of the pinned set, installed once.
 
@@ -93,7 +78,7 @@ def ensure_yjs() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one install at a time per cache
         if (dest / ".complete").exists():
             return modules
-        reason = _registry_unreachable()
+        reason = registry_unreachable()
         if reason:
             raise NotInstallable(reason)
         work = Path(tempfile.mkdtemp(prefix=".yjs-install-", dir=dest.parent))
@@ -114,7 +99,7 @@ def ensure_yjs() -> Path:
                 cwd=work, env=env, capture_output=True, text=True, timeout=600,
             )  # fmt: skip
             if proc.returncode != 0:
-                reason = _registry_unreachable()
+                reason = registry_unreachable()
                 if reason:
                     raise NotInstallable(reason)
                 raise RuntimeError(f"npm install failed:\n{proc.stderr[-3000:]}")
