@@ -15,10 +15,13 @@ process while it is not zero.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 _pending = 0
 _count_lock = threading.Lock()

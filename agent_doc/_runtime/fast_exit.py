@@ -11,9 +11,6 @@ from __future__ import annotations
 import atexit
 import os
 import sys
-import threading
-
-from agent_doc._runtime.background import pending
 
 
 def end_process(code: int) -> None:
@@ -25,9 +22,15 @@ def end_process(code: int) -> None:
     While a non-daemon thread still runs, the normal exit waits for it instead.
     Background work that was never waited for is a bug: it raises.
     """
-    if pending():
-        raise RuntimeError(f"{pending()} background task(s) were never waited for")
-    if any(
+    # A command that never started background work or a thread never imported
+    # their modules (and so does not pay for them here either).
+    background = sys.modules.get("agent_doc._runtime.background")
+    if background is not None and background.pending():
+        raise RuntimeError(
+            f"{background.pending()} background task(s) were never waited for"
+        )
+    threading = sys.modules.get("threading")
+    if threading is not None and any(
         t.is_alive() and not t.daemon and t is not threading.main_thread()
         for t in threading.enumerate()
     ):

@@ -20,12 +20,11 @@ can avoid), the ASCII classes below stand for the pattern's character classes.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-from typing import Any
-from typing import cast
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     import logging
+    from typing import Any
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 """``[A-Za-z]``."""
@@ -51,7 +50,8 @@ class _LazyPattern:
 
 def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, deferred until the pattern is first used."""
-    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
+    stand_in: re.Pattern[str] = _LazyPattern(pattern, flags)  # type: ignore[assignment]
+    return stand_in
 
 
 class _LazyLogger:
@@ -68,4 +68,5 @@ class _LazyLogger:
 
 def lazy_logger(name: str) -> logging.Logger:
     """``logging.getLogger(name)``, with ``logging`` imported on first use."""
-    return cast("logging.Logger", _LazyLogger(name))
+    stand_in: logging.Logger = _LazyLogger(name)  # type: ignore[assignment]
+    return stand_in

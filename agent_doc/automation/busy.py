@@ -14,7 +14,6 @@ import contextlib
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import AgentDocError
@@ -25,6 +24,7 @@ from agent_doc.store.state import doc_hash
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import require_document
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Literal

@@ -12,13 +12,13 @@ uses. Hooks never fail an operation.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.automation.busy import busy
 from agent_doc.store.events import fire_quietly
 from agent_doc.store.state import require_document
 from agent_doc.write.pipeline import run_write
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,13 +7,13 @@ load the cycle and its agent backends.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.automation.busy import busy
 from agent_doc.automation.lifecycle import post_write
 from agent_doc.cycle.run import run_cycle
 from agent_doc.cycle.turn_lock import acquire_turn
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

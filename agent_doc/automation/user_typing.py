@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentDocError
@@ -26,6 +25,7 @@ from agent_doc.store.state import doc_hash
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 

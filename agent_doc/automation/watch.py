@@ -28,7 +28,6 @@ Every decision is appended as JSON to ``.agent-doc/logs/watch.jsonl``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -38,10 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 
+from agent_doc._runtime.digest import sha256_hex
 from agent_doc.automation.busy import get_status
 from agent_doc.automation.turns import run_cycle_tracked
 from agent_doc.automation.user_typing import is_typing
@@ -56,6 +55,7 @@ from agent_doc.errors import TurnRunning
 from agent_doc.store.state import read_document
 from agent_doc.tmux.registry import load
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 
@@ -66,9 +66,7 @@ Decision = Literal["submit", "converged", "max-cycles"]
 
 def content_hash(text: str) -> str:
     """SHA-256 of the text with boundary markers removed."""
-    return hashlib.sha256(
-        remove_all_boundaries(text).encode("utf-8", "surrogatepass")
-    ).hexdigest()
+    return sha256_hex(remove_all_boundaries(text).encode("utf-8", "surrogatepass"))
 
 
 @dataclass(slots=True)

@@ -6,8 +6,7 @@ typer (≈85 ms); see :mod:`agent_doc.cli.entry`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 

@@ -20,7 +20,6 @@ import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc import __version__
@@ -31,6 +30,7 @@ from agent_doc.cycle.cancel import GRACE_S
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -19,7 +19,6 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 from typing import cast
 
@@ -28,6 +27,7 @@ from agent_doc.cycle.cancel import live_groups
 from agent_doc.cycle.cancel import stop_group_async
 from agent_doc.errors import AgentError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from acp.client.connection import ClientSideConnection
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc.cycle.acp_client import AcpReply
@@ -33,6 +32,7 @@ from agent_doc.cycle.cancel import signals_routed
 from agent_doc.errors import AgentError
 from agent_doc.store.atomic import atomic_write_text
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand

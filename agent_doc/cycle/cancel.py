@@ -232,6 +232,7 @@ async def stop_group_async(
 ) -> None:
     """:func:`stop_group` for an event loop (the loop reaps its children)."""
     import asyncio  # loaded already where a loop runs; not on the per-turn paths
+
     _signal_group(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and not hurry():

@@ -10,10 +10,9 @@ exchange; the caller tells an open editor to reposition its buffer too.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc._runtime.record import Record
 from agent_doc.cycle.gitcli import relative_path
 from agent_doc.cycle.gitcommit import Git
 from agent_doc.cycle.gitfull import REGULAR
@@ -39,6 +38,7 @@ from agent_doc.store.gitignore import ensure_state_ignored
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import read_document
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from datetime import datetime
@@ -51,17 +51,20 @@ if TYPE_CHECKING:
 logger = lazy_logger(__name__)
 
 
-class HistoryEntry(NamedTuple):
+class HistoryEntry(Record):
     """One commit of a document, with its exchange content."""
 
-    sha: str
-    """Full commit id."""
-    when: str
-    """ISO-8601 commit time."""
-    message: str
-    """First line of the commit message."""
-    exchange: str | None
-    """The exchange component's content at that commit (None when absent)."""
+    __slots__ = ("sha", "when", "message", "exchange")
+
+    def __init__(self, sha: str, when: str, message: str, exchange: str | None) -> None:
+        self.sha = sha
+        """Full commit id."""
+        self.when = when
+        """ISO-8601 commit time."""
+        self.message = message
+        """First line of the commit message."""
+        self.exchange = exchange
+        """The exchange component's content at that commit (None when absent)."""
 
     def preview(self, width: int = 72) -> str:
         """A one-line preview of the end of the exchange."""

@@ -21,9 +21,8 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.document._yrs import encode_text_state
@@ -40,6 +39,7 @@ from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
 from agent_doc.write.outcome import normalize_text
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.document.compaction import Compaction
     from agent_doc.store.conversation import ConversationSettings
@@ -77,13 +77,16 @@ def archive_path(path: Path, root: Path, settings: ConversationSettings) -> Path
     return path.parent / name
 
 
-class ArchivedAnswer(NamedTuple):
+class ArchivedAnswer(Record):
     """One answer kept in an archive document."""
 
-    heading: str
-    """The answer's heading line."""
-    line: int
-    """Its 1-based line in the archive."""
+    __slots__ = ("heading", "line")
+
+    def __init__(self, heading: str, line: int) -> None:
+        self.heading = heading
+        """The answer's heading line."""
+        self.line = line
+        """Its 1-based line in the archive."""
 
 
 def archived_answers(archive: Path) -> list[ArchivedAnswer]:

@@ -3,26 +3,35 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.document.diff import compute_diff
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import read_document
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 
 
-class DiffResult(NamedTuple):
+class DiffResult(Record):
     """The user's changes since the agent's last write."""
 
-    path: Path
-    diff: str | None
-    """Unified diff snapshot → document, ``None`` when there is no change."""
-    source: str
-    """``"buffer"`` (live text from a language server) or ``"file"``."""
-    has_snapshot: bool
+    __slots__ = ("path", "diff", "source", "has_snapshot")
+
+    def __init__(
+        self,
+        path: Path,
+        diff: str | None,
+        source: str,
+        has_snapshot: bool,
+    ) -> None:
+        self.path = path
+        self.diff = diff
+        """Unified diff snapshot → document, ``None`` when there is no change."""
+        self.source = source
+        """``"buffer"`` (live text from a language server) or ``"file"``."""
+        self.has_snapshot = has_snapshot
 
 
 def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:

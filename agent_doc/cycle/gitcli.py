@@ -15,8 +15,8 @@ not run every turn.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.cycle.gitobjects import object_id
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
@@ -25,38 +25,66 @@ from agent_doc.cycle.gitproc import text
 from agent_doc.errors import VcsError
 
 
-class WorkTree(NamedTuple):
+class WorkTree(Record):
     """A repository's work tree as ``git rev-parse`` reports it."""
 
-    top: Path
-    """The work tree's root."""
-    git_dir: Path
-    """The absolute git directory."""
-    head: str | None
-    """HEAD's commit id; ``None`` before the first commit."""
-    head_tree: str | None
-    """HEAD's tree id; ``None`` before the first commit."""
-    detached: bool
-    """True when HEAD is not a branch."""
-    ref: str | None = None
-    """The branch HEAD names (``refs/heads/…``); ``None`` when unborn or detached."""
-    objects: Path | None = None
-    """The objects folder."""
-    object_format: str = "sha1"
-    """The repository's hash (``sha1`` or ``sha256``)."""
-    hooks: Path | None = None
-    """The hooks folder (``core.hooksPath`` or the git directory's ``hooks``)."""
+    __slots__ = (
+        "top",
+        "git_dir",
+        "head",
+        "head_tree",
+        "detached",
+        "ref",
+        "objects",
+        "object_format",
+        "hooks",
+    )
+
+    def __init__(
+        self,
+        top: Path,
+        git_dir: Path,
+        head: str | None,
+        head_tree: str | None,
+        detached: bool,
+        ref: str | None = None,
+        objects: Path | None = None,
+        object_format: str = "sha1",
+        hooks: Path | None = None,
+    ) -> None:
+        self.top = top
+        """The work tree's root."""
+        self.git_dir = git_dir
+        """The absolute git directory."""
+        self.head = head
+        """HEAD's commit id; ``None`` before the first commit."""
+        self.head_tree = head_tree
+        """HEAD's tree id; ``None`` before the first commit."""
+        self.detached = detached
+        """True when HEAD is not a branch."""
+        self.ref = ref
+        """The branch HEAD names (``refs/heads/…``); ``None`` when unborn or
+        detached."""
+        self.objects = objects
+        """The objects folder."""
+        self.object_format = object_format
+        """The repository's hash (``sha1`` or ``sha256``)."""
+        self.hooks = hooks
+        """The hooks folder (``core.hooksPath`` or the git directory's ``hooks``)."""
 
 
-class CommitResult(NamedTuple):
+class CommitResult(Record):
     """What a commit did."""
 
-    committed: bool
-    """False when there was nothing to commit."""
-    sha: str | None
-    """The new commit, when one was made."""
-    message: str
-    """The commit message, or why nothing was committed."""
+    __slots__ = ("committed", "sha", "message")
+
+    def __init__(self, committed: bool, sha: str | None, message: str) -> None:
+        self.committed = committed
+        """False when there was nothing to commit."""
+        self.sha = sha
+        """The new commit, when one was made."""
+        self.message = message
+        """The commit message, or why nothing was committed."""
 
 
 REV_PARSE = (

@@ -15,7 +15,6 @@ repositories) and :mod:`agent_doc.cycle.gitfull` (a signature, the hooks
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.cycle import gitobjects
 from agent_doc.cycle.gitcli import REV_PARSE
@@ -38,6 +37,7 @@ from agent_doc.cycle.gitproc import GitProcess
 from agent_doc.cycle.gitproc import text
 from agent_doc.errors import VcsError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any

@@ -21,8 +21,8 @@ import stat
 from collections.abc import Iterator
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.cycle.gitcli import WorkTree
 from agent_doc.cycle.gitcli import index_entry
@@ -42,15 +42,18 @@ EXECUTABLE = "100755"
 SYMLINK = "120000"
 
 
-class FileEntry(NamedTuple):
+class FileEntry(Record):
     """One path to set in the commit's tree."""
 
-    mode: str
-    """``100644``, ``100755`` or ``120000`` (a symlink; ``data`` is its target)."""
-    rel: str
-    """The path in the work tree, in git's slash form."""
-    data: bytes
-    """The blob's content."""
+    __slots__ = ("mode", "rel", "data")
+
+    def __init__(self, mode: str, rel: str, data: bytes) -> None:
+        self.mode = mode
+        """``100644``, ``100755`` or ``120000`` (a symlink; ``data`` is its target)."""
+        self.rel = rel
+        """The path in the work tree, in git's slash form."""
+        self.data = data
+        """The blob's content."""
 
 
 def git_bool(config: dict[str, str], key: str, default: bool = False) -> bool:

@@ -15,14 +15,15 @@ files (group-shared permissions, fsync): :func:`can_write_loose` tells.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from agent_doc._runtime.digest import sha1_hex
+from agent_doc._runtime.digest import sha256_hex
 from agent_doc.cycle.gitproc import GitProcess
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -54,8 +55,8 @@ def object_id(kind: bytes, body: bytes, object_format: str = "sha1") -> str:
     """The id git gives ``body`` as an object of ``kind`` (``blob``, ``tree``...)."""
     raw = b"%s %d\0" % (kind, len(body)) + body
     if object_format == "sha256":
-        return hashlib.sha256(raw).hexdigest()
-    return hashlib.sha1(raw).hexdigest()
+        return sha256_hex(raw)
+    return sha1_hex(raw)
 
 
 class ObjectReader:
@@ -159,7 +160,7 @@ class LooseWriter:
     def write(self, kind: bytes, body: bytes) -> str:
         """Write the object (unless it exists) and return its id."""
         raw = b"%s %d\0" % (kind, len(body)) + body
-        oid = hashlib.sha1(raw).hexdigest()
+        oid = sha1_hex(raw)
         folder = self._objects / oid[:2]
         final = folder / oid[2:]
         if final.exists():

@@ -18,10 +18,10 @@ import os
 import select  # the C module; ``selectors`` would cost more
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.errors import VcsError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import BinaryIO
 

@@ -10,7 +10,8 @@ inheritance). The content is wrapped with a precedence notice and cut to a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+
+from agent_doc._runtime.record import Record
 
 FILE_NAME = "AGENTS.md"
 BUDGET_CHARS = 16_000
@@ -21,18 +22,27 @@ PREAMBLE = (
 TRUNCATION_MARK = "\n[... AGENTS.md truncated to fit the instruction budget ...]\n"
 
 
-class Instructions(NamedTuple):
+class Instructions(Record):
     """The effective AGENTS.md for a document (a NamedTuple: preflight, a
     per-turn command, builds one without importing ``dataclasses``)."""
 
-    path: Path
-    """The file that applies."""
-    content: str
-    """Its content (normalised line endings, untruncated)."""
-    inherited: bool
-    """True when it lives in an ancestor of the document's folder."""
-    drafts_skipped: tuple[Path, ...]
-    """Empty AGENTS.md files passed over on the way up."""
+    __slots__ = ("path", "content", "inherited", "drafts_skipped")
+
+    def __init__(
+        self,
+        path: Path,
+        content: str,
+        inherited: bool,
+        drafts_skipped: tuple[Path, ...],
+    ) -> None:
+        self.path = path
+        """The file that applies."""
+        self.content = content
+        """Its content (normalised line endings, untruncated)."""
+        self.inherited = inherited
+        """True when it lives in an ancestor of the document's folder."""
+        self.drafts_skipped = drafts_skipped
+        """Empty AGENTS.md files passed over on the way up."""
 
 
 def resolve_instructions(document: Path, root: Path) -> Instructions | None:

@@ -9,12 +9,12 @@ result is compared with ``.agent-doc/links_cache/<sha256(url)>.txt``.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_doc._runtime.digest import sha256_hex
 from agent_doc.errors import LinkError
 from agent_doc.store.state import atomic_write_text
 
@@ -42,7 +42,7 @@ class LinkedChange:
 
 def cache_path(root: Path, url: str) -> Path:
     """Return the cache file of ``url`` under the project's ``.agent-doc/``."""
-    digest = hashlib.sha256(url.encode("utf-8")).hexdigest()
+    digest = sha256_hex(url.encode("utf-8"))
     return root / ".agent-doc" / "links_cache" / f"{digest}.txt"
 
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc._runtime.record import Record
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.commit import start_commit
 from agent_doc.cycle.prompt import resumed_allowed
@@ -32,6 +31,7 @@ from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -46,21 +46,45 @@ DEFAULT_DEBOUNCE_MS = 500
 DEFAULT_TYPING_MS = 1500
 
 
-class PreflightResult(NamedTuple):
+class PreflightResult(Record):
     """The §7.26 result."""
 
-    recovered: bool
-    committed: bool
-    claims: list[str]
-    diff: str | None
-    document: str
-    linked_changes: Sequence[LinkedChange] = ()
-    prompt_bytes: int = 0
-    """Size of the prompt ``run`` would send now (0 with no changes)."""
-    prompt_mode: str | None = None
-    """``full`` or ``resumed`` (None with no changes)."""
-    compact_hint: str | None = None
-    """Set when the document is past ``compact_suggest_bytes``: what to run."""
+    __slots__ = (
+        "recovered",
+        "committed",
+        "claims",
+        "diff",
+        "document",
+        "linked_changes",
+        "prompt_bytes",
+        "prompt_mode",
+        "compact_hint",
+    )
+
+    def __init__(
+        self,
+        recovered: bool,
+        committed: bool,
+        claims: list[str],
+        diff: str | None,
+        document: str,
+        linked_changes: Sequence[LinkedChange] = (),
+        prompt_bytes: int = 0,
+        prompt_mode: str | None = None,
+        compact_hint: str | None = None,
+    ) -> None:
+        self.recovered = recovered
+        self.committed = committed
+        self.claims = claims
+        self.diff = diff
+        self.document = document
+        self.linked_changes = linked_changes
+        self.prompt_bytes = prompt_bytes
+        """Size of the prompt ``run`` would send now (0 with no changes)."""
+        self.prompt_mode = prompt_mode
+        """``full`` or ``resumed`` (None with no changes)."""
+        self.compact_hint = compact_hint
+        """Set when the document is past ``compact_suggest_bytes``: what to run."""
 
     @property
     def no_changes(self) -> bool:

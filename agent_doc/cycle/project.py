@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.skill import bundled_skill
@@ -41,6 +40,7 @@ from agent_doc.store.state import write_document
 from agent_doc.write.pipeline import WriteRequest
 from agent_doc.write.pipeline import write_response
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 

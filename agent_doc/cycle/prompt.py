@@ -11,12 +11,11 @@ change touches and the exchange's tail).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent_doc.cycle.instructions import render_instructions
 from agent_doc.cycle.instructions import resolve_instructions
 from agent_doc.document.excerpt import resumed_context
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.errors import AgentDocError
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import doc_hash
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.write.pipeline import WriteOutcome
     from agent_doc.write.server_link import ServerLink
@@ -29,20 +29,30 @@ SKIP_DIRS = frozenset({".git", ".agent-doc", ".venv", "venv", "node_modules"})
 """Folders never searched for documents."""
 
 
-class Recovered(NamedTuple):
+class Recovered(Record):
     """One orphaned pending response and what ``recover`` did with it."""
 
-    pending: Path
-    path: Path | None
-    status: str
-    """``written``, ``completed`` (the interrupted write had already landed; only
-    its bookkeeping was finished, the response is not added again), ``dropped``
-    (an empty response: nothing to write, so the file is removed instead of
-    failing every later ``recover`` and preflight) or ``failed`` (the pending
-    file is then kept)."""
-    error: str | None = None
-    outcome: WriteOutcome | None = None
-    """What the write did (``written``/``completed``)."""
+    __slots__ = ("pending", "path", "status", "error", "outcome")
+
+    def __init__(
+        self,
+        pending: Path,
+        path: Path | None,
+        status: str,
+        error: str | None = None,
+        outcome: WriteOutcome | None = None,
+    ) -> None:
+        self.pending = pending
+        self.path = path
+        self.status = status
+        """``written``, ``completed`` (the interrupted write had already landed; only
+        its bookkeeping was finished, the response is not added again), ``dropped``
+        (an empty response: nothing to write, so the file is removed instead of
+        failing every later ``recover`` and preflight) or ``failed`` (the pending
+        file is then kept)."""
+        self.error = error
+        self.outcome = outcome
+        """What the write did (``written``/``completed``)."""
 
 
 def _documents_by_hash(root: Path) -> dict[str, Path]:

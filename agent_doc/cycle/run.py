@@ -17,7 +17,6 @@ from __future__ import annotations
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.cycle import agents
@@ -37,6 +36,7 @@ from agent_doc.write.pipeline import WriteRequest
 from agent_doc.write.pipeline import write_response
 from agent_doc.write.waiting import elapsed_on_terminal
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.cycle.preflight import current_text
 from agent_doc.cycle.prompt import build_prompt
@@ -27,6 +26,7 @@ from agent_doc.store.conversation import load_conversation_settings
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import project_root_for
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.document.frontmatter import Frontmatter
     from agent_doc.write.server_link import ServerLink

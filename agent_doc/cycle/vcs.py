@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.cycle import gitcli
 from agent_doc.cycle.gitcli import CommitResult
 from agent_doc.errors import VcsError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from datetime import datetime
 

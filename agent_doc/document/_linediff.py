@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from typing import TypeVar
 
 Hunk = tuple[int, int, int, int]
 """``(a_start, a_end, b_start, b_end)``: ``a[a_start:a_end]`` → ``b[b_start:b_end]``."""
@@ -34,7 +33,11 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-_Seq = TypeVar("_Seq", str, bytes, list[str])
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _Seq = TypeVar("_Seq", str, bytes, list[str])
 """Lines, or the characters (UTF-8 bytes) of one text."""
 
 

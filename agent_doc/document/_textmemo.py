@@ -12,28 +12,33 @@ so a scan of a new one can start where the two differ (:func:`restart_point`).
 from __future__ import annotations
 
 import threading
-from typing import Generic
-from typing import TypeVar
 
 from agent_doc.document._linediff import common_prefix
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+    from typing import Generic
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 _PREFIX_CHUNK = 1 << 12
 """Characters compared at once when looking for where two texts differ."""
 
 
-class TextMemo(Generic[T]):
-    """The values of the last ``size`` texts, most recently used first."""
+class _TextMemo:
+    """The values of the last ``size`` texts, most recently used first (typed
+    as :class:`TextMemo` ``[T]``)."""
 
     __slots__ = ("_items", "_lock", "_size")
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._items: list[tuple[str, T]] = []
+        self._items: list[tuple[str, Any]] = []
         self._lock = threading.Lock()  # the language server checks in a thread
 
-    def get(self, text: str) -> T | None:
+    def get(self, text: str) -> Any:
         """The value remembered for ``text`` (the same or an equal string)."""
         with self._lock:
             items = self._items
@@ -47,13 +52,13 @@ class TextMemo(Generic[T]):
                     return value
             return None
 
-    def put(self, text: str, value: T) -> None:
+    def put(self, text: str, value: Any) -> None:
         """Remember ``value`` for ``text``; the least recent past ``size`` go."""
         with self._lock:
             self._items.insert(0, (text, value))
             del self._items[self._size :]
 
-    def latest_like(self, text: str) -> tuple[str, T] | None:
+    def latest_like(self, text: str) -> tuple[str, Any] | None:
         """The most recently used text of about ``text``'s size, and its value:
         the one most likely to begin like ``text`` (a small text scanned
         meanwhile, such as the answer alone, is passed over)."""
@@ -67,6 +72,24 @@ class TextMemo(Generic[T]):
         """Forget everything."""
         with self._lock:
             self._items.clear()
+
+
+if TYPE_CHECKING:  # the values' type for the checker; a plain class at run time
+
+    class TextMemo(_TextMemo, Generic[T]):
+        """:class:`_TextMemo` holding values of type ``T``."""
+
+        def get(self, text: str) -> T | None:
+            """The value remembered for ``text`` (the same or an equal string)."""
+
+        def put(self, text: str, value: T) -> None:
+            """Remember ``value`` for ``text``; the least recent past ``size`` go."""
+
+        def latest_like(self, text: str) -> tuple[str, T] | None:
+            """The most recently used text of about ``text``'s size, and its value."""
+
+else:
+    TextMemo = _TextMemo
 
 
 def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:

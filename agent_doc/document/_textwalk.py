@@ -18,17 +18,16 @@ than a ``str`` holding an emoji, and never builds the merged ``str``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-from typing import TypeVar
-
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeVar
 
-Text = TypeVar("Text", str, bytes)
-"""A text as characters or as UTF-8."""
+    Text = TypeVar("Text", str, bytes)
+    """A text as characters or as UTF-8."""
 
 TextHunk = tuple[int, int, int, int]
 """``(b1, b2, t1, t2)``: ``base[b1:b2]`` became ``text[t1:t2]`` (line starts)."""

@@ -11,10 +11,10 @@ CRDT state needs no pycrdt at all.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-from typing import Any
-
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from typing import Any
+
     import pycrdt
 
 TEXT_KEY = "content"

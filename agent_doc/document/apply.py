@@ -11,10 +11,9 @@ end of ``exchange``.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc._runtime.record import Record
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
@@ -41,6 +40,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from collections.abc import Iterator
@@ -232,12 +232,15 @@ def apply_patches(
     return reposition_boundary_to_end(doc, bid)
 
 
-class _Protected(NamedTuple):
+class _Protected(Record):
     """The person's lines at the start of ``exchange`` that de-duplication
     keeps: the first ``lines``, or those before the offset ``end``."""
 
-    lines: int = 0
-    end: int | None = None
+    __slots__ = ("lines", "end")
+
+    def __init__(self, lines: int = 0, end: int | None = None) -> None:
+        self.lines = lines
+        self.end = end
 
 
 def _already_final(

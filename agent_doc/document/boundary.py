@@ -9,8 +9,8 @@ lowercase hex characters; ids of any shape are recognised (and cleaned up).
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.document.codeblocks import code_index
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components
@@ -31,12 +31,15 @@ BOUNDARY_PREFIX = "<!-- agent:boundary:"
 _SUFFIX = "-->"
 
 
-class Boundary(NamedTuple):
+class Boundary(Record):
     """One boundary marker line: ``[start, end)`` (end after its ``\\n``)."""
 
-    start: int
-    end: int
-    id: str
+    __slots__ = ("start", "end", "id")
+
+    def __init__(self, start: int, end: int, id: str) -> None:
+        self.start = start
+        self.end = end
+        self.id = id
 
 
 def new_boundary_id() -> str:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.document.components import default_mode
 from agent_doc.errors import ConfigError
 from agent_doc.errors import PatchError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
@@ -34,25 +34,48 @@ COMPONENTS_TOML = "components.toml"
 CONFIG_TOML = "config.toml"
 
 
-class ComponentConfig(NamedTuple):
+class ComponentConfig(Record):
     """Configured behaviour of one component (``None`` / 0 = not configured)."""
 
-    mode: str | None = None
-    """``replace``, ``append`` or ``prepend`` (config key ``patch``, alias ``mode``)."""
-    timestamp: bool = False
-    """Prefix each ``patch`` entry with ``[YYYY-MM-DDTHH:MM:SSZ] ``."""
-    max_entries: int = 0
-    """Keep only the newest N non-empty lines after append/prepend (0 = all)."""
-    max_lines: int | None = None
-    """Keep only the last N lines of the content after patching (0 = all)."""
-    pre_patch: str | None = None
-    """Shell command transforming patch content (stdin → stdout)."""
-    post_patch: str | None = None
-    """Shell command run, fire-and-forget, after a patch was written."""
-    mode_source: str = COMPONENTS_TOML
-    """File that set ``mode`` (shown in hover)."""
-    max_lines_source: str = COMPONENTS_TOML
-    """File that set ``max_lines`` (shown in hover)."""
+    __slots__ = (
+        "mode",
+        "timestamp",
+        "max_entries",
+        "max_lines",
+        "pre_patch",
+        "post_patch",
+        "mode_source",
+        "max_lines_source",
+    )
+
+    def __init__(
+        self,
+        mode: str | None = None,
+        timestamp: bool = False,
+        max_entries: int = 0,
+        max_lines: int | None = None,
+        pre_patch: str | None = None,
+        post_patch: str | None = None,
+        mode_source: str = COMPONENTS_TOML,
+        max_lines_source: str = COMPONENTS_TOML,
+    ) -> None:
+        self.mode = mode
+        """``replace``, ``append`` or ``prepend`` (config key ``patch``, alias
+        ``mode``)."""
+        self.timestamp = timestamp
+        """Prefix each ``patch`` entry with ``[YYYY-MM-DDTHH:MM:SSZ] ``."""
+        self.max_entries = max_entries
+        """Keep only the newest N non-empty lines after append/prepend (0 = all)."""
+        self.max_lines = max_lines
+        """Keep only the last N lines of the content after patching (0 = all)."""
+        self.pre_patch = pre_patch
+        """Shell command transforming patch content (stdin → stdout)."""
+        self.post_patch = post_patch
+        """Shell command run, fire-and-forget, after a patch was written."""
+        self.mode_source = mode_source
+        """File that set ``mode`` (shown in hover)."""
+        self.max_lines_source = max_lines_source
+        """File that set ``max_lines`` (shown in hover)."""
 
 
 def load_component_configs(project_root: Path | None) -> dict[str, ComponentConfig]:

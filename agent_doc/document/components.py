@@ -10,11 +10,11 @@ markers (``<!-- agent:boundary:… -->``) are never components.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import KEY_CHARS
 from agent_doc._runtime.lazy import KEY_START
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
 from agent_doc.document.codeblocks import CodeIndex
@@ -66,19 +66,45 @@ def default_mode(name: str) -> str:
     return STANDARD_MODES.get(name, "replace")
 
 
-class Component(NamedTuple):
+class Component(Record):
     """One component: its name, inline attributes and marker offsets."""
 
-    name: str
-    attrs: tuple[tuple[str, str], ...]
-    open_start: int
-    open_end: int
-    close_start: int
-    close_end: int
-    open_line: int
-    close_line: int
-    depth: int
-    parent: str | None
+    __slots__ = (
+        "name",
+        "attrs",
+        "open_start",
+        "open_end",
+        "close_start",
+        "close_end",
+        "open_line",
+        "close_line",
+        "depth",
+        "parent",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        attrs: tuple[tuple[str, str], ...],
+        open_start: int,
+        open_end: int,
+        close_start: int,
+        close_end: int,
+        open_line: int,
+        close_line: int,
+        depth: int,
+        parent: str | None,
+    ) -> None:
+        self.name = name
+        self.attrs = attrs
+        self.open_start = open_start
+        self.open_end = open_end
+        self.close_start = close_start
+        self.close_end = close_end
+        self.open_line = open_line
+        self.close_line = close_line
+        self.depth = depth
+        self.parent = parent
 
     def content(self, text: str) -> str:
         """The text between the open and the close marker."""
@@ -97,35 +123,64 @@ class Component(NamedTuple):
         return self.attr("patch") or self.attr("mode")
 
 
-class ComponentIssue(NamedTuple):
+class ComponentIssue(Record):
     """A problem found by :func:`scan_components` (for editor diagnostics).
 
     ``kind`` is one of ``unclosed``, ``unmatched``, ``mismatched``,
     ``invalid-name``; ``line`` is 1-based; ``start``/``end`` span the marker.
     """
 
-    kind: str
-    message: str
-    line: int
-    start: int
-    end: int
-    name: str
+    __slots__ = ("kind", "message", "line", "start", "end", "name")
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        line: int,
+        start: int,
+        end: int,
+        name: str,
+    ) -> None:
+        self.kind = kind
+        self.message = message
+        self.line = line
+        self.start = start
+        self.end = end
+        self.name = name
 
 
-class ComponentScan(NamedTuple):
+class ComponentScan(Record):
     """The components found and the issues met, both in document order."""
 
-    components: list[Component]
-    issues: list[ComponentIssue]
+    __slots__ = ("components", "issues")
+
+    def __init__(
+        self,
+        components: list[Component],
+        issues: list[ComponentIssue],
+    ) -> None:
+        self.components = components
+        self.issues = issues
 
 
-class _Marker(NamedTuple):
-    closing: bool
-    name: str
-    attrs: tuple[tuple[str, str], ...]
-    start: int
-    end: int  # after the marker and one following "\n"
-    line: int  # 0-based
+class _Marker(Record):
+    __slots__ = ("closing", "name", "attrs", "start", "end", "line")
+
+    def __init__(
+        self,
+        closing: bool,
+        name: str,
+        attrs: tuple[tuple[str, str], ...],
+        start: int,
+        end: int,
+        line: int,
+    ) -> None:
+        self.closing = closing
+        self.name = name
+        self.attrs = attrs
+        self.start = start
+        self.end = end  # after the marker and one following "\n"
+        self.line = line  # 0-based
 
 
 def _parse_attrs(raw: str | None) -> tuple[tuple[str, str], ...]:

@@ -11,13 +11,13 @@ Anything inside fenced code or inline code spans is content and is kept.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
 from agent_doc.document.codeblocks import CodeIndex
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

@@ -19,11 +19,10 @@ scan of the components.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent_doc.document.components import scan_components
 from agent_doc.document.frontmatter_text import split_frontmatter
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.document.components import Component
 

@@ -9,13 +9,11 @@ size-limited. Text edits that keep every other byte live in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-from typing import NamedTuple
-
 from agent_doc._runtime.lazy import DIGITS
 from agent_doc._runtime.lazy import KEY_CHARS
 from agent_doc._runtime.lazy import KEY_START
 from agent_doc._runtime.lazy import LETTERS
+from agent_doc._runtime.record import Record
 from agent_doc.document.frontmatter_text import FrontmatterBlock
 from agent_doc.document.frontmatter_text import field_lines
 from agent_doc.document.frontmatter_text import rename_field
@@ -23,6 +21,7 @@ from agent_doc.document.frontmatter_text import set_field
 from agent_doc.document.frontmatter_text import split_frontmatter
 from agent_doc.errors import FrontmatterError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -58,35 +57,74 @@ _REPLACEMENTS: dict[str, str | None] = {
 }
 
 
-class Frontmatter(NamedTuple):
+class Frontmatter(Record):
     """The resolved frontmatter fields (all optional; see spec §2.1)."""
 
-    session: str | None = None
-    format: str = "template"
-    write: str = "crdt"
-    agent: str | None = None
-    model: str | None = None
-    branch: str | None = None
-    claude_args: str | None = None
-    resume: str | None = None
-    tmux_session: str | None = None
-    links: tuple[str, ...] = ()
-    debounce_ms: int | None = None
-    typing_indicator_ms: int | None = None
-    status_timeout_ms: int | None = None
-    deprecated: tuple[str, ...] = ()
-    raw: dict[str, Any] = {}  # noqa: RUF012 - never mutated; parse gives its own
+    __slots__ = (
+        "session",
+        "format",
+        "write",
+        "agent",
+        "model",
+        "branch",
+        "claude_args",
+        "resume",
+        "tmux_session",
+        "links",
+        "debounce_ms",
+        "typing_indicator_ms",
+        "status_timeout_ms",
+        "deprecated",
+        "raw",
+    )
+
+    def __init__(
+        self,
+        session: str | None = None,
+        format: str = "template",
+        write: str = "crdt",
+        agent: str | None = None,
+        model: str | None = None,
+        branch: str | None = None,
+        claude_args: str | None = None,
+        resume: str | None = None,
+        tmux_session: str | None = None,
+        links: tuple[str, ...] = (),
+        debounce_ms: int | None = None,
+        typing_indicator_ms: int | None = None,
+        status_timeout_ms: int | None = None,
+        deprecated: tuple[str, ...] = (),
+        raw: dict[str, Any] | None = None,
+    ) -> None:
+        self.session = session
+        self.format = format
+        self.write = write
+        self.agent = agent
+        self.model = model
+        self.branch = branch
+        self.claude_args = claude_args
+        self.resume = resume
+        self.tmux_session = tmux_session
+        self.links = links
+        self.debounce_ms = debounce_ms
+        self.typing_indicator_ms = typing_indicator_ms
+        self.status_timeout_ms = status_timeout_ms
+        self.deprecated = deprecated
+        self.raw: dict[str, Any] = {} if raw is None else raw
 
 
-class DeprecatedField(NamedTuple):
+class DeprecatedField(Record):
     """A deprecated key present in the frontmatter (for editor diagnostics).
 
     ``line`` is 0-based; ``replacement`` is the key to use instead (None: drop).
     """
 
-    key: str
-    line: int
-    replacement: str | None
+    __slots__ = ("key", "line", "replacement")
+
+    def __init__(self, key: str, line: int, replacement: str | None) -> None:
+        self.key = key
+        self.line = line
+        self.replacement = replacement
 
 
 _YAML_WORDS = frozenset(

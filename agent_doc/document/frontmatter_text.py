@@ -10,11 +10,11 @@ the public names.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import KEY_CHARS
 from agent_doc._runtime.lazy import KEY_START
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.errors import FrontmatterError
 
 __all__ = [
@@ -40,18 +40,29 @@ _YAML_BREAKS = "\x85\u2028\u2029"  # line breaks to YAML, folded if left raw
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-class FrontmatterBlock(NamedTuple):
+class FrontmatterBlock(Record):
     """The frontmatter block: ``yaml`` is ``text[yaml_start:yaml_end]``.
 
     ``end`` (= ``body_start``) is the offset after the closing ``---`` line.
     """
 
-    yaml: str
-    start: int
-    end: int
-    body_start: int
-    yaml_start: int = 4
-    yaml_end: int = 4
+    __slots__ = ("yaml", "start", "end", "body_start", "yaml_start", "yaml_end")
+
+    def __init__(
+        self,
+        yaml: str,
+        start: int,
+        end: int,
+        body_start: int,
+        yaml_start: int = 4,
+        yaml_end: int = 4,
+    ) -> None:
+        self.yaml = yaml
+        self.start = start
+        self.end = end
+        self.body_start = body_start
+        self.yaml_start = yaml_start
+        self.yaml_end = yaml_end
 
 
 def split_frontmatter(text: str) -> FrontmatterBlock | None:

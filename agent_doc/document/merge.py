@@ -22,8 +22,7 @@ they become UTF-8 byte offsets (pycrdt ``Text`` indexes bytes).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from agent_doc._runtime.record import Record
 from agent_doc.document import _yrs
 from agent_doc.document._linediff import Hunk
 from agent_doc.document._linediff import common_prefix
@@ -53,11 +52,14 @@ Op = tuple[int, int, str]
 """``(start, end, text)``: replace ``base[start:end]`` with ``text``."""
 
 
-class MergeResult(NamedTuple):
+class MergeResult(Record):
     """The merged text and the encoded pycrdt state of a document holding it."""
 
-    text: str
-    state: bytes
+    __slots__ = ("text", "state")
+
+    def __init__(self, text: str, state: bytes) -> None:
+        self.text = text
+        self.state = state
 
 
 def merge_texts(

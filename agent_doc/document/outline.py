@@ -8,9 +8,9 @@ the first heading (after the YAML frontmatter) is the ``(preamble)`` section.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 
@@ -24,19 +24,29 @@ _CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FRONTMATTER_END = lazy_compile(r"^---[ \t]*$\n?", re.MULTILINE)
 
 
-class Section(NamedTuple):
+class Section(Record):
     """One section of the outline."""
 
-    heading: str
-    """Heading text without the ``#`` marks, or ``(preamble)``."""
-    depth: int
-    """Heading level 1–6; 0 for the preamble."""
-    line: int
-    """1-based line of the heading in the file (preamble: its first line)."""
-    lines: int
-    """Number of content lines below the heading, up to the next heading."""
-    tokens: int
-    """Approximate token count of the whole section: UTF-8 bytes / 4."""
+    __slots__ = ("heading", "depth", "line", "lines", "tokens")
+
+    def __init__(
+        self,
+        heading: str,
+        depth: int,
+        line: int,
+        lines: int,
+        tokens: int,
+    ) -> None:
+        self.heading = heading
+        """Heading text without the ``#`` marks, or ``(preamble)``."""
+        self.depth = depth
+        """Heading level 1–6; 0 for the preamble."""
+        self.line = line
+        """1-based line of the heading in the file (preamble: its first line)."""
+        self.lines = lines
+        """Number of content lines below the heading, up to the next heading."""
+        self.tokens = tokens
+        """Approximate token count of the whole section: UTF-8 bytes / 4."""
 
     def as_dict(self) -> dict[str, str | int]:
         """The JSON object form: heading, depth, line, lines, tokens."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import code_ranges
 from agent_doc.document.components import is_valid_name
@@ -22,15 +22,23 @@ from agent_doc.errors import PatchError
 _COMMENT = lazy_compile(r"<!--(.*?)-->", re.DOTALL)
 
 
-class PatchBlock(NamedTuple):
+class PatchBlock(Record):
     """One ``<!-- patch:NAME k=v -->…<!-- /patch:NAME -->`` block of a response."""
 
-    name: str
-    """Target component name."""
-    content: str
-    """Everything between the opener (and its newline) and the close marker."""
-    attrs: tuple[tuple[str, str], ...] = ()
-    """``k=v`` attributes of the opener, in order."""
+    __slots__ = ("name", "content", "attrs")
+
+    def __init__(
+        self,
+        name: str,
+        content: str,
+        attrs: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.name = name
+        """Target component name."""
+        self.content = content
+        """Everything between the opener (and its newline) and the close marker."""
+        self.attrs = attrs
+        """``k=v`` attributes of the opener, in order."""
 
 
 def _opener(inner: str) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc.document._yrs import TEXT_KEY
@@ -23,6 +22,7 @@ from agent_doc.share.textedit import apply_text_change
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.state import doc_lock
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     import pycrdt
 

@@ -19,7 +19,6 @@ import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc.errors import ShareError
@@ -31,6 +30,7 @@ from agent_doc.share.access import token_matches
 from agent_doc.share.documents import ROOM_NAME
 from agent_doc.share.session import ShareSession
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 

@@ -16,13 +16,13 @@ offsets are converted last.
 from __future__ import annotations
 
 from difflib import SequenceMatcher
-from typing import TYPE_CHECKING
 from typing import Any
 
 from agent_doc.document._linediff import diff_lines
 from agent_doc.document._linediff import split_lines
 from agent_doc.document._yrs import TEXT_KEY
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     import pycrdt
 

@@ -8,12 +8,12 @@ so the rename itself survives a crash.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -18,14 +18,14 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.errors import ConfigError
 from agent_doc.store.config_keys import warn_unknown_keys
 from agent_doc.store.state import atomic_write_text
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -46,47 +46,78 @@ def missing_agent_hint(program: str) -> str:
     return f"install '{program}' or fix its path"
 
 
-class AgentCommand(NamedTuple):
+class AgentCommand(Record):
     """A configured agent backend: the program and the arguments it starts with."""
 
-    command: str
-    """Executable name or path."""
-    args: tuple[str, ...] = ()
-    """Arguments placed before agent-doc's own (replace the backend defaults)."""
-    prompt_pattern: str | None = None
-    """Regex matching the agent's input prompt line in its tmux pane."""
-    transport: str = "cli"
-    """``cli`` (argv + JSON, like claude -p) or ``acp`` (Agent Client Protocol)."""
-    permissions: str = "ask"
-    """ACP permission requests: ``ask`` the person, or always ``allow``/``reject``."""
+    __slots__ = ("command", "args", "prompt_pattern", "transport", "permissions")
+
+    def __init__(
+        self,
+        command: str,
+        args: tuple[str, ...] = (),
+        prompt_pattern: str | None = None,
+        transport: str = "cli",
+        permissions: str = "ask",
+    ) -> None:
+        self.command = command
+        """Executable name or path."""
+        self.args = args
+        """Arguments placed before agent-doc's own (replace the backend defaults)."""
+        self.prompt_pattern = prompt_pattern
+        """Regex matching the agent's input prompt line in its tmux pane."""
+        self.transport = transport
+        """``cli`` (argv + JSON, like claude -p) or ``acp`` (Agent Client
+        Protocol)."""
+        self.permissions = permissions
+        """ACP permission requests: ``ask`` the person, or always
+        ``allow``/``reject``."""
 
 
-class GlobalConfig(NamedTuple):
+class GlobalConfig(Record):
     """The user's global configuration, fully defaulted."""
 
-    default_agent: str | None = None
-    """Backend used when neither ``--agent`` nor frontmatter names one."""
-    claude_args: str | None = None
-    """Extra arguments for claude (space-separated)."""
-    agents: Mapping[str, AgentCommand] = MappingProxyType({})
-    """``[agents.NAME]`` tables."""
-    terminal_command: str | None = None
-    """``[terminal] command`` template with a ``{tmux_command}`` placeholder."""
-    path: Path | None = None
-    """The file this came from (None when absent)."""
+    __slots__ = ("default_agent", "claude_args", "agents", "terminal_command", "path")
+
+    def __init__(
+        self,
+        default_agent: str | None = None,
+        claude_args: str | None = None,
+        agents: Mapping[str, AgentCommand] = MappingProxyType({}),
+        terminal_command: str | None = None,
+        path: Path | None = None,
+    ) -> None:
+        self.default_agent = default_agent
+        """Backend used when neither ``--agent`` nor frontmatter names one."""
+        self.claude_args = claude_args
+        """Extra arguments for claude (space-separated)."""
+        self.agents = agents
+        """``[agents.NAME]`` tables."""
+        self.terminal_command = terminal_command
+        """``[terminal] command`` template with a ``{tmux_command}`` placeholder."""
+        self.path = path
+        """The file this came from (None when absent)."""
 
 
-class ProjectConfig(NamedTuple):
+class ProjectConfig(Record):
     """The project's ``.agent-doc/config.toml``."""
 
-    tmux_session: str | None = None
-    """The tmux session bound to this project."""
-    agent_command: str | None = None
-    """Command line started in new agent panes (default ``claude``)."""
-    raw: Mapping[str, Any] = MappingProxyType({})
-    """Every key, for modules that read their own sections."""
-    path: Path | None = None
-    """The file this came from (None when absent)."""
+    __slots__ = ("tmux_session", "agent_command", "raw", "path")
+
+    def __init__(
+        self,
+        tmux_session: str | None = None,
+        agent_command: str | None = None,
+        raw: Mapping[str, Any] = MappingProxyType({}),
+        path: Path | None = None,
+    ) -> None:
+        self.tmux_session = tmux_session
+        """The tmux session bound to this project."""
+        self.agent_command = agent_command
+        """Command line started in new agent panes (default ``claude``)."""
+        self.raw = raw
+        """Every key, for modules that read their own sections."""
+        self.path = path
+        """The file this came from (None when absent)."""
 
 
 def global_config_path() -> Path:

@@ -15,14 +15,14 @@ the file and the key.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.errors import ConfigError
 from agent_doc.store.config import global_config_path
 from agent_doc.store.config import load_project_config
 from agent_doc.store.config import read_toml
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
@@ -33,17 +33,26 @@ DEFAULT_KEEP_TURNS = 10
 DEFAULT_SUGGEST_BYTES = 1_000_000
 
 
-class ConversationSettings(NamedTuple):
+class ConversationSettings(Record):
     """How long conversations are sent and compacted (fully defaulted)."""
 
-    prompt: str = "auto"
-    """``auto`` or ``full`` (see :data:`PROMPT_MODES`)."""
-    keep_turns: int = DEFAULT_KEEP_TURNS
-    """Turns ``compact`` leaves in the document."""
-    suggest_bytes: int = DEFAULT_SUGGEST_BYTES
-    """Document size past which ``preflight`` suggests ``compact``."""
-    archive_dir: str | None = None
-    """Folder of archive documents (relative to the project root), or beside."""
+    __slots__ = ("prompt", "keep_turns", "suggest_bytes", "archive_dir")
+
+    def __init__(
+        self,
+        prompt: str = "auto",
+        keep_turns: int = DEFAULT_KEEP_TURNS,
+        suggest_bytes: int = DEFAULT_SUGGEST_BYTES,
+        archive_dir: str | None = None,
+    ) -> None:
+        self.prompt = prompt
+        """``auto`` or ``full`` (see :data:`PROMPT_MODES`)."""
+        self.keep_turns = keep_turns
+        """Turns ``compact`` leaves in the document."""
+        self.suggest_bytes = suggest_bytes
+        """Document size past which ``preflight`` suggests ``compact``."""
+        self.archive_dir = archive_dir
+        """Folder of archive documents (relative to the project root), or beside."""
 
 
 def _value(

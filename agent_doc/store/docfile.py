@@ -12,13 +12,13 @@ import codecs
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.store.atomic import atomic_write_bytes
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import BinaryIO
     from typing import Literal
@@ -29,15 +29,18 @@ BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte order mark."""
 
 
-class DocumentFile(NamedTuple):
+class DocumentFile(Record):
     """A document read from disk: its ``\\n``-ended text and how it was stored."""
 
-    text: str
-    """The content without a BOM; CRLF made ``\\n`` when the file used CRLF only."""
-    newline: Newline = "\n"
-    """``"\\r\\n"`` when every line ending in the file was CRLF, else ``"\\n"``."""
-    bom: bool = False
-    """True when the file started with a UTF-8 byte order mark."""
+    __slots__ = ("text", "newline", "bom")
+
+    def __init__(self, text: str, newline: Newline = "\n", bom: bool = False) -> None:
+        self.text = text
+        """The content without a BOM; CRLF made ``\\n`` when the file used CRLF only."""
+        self.newline = newline
+        """``"\\r\\n"`` when every line ending in the file was CRLF, else ``"\\n"``."""
+        self.bom = bom
+        """True when the file started with a UTF-8 byte order mark."""
 
 
 _KINDS = (

@@ -15,17 +15,17 @@ behind by a dead listener (connection refused) is removed before binding.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from agent_doc._runtime.digest import sha256_hex
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.errors import StateError
 from agent_doc.store.state import atomic_write_text
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     import socket
 
@@ -69,7 +69,7 @@ def bind_path(root: Path) -> Path:
     preferred = default_socket_path(root.resolve())
     if len(os.fsencode(str(preferred))) < SUN_PATH_MAX:
         return preferred
-    digest = hashlib.sha256(os.fsencode(str(preferred))).hexdigest()[:16]
+    digest = sha256_hex(os.fsencode(str(preferred)))[:16]
     return runtime_dir() / f"h-{digest}.sock"
 
 

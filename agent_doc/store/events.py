@@ -19,12 +19,10 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
-from typing import Protocol
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc._runtime.record import Record
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
@@ -34,8 +32,10 @@ from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
+    from typing import Protocol
 
     from agent_doc.store.event_socket import HookListener
 
@@ -48,15 +48,25 @@ _OWN_EVENTS = frozenset({"post_write", "post_commit"})
 """The events agent-doc fires itself (valid names)."""
 
 
-class HookEvent(NamedTuple):
+class HookEvent(Record):
     """One fired event."""
 
-    event: str
-    file: str
-    session: str | None
-    timestamp: int
-    """Unix time in milliseconds."""
-    pid: int
+    __slots__ = ("event", "file", "session", "timestamp", "pid")
+
+    def __init__(
+        self,
+        event: str,
+        file: str,
+        session: str | None,
+        timestamp: int,
+        pid: int,
+    ) -> None:
+        self.event = event
+        self.file = file
+        self.session = session
+        self.timestamp = timestamp
+        """Unix time in milliseconds."""
+        self.pid = pid
 
     def to_json(self) -> dict[str, Any]:
         """The stored JSON object."""
@@ -222,11 +232,13 @@ def poll_events(
     return found
 
 
-class HookTransport(Protocol):
-    """Delivers an event; returns False when it could not."""
+if TYPE_CHECKING:  # a protocol for the type checker only: nothing tests it at run time
 
-    def send(self, root: Path, event: HookEvent) -> bool:
-        """Deliver ``event`` for the project at ``root``."""
+    class HookTransport(Protocol):
+        """Delivers an event; returns False when it could not."""
+
+        def send(self, root: Path, event: HookEvent) -> bool:
+            """Deliver ``event`` for the project at ``root``."""
 
 
 class FileTransport:

@@ -15,10 +15,10 @@ import fcntl
 import os
 import threading
 import time
-from typing import TYPE_CHECKING
 
 from agent_doc.errors import StateError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path

@@ -12,11 +12,10 @@ modules and are re-exported here, which is the import path callers should use.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from agent_doc._runtime.digest import sha256_hex
 from agent_doc.errors import StateError
 from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.atomic import atomic_write_text
@@ -27,6 +26,7 @@ from agent_doc.store.docfile import write_document
 from agent_doc.store.locks import DEFAULT_TIMEOUT
 from agent_doc.store.locks import file_lock
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -101,7 +101,7 @@ def project_root_for(path: Path) -> Path:
 def doc_hash(path: Path) -> str:
     """Lowercase hex SHA-256 of the canonical absolute path (symlinks resolved)."""
     canonical = Path(path).resolve()
-    return hashlib.sha256(os.fsencode(str(canonical))).hexdigest()
+    return sha256_hex(os.fsencode(str(canonical)))
 
 
 @contextlib.contextmanager

@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.errors import TmuxError
 
 SOCKET_ENV = "AGENT_DOC_TMUX_SOCKET"
@@ -34,38 +34,88 @@ _WINDOW_FIELDS = (
 )  # fmt: skip
 
 
-class PaneInfo(NamedTuple):
+class PaneInfo(Record):
     """One pane as reported by ``list-panes -a``."""
 
-    pane_id: str
-    pid: int
-    dead: bool
-    dead_status: int | None
-    command: str
-    window_id: str
-    window_name: str
-    window_index: int
-    session: str
-    left: int
-    top: int
-    width: int
-    height: int
-    active: bool
-    window_active: bool
-    dead_time: int = 0
-    """When the pane's process exited (epoch seconds; 0 while it runs)."""
+    __slots__ = (
+        "pane_id",
+        "pid",
+        "dead",
+        "dead_status",
+        "command",
+        "window_id",
+        "window_name",
+        "window_index",
+        "session",
+        "left",
+        "top",
+        "width",
+        "height",
+        "active",
+        "window_active",
+        "dead_time",
+    )
+
+    def __init__(
+        self,
+        pane_id: str,
+        pid: int,
+        dead: bool,
+        dead_status: int | None,
+        command: str,
+        window_id: str,
+        window_name: str,
+        window_index: int,
+        session: str,
+        left: int,
+        top: int,
+        width: int,
+        height: int,
+        active: bool,
+        window_active: bool,
+        dead_time: int = 0,
+    ) -> None:
+        self.pane_id = pane_id
+        self.pid = pid
+        self.dead = dead
+        self.dead_status = dead_status
+        self.command = command
+        self.window_id = window_id
+        self.window_name = window_name
+        self.window_index = window_index
+        self.session = session
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
+        self.active = active
+        self.window_active = window_active
+        self.dead_time = dead_time
+        """When the pane's process exited (epoch seconds; 0 while it runs)."""
 
 
-class WindowInfo(NamedTuple):
+class WindowInfo(Record):
     """One window as reported by ``list-windows -a``."""
 
-    window_id: str
-    name: str
-    index: int  # type: ignore[assignment]  # the field hides tuple.index
-    session: str
-    activity: int
-    panes: int
-    active: bool
+    __slots__ = ("window_id", "name", "index", "session", "activity", "panes", "active")
+
+    def __init__(
+        self,
+        window_id: str,
+        name: str,
+        index: int,
+        session: str,
+        activity: int,
+        panes: int,
+        active: bool,
+    ) -> None:
+        self.window_id = window_id
+        self.name = name
+        self.index = index
+        self.session = session
+        self.activity = activity
+        self.panes = panes
+        self.active = active
 
 
 def is_stash_window_name(name: str) -> bool:

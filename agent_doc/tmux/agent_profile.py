@@ -19,10 +19,9 @@ import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.errors import ConfigError
 from agent_doc.store.config import check_prompt_pattern
 from agent_doc.store.config import load_global_config
@@ -32,6 +31,7 @@ from agent_doc.tmux.adapter import SHELLS
 from agent_doc.tmux.bindings import agent_command
 from agent_doc.tmux.screen import strip_ansi
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.tmux.adapter import PaneInfo
     from agent_doc.tmux.bindings import DocSession
@@ -99,19 +99,29 @@ def _stem(name: str) -> str:
     return path.stem if path.suffix in _SCRIPT_SUFFIXES else name
 
 
-class AgentProfile(NamedTuple):
+class AgentProfile(Record):
     """The agent of a project's panes, as far as tmux routing cares."""
 
-    name: str
-    """Short name (``claude``, ``codex``, ``my_agent``)."""
-    argv: tuple[str, ...]
-    """The command line started in new panes."""
-    prompt_pattern: str
-    """Regex of the agent's input prompt line."""
-    prompt_source: str
-    """Where the pattern came from (config key or ``default``)."""
-    names: frozenset[str]
-    """Program names that count as "an agent" in a pane (every configured one)."""
+    __slots__ = ("name", "argv", "prompt_pattern", "prompt_source", "names")
+
+    def __init__(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        prompt_pattern: str,
+        prompt_source: str,
+        names: frozenset[str],
+    ) -> None:
+        self.name = name
+        """Short name (``claude``, ``codex``, ``my_agent``)."""
+        self.argv = argv
+        """The command line started in new panes."""
+        self.prompt_pattern = prompt_pattern
+        """Regex of the agent's input prompt line."""
+        self.prompt_source = prompt_source
+        """Where the pattern came from (config key or ``default``)."""
+        self.names = names
+        """Program names that count as "an agent" in a pane (every configured one)."""
 
     def has_prompt(self, screen: str) -> bool:
         """Whether the prompt shows in the last non-blank lines of ``screen``."""

@@ -18,15 +18,14 @@ separate CLI runs see time pass; the language server can pass its own dict.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
 from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.digest import sha256_hex
+from agent_doc._runtime.record import Record
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.tmux import registry
@@ -39,6 +38,7 @@ from agent_doc.tmux.screen import strip_ansi
 from agent_doc.tmux.servers import UNREACHABLE
 from agent_doc.tmux.servers import Servers
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -49,11 +49,14 @@ UNKNOWN = "unknown"
 """The pane's tmux server does not answer: nothing is known of its agent."""
 
 
-class AgentStateConfig(NamedTuple):
+class AgentStateConfig(Record):
     """Timeouts (seconds) of the inference."""
 
-    idle_s: float = 5.0
-    stale_s: float = 60.0
+    __slots__ = ("idle_s", "stale_s")
+
+    def __init__(self, idle_s: float = 5.0, stale_s: float = 60.0) -> None:
+        self.idle_s = idle_s
+        self.stale_s = stale_s
 
     @classmethod
     def from_env(cls) -> AgentStateConfig:
@@ -66,30 +69,65 @@ class AgentStateConfig(NamedTuple):
         )
 
 
-class Observation(NamedTuple):
+class Observation(Record):
     """What was last seen in a pane."""
 
-    screen_hash: str
-    changed_at: float
-    state: str
-    since: float
+    __slots__ = ("screen_hash", "changed_at", "state", "since")
+
+    def __init__(
+        self,
+        screen_hash: str,
+        changed_at: float,
+        state: str,
+        since: float,
+    ) -> None:
+        self.screen_hash = screen_hash
+        self.changed_at = changed_at
+        self.state = state
+        self.since = since
 
 
-class AgentStatus(NamedTuple):
+class AgentStatus(Record):
     """A document's pane and its agent's state (``status --json`` item)."""
 
-    session_id: str
-    file: str
-    pane: str
-    state: str
-    since: float
-    waiting_permission: bool = False
-    exit_code: int | None = None
-    command: str = ""
-    agent: str = ""
-    """The configured agent's name when it runs in the pane (``claude``...)."""
-    server: str = ""
-    """Socket path of the tmux server the pane lives on."""
+    __slots__ = (
+        "session_id",
+        "file",
+        "pane",
+        "state",
+        "since",
+        "waiting_permission",
+        "exit_code",
+        "command",
+        "agent",
+        "server",
+    )
+
+    def __init__(
+        self,
+        session_id: str,
+        file: str,
+        pane: str,
+        state: str,
+        since: float,
+        waiting_permission: bool = False,
+        exit_code: int | None = None,
+        command: str = "",
+        agent: str = "",
+        server: str = "",
+    ) -> None:
+        self.session_id = session_id
+        self.file = file
+        self.pane = pane
+        self.state = state
+        self.since = since
+        self.waiting_permission = waiting_permission
+        self.exit_code = exit_code
+        self.command = command
+        self.agent = agent
+        """The configured agent's name when it runs in the pane (``claude``...)."""
+        self.server = server
+        """Socket path of the tmux server the pane lives on."""
 
 
 def infer(
@@ -177,7 +215,7 @@ def agent_states(
             if info is not None and not info.dead else ""
         )  # fmt: skip
         permission = parse_prompt(screen).active
-        digest = hashlib.sha256(strip_ansi(screen).encode()).hexdigest()
+        digest = sha256_hex(strip_ansi(screen).encode())
         obs = infer(memory.get(key), digest, alive=alive, permission=permission,
                     now=now, config=config)  # fmt: skip
         memory[key] = obs

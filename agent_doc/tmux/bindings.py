@@ -10,10 +10,9 @@ import os
 import shlex
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.document.frontmatter import ensure_session
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentError
@@ -29,6 +28,7 @@ from agent_doc.tmux.registry import SessionEntry
 from agent_doc.tmux.registry import relative_file
 from agent_doc.tmux.registry import utc_now
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.tmux.adapter import PaneInfo
     from agent_doc.tmux.adapter import Tmux
@@ -39,16 +39,28 @@ AGENT_WINDOW = "agent-doc"
 _ENV_ASSIGNMENT = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-class DocSession(NamedTuple):
+class DocSession(Record):
     """A document with its project root, session UUID and frontmatter bits."""
 
-    path: Path
-    root: Path
-    key: str | None
-    tmux_session: str | None
-    text: str
-    format: str = "template"
-    claude_args: str | None = None
+    __slots__ = ("path", "root", "key", "tmux_session", "text", "format", "claude_args")
+
+    def __init__(
+        self,
+        path: Path,
+        root: Path,
+        key: str | None,
+        tmux_session: str | None,
+        text: str,
+        format: str = "template",
+        claude_args: str | None = None,
+    ) -> None:
+        self.path = path
+        self.root = root
+        self.key = key
+        self.tmux_session = tmux_session
+        self.text = text
+        self.format = format
+        self.claude_args = claude_args
 
     @property
     def rel(self) -> str:

@@ -11,16 +11,16 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_compile
+from agent_doc._runtime.record import Record
 from agent_doc.errors import TmuxError
 from agent_doc.tmux import registry
 from agent_doc.tmux.adapter import Tmux as _Tmux
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.screen import strip_ansi
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -30,20 +30,32 @@ _BRACKET = lazy_compile(r"^\[(\d+)\]\s+(.+)$")
 _NUMBERED = lazy_compile(r"^(\d+)\.\s+(.+)$")
 
 
-class PromptOption(NamedTuple):
+class PromptOption(Record):
     """One choice of a permission prompt (``index`` is 1-based as displayed)."""
 
-    index: int  # type: ignore[assignment]  # the field hides tuple.index
-    label: str
+    __slots__ = ("index", "label")
+
+    def __init__(self, index: int, label: str) -> None:
+        self.index = index
+        self.label = label
 
 
-class PromptInfo(NamedTuple):
+class PromptInfo(Record):
     """A parsed permission prompt; ``selected`` is the 0-based highlighted option."""
 
-    active: bool
-    question: str = ""
-    options: tuple[PromptOption, ...] = ()
-    selected: int = 0
+    __slots__ = ("active", "question", "options", "selected")
+
+    def __init__(
+        self,
+        active: bool,
+        question: str = "",
+        options: tuple[PromptOption, ...] = (),
+        selected: int = 0,
+    ) -> None:
+        self.active = active
+        self.question = question
+        self.options = options
+        self.selected = selected
 
     def to_json(self) -> dict[str, Any]:
         """Upstream JSON: inactive → ``{"active": false}`` only."""

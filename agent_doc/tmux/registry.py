@@ -14,14 +14,14 @@ import json
 import stat
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.errors import StateError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import file_lock
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
@@ -29,18 +29,30 @@ if TYPE_CHECKING:
     from agent_doc.tmux.adapter import PaneInfo
 
 
-class SessionEntry(NamedTuple):
+class SessionEntry(Record):
     """One Binding: a document's session UUID → its tmux pane."""
 
-    pane: str
-    pid: int = 0
-    cwd: str = ""
-    started: str = ""
-    file: str = ""
-    window: str = ""
-    socket: str = ""
-    """The tmux server the pane lives on (its socket path); empty in entries
-    written before it was recorded, which count as the current server's."""
+    __slots__ = ("pane", "pid", "cwd", "started", "file", "window", "socket")
+
+    def __init__(
+        self,
+        pane: str,
+        pid: int = 0,
+        cwd: str = "",
+        started: str = "",
+        file: str = "",
+        window: str = "",
+        socket: str = "",
+    ) -> None:
+        self.pane = pane
+        self.pid = pid
+        self.cwd = cwd
+        self.started = started
+        self.file = file
+        self.window = window
+        self.socket = socket
+        """The tmux server the pane lives on (its socket path); empty in entries
+        written before it was recorded, which count as the current server's."""
 
     def same_server(self, socket: str) -> bool:
         """Whether this binding lives on the server at ``socket``."""
@@ -157,7 +169,7 @@ def _parse(text: str) -> dict[str, SessionEntry]:
     for key, raw in data.items():
         if not isinstance(raw, dict) or not isinstance(raw.get("pane"), str):
             raise ValueError(f"entry {key!r} has no pane")
-        known = {f: raw[f] for f in SessionEntry._fields if f in raw}
+        known = {f: raw[f] for f in SessionEntry.__slots__ if f in raw}
         entries[str(key)] = SessionEntry(**_coerce(known))
     return entries
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.errors import TmuxError
 from agent_doc.store.state import STATE_DIR
 from agent_doc.store.state import doc_hash
@@ -40,6 +39,7 @@ from agent_doc.tmux.submit import send_command
 from agent_doc.tmux.submit import wait_for_prompt
 from agent_doc.write.waiting import elapsed_on_terminal
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.tmux.registry import Registry
     from agent_doc.tmux.registry import SessionEntry
@@ -47,13 +47,22 @@ if TYPE_CHECKING:
 STARTING_LOCK_S = 5.0
 
 
-class RouteResult(NamedTuple):
+class RouteResult(Record):
     """What ``route`` did: ``status`` ∈ sent / started / starting / debounced."""
 
-    file: str
-    pane: str | None
-    status: str
-    verified: bool = False
+    __slots__ = ("file", "pane", "status", "verified")
+
+    def __init__(
+        self,
+        file: str,
+        pane: str | None,
+        status: str,
+        verified: bool = False,
+    ) -> None:
+        self.file = file
+        self.pane = pane
+        self.status = status
+        self.verified = verified
 
 
 def command_for(doc: DocSession) -> str:

@@ -15,12 +15,12 @@ so it never gets a second Enter.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import TmuxError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.tmux.adapter import Tmux
     from agent_doc.tmux.agent_profile import AgentProfile
@@ -36,12 +36,20 @@ class AgentNotReady(TmuxError):
     exit_code = EX_TEMPFAIL
 
 
-class PaneView(NamedTuple):
+class PaneView(Record):
     """What a pane shows: text, cursor and scrollback size (to detect any change)."""
 
-    history: int
-    cursor: tuple[int, int]
-    lines: tuple[str, ...]
+    __slots__ = ("history", "cursor", "lines")
+
+    def __init__(
+        self,
+        history: int,
+        cursor: tuple[int, int],
+        lines: tuple[str, ...],
+    ) -> None:
+        self.history = history
+        self.cursor = cursor
+        self.lines = lines
 
 
 def pane_view(tmux: Tmux, pane: str) -> PaneView:

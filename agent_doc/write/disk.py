@@ -10,8 +10,6 @@ the merged bytes. Otherwise (a BOM, CRLF, a small text…) on ``str``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
 from agent_doc.document import _yrs
@@ -28,6 +26,7 @@ from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
 from agent_doc.write.outcome import WriteOutcome
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path

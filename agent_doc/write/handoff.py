@@ -16,9 +16,8 @@ a server that does not have the document open, a refused request.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.document._yrs import encode_text_state
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
@@ -33,6 +32,7 @@ from agent_doc.write.server_link import reply_error
 from agent_doc.write.waiting import elapsed_on_terminal
 from agent_doc.write.waiting import write_timeout
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -41,15 +41,18 @@ WAITING = "waiting for the editor to apply the answer"
 """What the elapsed time shown on a terminal is counting."""
 
 
-class HandoffReply(NamedTuple):
+class HandoffReply(Record):
     """What the server did with a handed-off response."""
 
-    changed: bool
-    """The buffer changed."""
-    merged: bool
-    """The person's concurrent edits were merged in."""
-    warnings: tuple[str, ...]
-    """Malformed patch blocks (one line each, for stderr)."""
+    __slots__ = ("changed", "merged", "warnings")
+
+    def __init__(self, changed: bool, merged: bool, warnings: tuple[str, ...]) -> None:
+        self.changed = changed
+        """The buffer changed."""
+        self.merged = merged
+        """The person's concurrent edits were merged in."""
+        self.warnings = warnings
+        """Malformed patch blocks (one line each, for stderr)."""
 
 
 def sole_server(path: Path) -> Registration | None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Literal
 
@@ -16,19 +16,30 @@ if TYPE_CHECKING:
     Target = Literal["disk", "server"]
 
 
-class WriteRequest(NamedTuple):
+class WriteRequest(Record):
     """An agent response to write into one document."""
 
-    path: Path
-    response: str
-    baseline: str | None = None
-    """Document text the response was generated against (``--baseline-file``)."""
-    stream: bool = False
-    """``--stream``: CRDT write strategy (the only merge we implement)."""
-    force_disk: bool = False
-    """Write the file even when a language server has the document open."""
-    origin: str | None = None
-    """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
+    __slots__ = ("path", "response", "baseline", "stream", "force_disk", "origin")
+
+    def __init__(
+        self,
+        path: Path,
+        response: str,
+        baseline: str | None = None,
+        stream: bool = False,
+        force_disk: bool = False,
+        origin: str | None = None,
+    ) -> None:
+        self.path = path
+        self.response = response
+        self.baseline = baseline
+        """Document text the response was generated against (``--baseline-file``)."""
+        self.stream = stream
+        """``--stream``: CRDT write strategy (the only merge we implement)."""
+        self.force_disk = force_disk
+        """Write the file even when a language server has the document open."""
+        self.origin = origin
+        """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
 
 
 class WriteOutcome:

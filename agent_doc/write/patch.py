@@ -7,10 +7,9 @@ path no component hooks.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc._runtime.record import Record
 from agent_doc.document.apply import apply_component_patch
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.components import is_valid_name
@@ -25,6 +24,7 @@ from agent_doc.write.component_hooks import run_post_patch
 from agent_doc.write.component_hooks import run_pre_patch
 from agent_doc.write.outcome import normalize_text
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.document.component_config import ComponentConfig
     from agent_doc.write.outcome import Target
@@ -33,15 +33,25 @@ if TYPE_CHECKING:
 logger = lazy_logger(__name__)
 
 
-class PatchOutcome(NamedTuple):
+class PatchOutcome(Record):
     """What :func:`patch_component` did."""
 
-    path: Path
-    component: str
-    text: str
-    """The document (file or live buffer) after the patch."""
-    target: Target
-    changed: bool
+    __slots__ = ("path", "component", "text", "target", "changed")
+
+    def __init__(
+        self,
+        path: Path,
+        component: str,
+        text: str,
+        target: Target,
+        changed: bool,
+    ) -> None:
+        self.path = path
+        self.component = component
+        self.text = text
+        """The document (file or live buffer) after the patch."""
+        self.target = target
+        self.changed = changed
 
 
 HOOKS_NOT_TRUSTED = "hooks not run: workspace not trusted (agentDoc.trustWorkspace)"

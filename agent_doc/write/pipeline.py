@@ -18,14 +18,14 @@ the agent cycle. Its steps (spec §7.22, architecture "writing.py"):
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
+from agent_doc._runtime.digest import blake2b_256_hex
+from agent_doc._runtime.digest import sha256_hex
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.apply import build_content_ours
@@ -44,6 +44,7 @@ from agent_doc.write.outcome import WriteRequest as WriteRequest
 from agent_doc.write.outcome import normalize_text
 from agent_doc.write.server_link import ServerLink
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.store.docfile import DocumentFile
     from agent_doc.store.docfile import ReadCache
@@ -201,7 +202,7 @@ def text_digest(text: str, data: bytes | None = None) -> str:
     """
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
-    return DIGEST_PREFIX + hashlib.blake2b(data, digest_size=32).hexdigest()
+    return DIGEST_PREFIX + blake2b_256_hex(data)
 
 
 def digest_matches(text: str, expected: str) -> bool:
@@ -211,7 +212,7 @@ def digest_matches(text: str, expected: str) -> bool:
         return text_digest(text) == expected
 
     data = text.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest() == expected
+    return sha256_hex(data) == expected
 
 
 def _utf8(text: str) -> bytes | None:

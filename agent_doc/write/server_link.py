@@ -24,9 +24,8 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import ServerLinkError
 from agent_doc.errors import ServerTimeout
@@ -34,6 +33,7 @@ from agent_doc.store.procs import pid_alive
 from agent_doc.write.waiting import elapsed_on_terminal
 from agent_doc.write.waiting import write_timeout as configured
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     import socket
     from typing import Any
@@ -45,36 +45,63 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024
 """A reply line longer than this is refused (a document larger than 64 MB)."""
 
 
-class Registration(NamedTuple):
+class Registration(Record):
     """One ``servers/<pid>.json`` entry: a server that said it is running."""
 
-    pid: int
-    socket: str
-    roots: tuple[str, ...]
-    path: Path
-    """The registration file itself (deleted when the server is stale)."""
+    __slots__ = ("pid", "socket", "roots", "path")
+
+    def __init__(
+        self,
+        pid: int,
+        socket: str,
+        roots: tuple[str, ...],
+        path: Path,
+    ) -> None:
+        self.pid = pid
+        self.socket = socket
+        self.roots = roots
+        self.path = path
+        """The registration file itself (deleted when the server is stale)."""
 
 
-class ServerHandle(NamedTuple):
+class ServerHandle(Record):
     """A live server that has a given document open, with its buffer text."""
 
-    registration: Registration
-    file: str
-    """Canonical absolute path of the document (symlinks resolved), as sent."""
-    text: str
-    """The live buffer text at the time of the ``read`` request."""
-    version: int | None = None
-    others: tuple[Registration, ...] = ()
-    """Other live servers with the document open (their copies go stale)."""
+    __slots__ = ("registration", "file", "text", "version", "others")
+
+    def __init__(
+        self,
+        registration: Registration,
+        file: str,
+        text: str,
+        version: int | None = None,
+        others: tuple[Registration, ...] = (),
+    ) -> None:
+        self.registration = registration
+        self.file = file
+        """Canonical absolute path of the document (symlinks resolved), as sent."""
+        self.text = text
+        """The live buffer text at the time of the ``read`` request."""
+        self.version = version
+        self.others = others
+        """Other live servers with the document open (their copies go stale)."""
 
 
-class ServerWriteReply(NamedTuple):
+class ServerWriteReply(Record):
     """What a server returns after applying an agent response to its buffer."""
 
-    content_ours: str
-    text: str
-    warnings: tuple[str, ...] = ()
-    """Malformed patch blocks the server found (one line each, for stderr)."""
+    __slots__ = ("content_ours", "text", "warnings")
+
+    def __init__(
+        self,
+        content_ours: str,
+        text: str,
+        warnings: tuple[str, ...] = (),
+    ) -> None:
+        self.content_ours = content_ours
+        self.text = text
+        self.warnings = warnings
+        """Malformed patch blocks the server found (one line each, for stderr)."""
 
 
 def _connect(sock: socket.socket, path: str) -> None:

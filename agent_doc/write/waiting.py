@@ -17,7 +17,10 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from typing import TextIO
 
 TIMEOUT_ENV = "AGENT_DOC_WRITE_TIMEOUT"
 """Seconds a write waits for the editor (a positive number)."""

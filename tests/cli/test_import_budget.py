@@ -25,18 +25,23 @@ HEAVY_STDLIB = frozenset(
         "concurrent",
         "ctypes",
         "email",
+        "hashlib",
         "http",
         "logging",
         "multiprocessing",
         "sqlite3",
         "ssl",
         "tomllib",
+        "typing",
         "unittest",
         "xml",
         "zipfile",
     }
 )
-"""Standard-library packages a per-turn command does not need."""
+"""Standard-library packages a per-turn command does not need (``typing``:
+records are :class:`agent_doc._runtime.record.Record` classes and annotations
+import it only for the type checker; ``hashlib`` loads OpenSSL, the digests
+come from :mod:`agent_doc._runtime.digest`)."""
 
 SITE = frozenset({"sitecustomize", "usercustomize", "_distutils_hack", "org"})
 """What the interpreter's own start-up may bring (site hooks, editable

@@ -17,9 +17,10 @@ it``, a rule ``---``, ``-5``) is a positional argument, not an option: only
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-from typing import NamedTuple
 
+from agent_doc._runtime.record import Record
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
@@ -28,17 +29,26 @@ class Unhandled(Exception):
     """These arguments are not for the fast path; typer takes over."""
 
 
-class Spec(NamedTuple):
+class Spec(Record):
     """The shape of one command line."""
 
-    positionals: tuple[str, ...] = ()
-    """Required positional arguments, in order."""
-    optional: tuple[str, ...] = ()
-    """Positionals that may follow the required ones (default ``None``)."""
-    flags: tuple[str, ...] = ()
-    """``--switch`` names (without the dashes), ``False`` unless given."""
-    options: dict[str, tuple[Callable[[str], Any], Any]] | None = None
-    """``--name VALUE`` options: name → (conversion, default)."""
+    __slots__ = ("positionals", "optional", "flags", "options")
+
+    def __init__(
+        self,
+        positionals: tuple[str, ...] = (),
+        optional: tuple[str, ...] = (),
+        flags: tuple[str, ...] = (),
+        options: dict[str, tuple[Callable[[str], Any], Any]] | None = None,
+    ) -> None:
+        self.positionals = positionals
+        """Required positional arguments, in order."""
+        self.optional = optional
+        """Positionals that may follow the required ones (default ``None``)."""
+        self.flags = flags
+        """``--switch`` names (without the dashes), ``False`` unless given."""
+        self.options = options
+        """``--name VALUE`` options: name → (conversion, default)."""
 
 
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")

@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.cli.commands._argv import Spec
 from agent_doc.cli.commands._argv import Unhandled
 from agent_doc.cli.commands._argv import parse
 from agent_doc.errors import PatchError
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 

@@ -11,12 +11,12 @@ typer. This module must not import typer.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_doc.cli.commands._argv import Spec
 from agent_doc.cli.commands._argv import Unhandled
 from agent_doc.cli.commands._argv import parse
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.tmux.agent_state import AgentStatus
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Annotated
 
 import typer
@@ -11,6 +10,7 @@ import typer
 from agent_doc.cli._params import document_argument
 from agent_doc.cycle.turn_lock import TurnRecord
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.cycle.run import RunOutcome
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 from typing import Annotated
 from typing import Literal
 
@@ -12,6 +11,7 @@ import typer
 
 from agent_doc.cli._params import document_argument
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.tmux.sync import SyncResult
 
