@@ -54,10 +54,10 @@ def path_of(uri: str) -> Path:
 
 
 def jsonable(value: Any) -> Any:
-    """Dataclasses and named tuples → dicts, paths → strings, recursively."""
+    """Dataclasses and records → dicts, paths → strings, recursively."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    elif hasattr(value, "_asdict"):  # named tuples, WriteOutcome
+    elif hasattr(value, "_asdict"):  # records, WriteOutcome
         value = value._asdict()
     if isinstance(value, dict):
         return {k: jsonable(v) for k, v in value.items()}

@@ -128,10 +128,10 @@ def path_of(uri: str) -> Path:
 
 
 def to_json(result: Any) -> Any:
-    """A core result (dataclass, named tuple, tuple, str, …) as a JSON-able value."""
+    """A core result (dataclass, record, tuple, str, …) as a JSON-able value."""
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
         return dataclasses.asdict(result)
-    if isinstance(result, tuple) and hasattr(result, "_asdict"):
+    if hasattr(result, "_asdict"):  # records, WriteOutcome
         return {k: to_json(v) for k, v in result._asdict().items()}
     if isinstance(result, (list, tuple)):
         return [to_json(v) for v in result]

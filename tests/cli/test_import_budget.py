@@ -43,10 +43,14 @@ records are :class:`agent_doc._runtime.record.Record` classes and annotations
 import it only for the type checker; ``hashlib`` loads OpenSSL, the digests
 come from :mod:`agent_doc._runtime.digest`)."""
 
-SITE = frozenset({"sitecustomize", "usercustomize", "_distutils_hack", "org"})
+SITE = frozenset(
+    {"sitecustomize", "usercustomize", "_distutils_hack", "org", "_sha2", "_sha256"}
+)
 """What the interpreter's own start-up may bring (site hooks, editable
-installs) and names the standard library only probes for (``copy`` tries
-Jython's ``org.python.core``; importtime lists the failed attempt)."""
+installs) and names only probed for (``copy`` tries Jython's
+``org.python.core``; :mod:`agent_doc._runtime.digest` tries ``_sha2``, then
+``_sha256``, CPython's SHA-256 module before and after 3.12; importtime lists
+the failed attempt)."""
 
 EXTRA: dict[str, frozenset[str]] = {}
 """Command → modules it may import beyond the budget (none today)."""

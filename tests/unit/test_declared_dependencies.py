@@ -31,8 +31,10 @@ REPO = Path(__file__).resolve().parents[2]
 SHIPPED = ("agent_doc", "agent_doc_lsp")
 RUNTIME = "runtime"
 TYPE_ONLY = "type-only"
-# tomllib is the standard library's from 3.11; before it the code imports tomli
-STDLIB = frozenset(sys.stdlib_module_names) | {"tomllib"}
+# tomllib is the standard library's from 3.11; before it the code imports tomli.
+# _sha2 is CPython's SHA-256 module from 3.12 (_sha256 before it), which
+# agent_doc/_runtime/digest.py tries first.
+STDLIB = frozenset(sys.stdlib_module_names) | {"tomllib", "_sha2", "_sha256"}
 
 
 def _canonical(name: str) -> str:
