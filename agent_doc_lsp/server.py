@@ -4,7 +4,9 @@
 builds one and lets every feature module in :data:`FEATURES` register its
 handlers. pygls allows one handler per LSP method, so the lifecycle and document
 notifications are owned by ``features.lifecycle`` and ``features.sync``; other
-features subscribe to them through :attr:`AgentDocLanguageServer.hooks`.
+features subscribe to them through :attr:`AgentDocLanguageServer.hooks`
+(:mod:`agent_doc_lsp.hooks`). The open buffers are read through
+:attr:`AgentDocLanguageServer.buffers` (:mod:`agent_doc_lsp.buffers`).
 """
 
 from __future__ import annotations
@@ -14,14 +16,9 @@ import importlib
 import inspect
 import logging
 import time
-from collections.abc import Callable
-from collections.abc import Iterator
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
-from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -30,15 +27,15 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
-from agent_doc.document.frontmatter_text import MAX_FRONTMATTER_CHARS
-from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
 from agent_doc.store.docfile import require_document
+from agent_doc_lsp.buffers import Buffers
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
+from agent_doc_lsp.hooks import Hooks
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
 from agent_doc_lsp.protocol import AgentDocProtocol
@@ -49,124 +46,6 @@ if TYPE_CHECKING:
     from cattrs import Converter  # lsprotocol's dependency, for the type only
 
 logger = logging.getLogger(__name__)
-
-DocumentListener = Callable[["AgentDocLanguageServer", str], Any]
-"""``listener(ls, uri)``; may be a coroutine function."""
-ServerListener = Callable[["AgentDocLanguageServer"], Any]
-"""``listener(ls)``; may be a coroutine function."""
-ProblemProvider = Callable[["AgentDocLanguageServer", "Buffer"], "list[Problem]"]
-"""``provider(ls, buffer)`` → more problems to publish with the diagnostics.
-It runs in a worker thread (:mod:`agent_doc_lsp.features.diagnostics`): it reads
-``buffer`` and its own thread-safe state, and hands anything that talks to the
-client to the loop (``ls.loop.call_soon_threadsafe``)."""
-
-
-@dataclass
-class Hooks:
-    """Listeners run by the one handler pygls allows per notification.
-
-    Each listener is isolated: an ``AgentDocError`` is logged as a warning, any
-    other exception with its traceback, and the remaining listeners still run.
-    """
-
-    initialized: list[ServerListener] = field(default_factory=list)
-    """After ``initialized`` and the first configuration pull."""
-    options_changed: list[ServerListener] = field(default_factory=list)
-    """After :attr:`AgentDocLanguageServer.options` changed."""
-    shutdown: list[ServerListener] = field(default_factory=list)
-    """On ``shutdown`` (stop sockets, flush state)."""
-    did_open: list[DocumentListener] = field(default_factory=list)
-    """After pygls stored a newly opened document."""
-    did_change: list[DocumentListener] = field(default_factory=list)
-    """After pygls applied a ``didChange`` to its copy."""
-    did_save: list[DocumentListener] = field(default_factory=list)
-    """After ``didSave``."""
-    did_close: list[DocumentListener] = field(default_factory=list)
-    """After pygls dropped a closed document."""
-    problems: list[ProblemProvider] = field(default_factory=list)
-    """More diagnostics of a document (called by each diagnostics run)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Buffer:
-    """The live text of one open document, as the editor has it."""
-
-    uri: str
-    """Document URI."""
-    path: Path | None
-    """Absolute file path (``None`` for non-``file:`` URIs)."""
-    text: str
-    """Current buffer text."""
-    version: int | None
-    """Version of ``text`` (from ``didOpen``/``didChange``)."""
-    last_edit: float | None
-    """``time.time()`` of the last ``didChange``; ``None`` if never edited."""
-
-
-class Buffers:
-    """Read access to every open buffer (pygls' workspace holds the text)."""
-
-    def __init__(self, server: AgentDocLanguageServer) -> None:
-        self._server = server
-
-    def _documents(self) -> dict[str, TextDocument]:
-        try:
-            documents: dict[str, TextDocument] = self._server.workspace.text_documents
-            return documents
-        except RuntimeError:  # not initialized yet
-            return {}
-
-    def __iter__(self) -> Iterator[str]:
-        """The URIs as the editor sent them (pygls' keys are unquoted copies)."""
-        return iter([doc.uri for doc in self._documents().values()])
-
-    def __len__(self) -> int:
-        return len(self._documents())
-
-    def __contains__(self, uri: object) -> bool:
-        return isinstance(uri, str) and unquote(uri) in self._documents()
-
-    def get(self, uri: str) -> Buffer | None:
-        """Return the open buffer of ``uri``, or ``None`` if it is not open."""
-        doc = self._documents().get(unquote(uri))
-        return None if doc is None else self._buffer(doc)
-
-    def _buffer(self, doc: TextDocument, text: str | None = None) -> Buffer:
-        path = to_fs_path(doc.uri)
-        return Buffer(
-            uri=doc.uri,
-            path=Path(path) if path else None,
-            text=doc.source if text is None else text,
-            version=doc.version,
-            last_edit=self._server.last_edit.get(doc.uri),
-        )
-
-    def head(self, uri: str) -> Buffer | None:
-        """The open buffer of ``uri`` with only the beginning of its text:
-        enough for the frontmatter (whose parse gives the same answer on it),
-        without joining a large document's text."""
-        doc = self._documents().get(unquote(uri))
-        if doc is None:
-            return None
-        size = MAX_FRONTMATTER_CHARS + 16  # a longer block is an error either way
-        if isinstance(doc, FastTextDocument):
-            return self._buffer(doc, doc.prefix(size))
-        return self._buffer(doc, doc.source[:size])
-
-    def version(self, uri: str) -> int | None:
-        """The version of the open buffer ``uri`` (``None`` if it is not open),
-        without reading its text."""
-        doc = self._documents().get(unquote(uri))
-        return None if doc is None else doc.version
-
-    def by_path(self, path: str | Path) -> Buffer | None:
-        """Return the open buffer of the file ``path``, or ``None``."""
-        wanted = Path(path).resolve()
-        for doc in list(self._documents().values()):
-            fs = to_fs_path(doc.uri)
-            if fs and Path(fs).resolve() == wanted:
-                return self._buffer(doc)  # keys are unquoted URIs: never re-unquote
-        return None
 
 
 def converter() -> Converter:

@@ -28,10 +28,10 @@ from agent_doc.editor.model import Problem
 from agent_doc.editor.snapshots import SnapshotCache
 from agent_doc.editor.unsent import UnsentBaseline
 from agent_doc.editor.unsent import UnsentSummary
+from agent_doc_lsp.buffers import Buffer
 from agent_doc_lsp.features import agent_status
 from agent_doc_lsp.features import diagnostics
 from agent_doc_lsp.server import AgentDocLanguageServer
-from agent_doc_lsp.server import Buffer
 
 logger = logging.getLogger(__name__)
 

@@ -33,10 +33,10 @@ from agent_doc.store.docfile import special_file_error
 from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
 from agent_doc.write.pipeline import record_expected
+from agent_doc_lsp.buffers import Buffer
 from agent_doc_lsp.live_edit import ChangeTracker
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
-from agent_doc_lsp.server import Buffer
 from agent_doc_lsp.socket import ProjectSocket
 
 logger = logging.getLogger(__name__)

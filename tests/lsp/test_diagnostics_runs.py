@@ -15,10 +15,10 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from agent_doc.editor.model import Problem
+from agent_doc_lsp.buffers import Buffer
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import diagnostics
 from agent_doc_lsp.server import AgentDocLanguageServer
-from agent_doc_lsp.server import Buffer
 from agent_doc_lsp.server import create_server
 from tests.lsp.editor_client import start_editor
 
