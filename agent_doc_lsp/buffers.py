@@ -5,17 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from agent_doc.document.frontmatter_text import MAX_FRONTMATTER_CHARS
 from agent_doc_lsp.fast_document import FastTextDocument
-
-if TYPE_CHECKING:
-    from agent_doc_lsp.server import AgentDocLanguageServer
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +34,9 @@ class Buffer:
 class Buffers:
     """Read access to every open buffer (pygls' workspace holds the text)."""
 
-    def __init__(self, server: AgentDocLanguageServer) -> None:
+    def __init__(self, server: LanguageServer, last_edit: dict[str, float]) -> None:
         self._server = server
+        self._last_edit = last_edit
 
     def _documents(self) -> dict[str, TextDocument]:
         try:
@@ -69,7 +67,7 @@ class Buffers:
             path=Path(path) if path else None,
             text=doc.source if text is None else text,
             version=doc.version,
-            last_edit=self._server.last_edit.get(doc.uri),
+            last_edit=self._last_edit.get(doc.uri),
         )
 
     def head(self, uri: str) -> Buffer | None:

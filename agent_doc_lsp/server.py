@@ -4,9 +4,9 @@
 builds one and lets every feature module in :data:`FEATURES` register its
 handlers. pygls allows one handler per LSP method, so the lifecycle and document
 notifications are owned by ``features.lifecycle`` and ``features.sync``; other
-features subscribe to them through :attr:`AgentDocLanguageServer.hooks`
-(:mod:`agent_doc_lsp.hooks`). The open buffers are read through
-:attr:`AgentDocLanguageServer.buffers` (:mod:`agent_doc_lsp.buffers`).
+features subscribe to them through :attr:`AgentDocLanguageServer.hooks`. The
+open buffers are read through :attr:`AgentDocLanguageServer.buffers`
+(:mod:`agent_doc_lsp.buffers`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ import importlib
 import inspect
 import logging
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -27,15 +30,16 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
 from agent_doc.store.docfile import require_document
+from agent_doc_lsp.buffers import Buffer
 from agent_doc_lsp.buffers import Buffers
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
-from agent_doc_lsp.hooks import Hooks
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
 from agent_doc_lsp.protocol import AgentDocProtocol
@@ -46,6 +50,43 @@ if TYPE_CHECKING:
     from cattrs import Converter  # lsprotocol's dependency, for the type only
 
 logger = logging.getLogger(__name__)
+
+
+DocumentListener = Callable[["AgentDocLanguageServer", str], Any]
+"""``listener(ls, uri)``; may be a coroutine function."""
+ServerListener = Callable[["AgentDocLanguageServer"], Any]
+"""``listener(ls)``; may be a coroutine function."""
+ProblemProvider = Callable[["AgentDocLanguageServer", "Buffer"], "list[Problem]"]
+"""``provider(ls, buffer)`` → more problems to publish with the diagnostics.
+It runs in a worker thread (:mod:`agent_doc_lsp.features.diagnostics`): it reads
+``buffer`` and its own thread-safe state, and hands anything that talks to the
+client to the loop (``ls.loop.call_soon_threadsafe``)."""
+
+
+@dataclass
+class Hooks:
+    """Listeners run by the one handler pygls allows per notification.
+
+    Each listener is isolated: an ``AgentDocError`` is logged as a warning, any
+    other exception with its traceback, and the remaining listeners still run.
+    """
+
+    initialized: list[ServerListener] = field(default_factory=list)
+    """After ``initialized`` and the first configuration pull."""
+    options_changed: list[ServerListener] = field(default_factory=list)
+    """After :attr:`AgentDocLanguageServer.options` changed."""
+    shutdown: list[ServerListener] = field(default_factory=list)
+    """On ``shutdown`` (stop sockets, flush state)."""
+    did_open: list[DocumentListener] = field(default_factory=list)
+    """After pygls stored a newly opened document."""
+    did_change: list[DocumentListener] = field(default_factory=list)
+    """After pygls applied a ``didChange`` to its copy."""
+    did_save: list[DocumentListener] = field(default_factory=list)
+    """After ``didSave``."""
+    did_close: list[DocumentListener] = field(default_factory=list)
+    """After pygls dropped a closed document."""
+    problems: list[ProblemProvider] = field(default_factory=list)
+    """More diagnostics of a document (called by each diagnostics run)."""
 
 
 def converter() -> Converter:
@@ -73,10 +114,10 @@ class AgentDocLanguageServer(LanguageServer):
         """Current settings (``initializationOptions`` + ``agentDoc`` section)."""
         self.hooks = Hooks()
         """Listeners for lifecycle and document notifications."""
-        self.buffers = Buffers(self)
-        """Live text + version of each open document."""
         self.last_edit: dict[str, float] = {}
         """URI → ``time.time()`` of its last ``didChange``."""
+        self.buffers = Buffers(self, self.last_edit)
+        """Live text + version of each open document."""
         self.loop: asyncio.AbstractEventLoop | None = None
         """The event loop serving the connection (set at ``initialize``)."""
         self.diagnostic_timers: dict[str, asyncio.TimerHandle] = {}

@@ -23,8 +23,8 @@ TRUNCATION_MARK = "\n[... AGENTS.md truncated to fit the instruction budget ...]
 
 
 class Instructions(Record):
-    """The effective AGENTS.md for a document (a NamedTuple: preflight, a
-    per-turn command, builds one without importing ``dataclasses``)."""
+    """The effective AGENTS.md for a document (a record: preflight, a per-turn
+    command, builds one without importing ``dataclasses``)."""
 
     __slots__ = ("path", "content", "inherited", "drafts_skipped")
 

@@ -8,7 +8,8 @@ request line, one reply line, bounded by a timeout.
 
 It uses only the standard library (``socket`` + ``json``) so that the ``write``
 hand-off stays cheap to start; ``socket`` is imported only when there is a
-server to talk to, and the records are named tuples (no dataclass set-up).
+server to talk to, and the records are :class:`~agent_doc._runtime.record.Record`
+classes (no dataclass set-up).
 
 Long socket paths: ``sun_path`` holds about 107 bytes. When a socket path is
 longer, we open its directory with ``O_PATH`` and connect to

@@ -27,8 +27,8 @@ from agent_doc.editor.lint import config_problem
 from agent_doc.errors import AgentDocError
 from agent_doc_lsp import convert
 from agent_doc_lsp.buffers import Buffer
-from agent_doc_lsp.hooks import ProblemProvider
 from agent_doc_lsp.server import AgentDocLanguageServer
+from agent_doc_lsp.server import ProblemProvider
 
 logger = logging.getLogger(__name__)
 

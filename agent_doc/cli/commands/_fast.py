@@ -36,7 +36,8 @@ def read_stdin() -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    """A NamedTuple (the write outcome) or a dataclass as a JSON-ready dict."""
+    """A record (the write outcome, a patch outcome) or a dataclass as a
+    JSON-ready dict."""
     if not hasattr(value, "_asdict"):
         from dataclasses import asdict  # only the dataclass results need it
 
