@@ -84,9 +84,6 @@ NVIM_INIT = """
 vim.opt.rtp:prepend({plugin})
 vim.o.swapfile = false
 vim.o.shortmess = vim.o.shortmess .. "aFW"
-vim.lsp.handlers["agentDoc/shareStatus"] = function(_, params)
-  vim.g.agent_doc_share = params.label
-end
 require("agent_doc").setup({{
   cmd = vim.json.decode({cmd}),
   keymaps = false,

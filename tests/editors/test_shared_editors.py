@@ -158,7 +158,9 @@ def test_two_editors_and_a_remote_agent_converge(
         ) as (epane, emacs),  # fmt: skip
     ):
         wait_for(
-            lambda: nvim.lua("return vim.g.agent_doc_share") == JOINED,
+            lambda: (
+                nvim.lua("return require('agent_doc').share_statusline()") == JOINED
+            ),
             30,
             "Neovim to see Emacs in the room",
         )

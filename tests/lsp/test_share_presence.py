@@ -197,6 +197,13 @@ async def test_presence_lists_the_other_peer_with_its_cursor_and_sends_ours(
         assert (seen["name"], seen["kind"], seen["writing"]) == ("bob", "editor", False)
         assert status["writing"] is False
 
+        for bad in (
+            {"uri": 3},
+            {"uri": ann.uri, "position": {"line": -1, "character": 0}},
+            {"uri": ann.uri, "position": {"line": "5", "character": 0}},
+            {"uri": "file:///not-open.md", "position": {"line": 0, "character": 0}},
+        ):
+            client.protocol.notify(CURSOR, bad)  # ignored, nothing breaks
         client.protocol.notify(
             CURSOR,
             {"uri": ann.uri, "position": {"line": HEADING, "character": 12}},
@@ -209,6 +216,9 @@ async def test_presence_lists_the_other_peer_with_its_cursor_and_sends_ours(
             "ann's cursor after é (UTF-16 character 11)",
         )
         assert [p["kind"] for p in report["presence"]] == ["editor"]
+        assert [p["cursor"] for p in bob.reports[-1]["presence"]] == [
+            {"line": HEADING, "character": 11}
+        ]  # none of the bad notifications moved it
 
 
 async def test_a_room_write_shows_agent_writing_while_it_writes_and_not_after(
