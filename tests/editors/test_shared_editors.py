@@ -166,7 +166,11 @@ def test_two_editors_and_a_remote_agent_converge(
         )
         wait_for(
             lambda: (
-                emacs.eval(f"(equal test-share-label {lisp_string(JOINED)})") == "t"
+                emacs.eval(
+                    "(equal (agent-doc-share-label (find-buffer-visiting "
+                    f"{lisp_string(str(bob_doc))})) {lisp_string(JOINED)})"
+                )
+                == "t"
             ),
             30,
             "Emacs to see Neovim in the room",
