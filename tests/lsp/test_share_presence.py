@@ -5,8 +5,9 @@ A real ``agent-doc serve``, the real language server over stdio (editor
 :mod:`tests.share.peer_process`) and a CLI writer sharing no files:
 ``agentDoc/shareStatus`` lists bob with his cursor (in the editor's position
 encoding), ann's ``agentDoc/cursor`` reaches bob, ``write --room`` shows
-"agent writing" while it writes and not after, and bob killed with
-``kill -9`` is gone from ann's presence within 2 s.
+"agent writing" while it writes and not after, bob killed with ``kill -9``
+is gone from ann's presence within 2 s, and a bob whose network goes silent
+(a proxy throwing his traffic away) within 6 s (the server's 2 s ping).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from typing import Any
 import pytest
 from pytest_lsp import LanguageClient
 
+from agent_doc.share.peer import RoomPeer
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import start_editor
+from tests.share.proxy import FaultyProxy
 from tests.share.rooms import ANSWER
 from tests.share.rooms import DOC
 from tests.share.rooms import ServeProcess
@@ -283,3 +286,29 @@ async def test_a_peer_killed_with_kill_9_disappears_within_2_s(
         gone_after = time.monotonic() - killed
     assert ann.last()["label"] == "shared · 0 peers"
     assert gone_after < 2.0, f"bob still shown {gone_after:.2f} s after kill -9"
+
+
+async def test_a_peer_whose_network_goes_silent_disappears_within_6_s(
+    client: LanguageClient, served: ServeProcess
+) -> None:
+    """No FIN, no RST: bob's traffic is thrown away (a cable pulled). The
+    server's keep-alive ping goes unanswered, it drops the socket and bob's
+    presence with it (uvicorn's default, 20 s + 20 s, took up to 40 s)."""
+    ann = await ann_editor(client, served)
+    async with FaultyProxy(served.url) as proxy:
+        room = f"{proxy.url}/{served.room().rsplit('/', 1)[1]}"
+        bob = RoomPeer(
+            room, lambda: token_of(served.root), on_remote=lambda _t: None,
+            user="bob", backoff=(30.0, 30.0),
+        )  # fmt: skip
+        task = asyncio.ensure_future(bob.run())
+        try:
+            await ann.until(lambda s: ann.names() == ["bob"], "bob joined")
+            silent = time.monotonic()
+            proxy.drop = True
+            await ann.until(lambda s: not s["presence"], "bob gone", timeout=20)
+            gone_after = time.monotonic() - silent
+        finally:
+            bob.close()
+            await asyncio.wait_for(task, 10)
+    assert gone_after < 6.0, f"bob still shown {gone_after:.1f} s after going silent"
