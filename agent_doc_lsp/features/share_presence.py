@@ -47,9 +47,9 @@ def _field(value: Any, name: str) -> Any:
     return value[name] if isinstance(value, dict) else getattr(value, name)
 
 
-def cursor_of(ls: AgentDocLanguageServer, params: Any) -> tuple[str, int, int] | None:
-    """``(uri, line, UTF-16 character)`` of an ``agentDoc/cursor`` notification,
-    or ``None`` when it is not ``{uri, position}``."""
+def cursor_of(params: Any) -> tuple[str, int, int] | None:
+    """``(uri, line, character)`` of an ``agentDoc/cursor`` notification (in
+    the client's encoding), or ``None`` when it is not ``{uri, position}``."""
     try:
         uri = _field(params, "uri")
         position = _field(params, "position")
@@ -60,9 +60,12 @@ def cursor_of(ls: AgentDocLanguageServer, params: Any) -> tuple[str, int, int] |
         isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (line, char)
     ):
         return None
-    if uri not in ls.buffers:
-        return uri, line, char
-    return uri, line, _recode(_line(ls, uri, line), char, ls.encoding, UTF16)
+    return uri, line, char
+
+
+def utf16_character(ls: AgentDocLanguageServer, uri: str, line: int, char: int) -> int:
+    """``char`` (the client's encoding) on ``line`` of ``uri``, in UTF-16 units."""
+    return _recode(_line(ls, uri, line), char, ls.encoding, UTF16)
 
 
 def presence_json(

@@ -208,14 +208,15 @@ def show_status(ls: AgentDocLanguageServer, uri: str, status: PeerStatus) -> Non
 
 def cursor_moved(ls: AgentDocLanguageServer, params: Any) -> None:
     """``agentDoc/cursor``: publish the person's cursor in the document's room."""
-    found = share_presence.cursor_of(ls, params)
+    found = share_presence.cursor_of(params)
     if found is None:
         logger.debug("%s without {uri, position}: %r", share_presence.CURSOR, params)
         return
     uri, line, character = found
     joined = state_of(ls).joined.get(uri)
-    if joined is not None:
-        joined.mirror.peer.set_cursor((line, character))
+    if joined is not None and uri in ls.buffers:
+        utf16 = share_presence.utf16_character(ls, uri, line, character)
+        joined.mirror.peer.set_cursor((line, utf16))
 
 
 def status_lens(
