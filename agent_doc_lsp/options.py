@@ -47,6 +47,8 @@ class Options:
     sync_token_file: str = ""
     """The token file for ``sync`` (empty: the project's ``sync_token_file``,
     else ``.agent-doc/share/token``)."""
+    sync_user_name: str = ""
+    """The name other peers of a shared document see (empty: ``user@host``)."""
 
 
 FIELDS: dict[str, str] = {
@@ -60,6 +62,7 @@ FIELDS: dict[str, str] = {
     "statusIntervalMs": "status_interval_ms",
     "sync": "sync",
     "syncTokenFile": "sync_token_file",
+    "syncUserName": "sync_user_name",
 }
 """Wire name → attribute name."""
 

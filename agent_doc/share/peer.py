@@ -41,6 +41,9 @@ from pycrdt import Text
 from agent_doc.document._yrs import TEXT_KEY
 from agent_doc.share.peer_link import PeerChannel
 from agent_doc.share.peer_link import Presence
+from agent_doc.share.presence_state import PeerPresence
+from agent_doc.share.presence_state import default_name
+from agent_doc.share.presence_state import status_words
 from agent_doc.share.textedit import apply_text_change
 from agent_doc.share.textedit import rebase
 
@@ -64,12 +67,20 @@ class PeerStatus:
     """Other peers present (while ``shared``)."""
     detail: str = ""
     """Why it is offline or refused."""
+    present: tuple[PeerPresence, ...] = ()
+    """The other peers (editors and the agent's writer), while ``shared``."""
 
     def label(self) -> str:
-        """The status line text: ``shared · 3 peers``, ``offline``, …"""
+        """The status line text: ``shared · 3 peers · agent writing``, ``offline``, …"""
         if self.state == "shared":
-            return f"shared · {self.peers} peer{'' if self.peers == 1 else 's'}"
+            if not self.present:
+                return f"shared · {self.peers} peer{'' if self.peers == 1 else 's'}"
+            return f"shared · {status_words(self.present)}"
         return self.state
+
+    def writing(self) -> bool:
+        """Whether a peer (the agent) is writing into the document now."""
+        return any(p.writing for p in self.present)
 
 
 def _failure(exc: BaseException) -> PeerStatus:
@@ -111,7 +122,7 @@ class RoomPeer:
         """The peer's document: kept across connections (offline edits merge)."""
         self.text = self.doc.get(TEXT_KEY, type=Text)
         """The shared text."""
-        self.presence = Presence(self.doc, user)
+        self.presence = Presence(self.doc, user or default_name())
         """Our awareness state and the peers we see."""
         self.status = PeerStatus("connecting")
         """The current status."""
@@ -127,7 +138,7 @@ class RoomPeer:
         self._stop = anyio.Event()
         self._seed = seed
         self.doc.observe(self._observed)
-        self.presence.on_count = self._count_changed
+        self.presence.on_change = self._presence_changed
 
     # -- the text ---------------------------------------------------------
     def current(self) -> str:
@@ -159,13 +170,23 @@ class RoomPeer:
     # -- status -----------------------------------------------------------
     def _set_status(self, status: PeerStatus) -> None:
         if status != self.status:
+            if status.label() != self.status.label():  # not every cursor move
+                logger.info("%s: %s %s", self.url, status.label(), status.detail)
             self.status = status
-            logger.info("%s: %s %s", self.url, status.label(), status.detail)
             self.on_status(status)
 
-    def _count_changed(self, count: int) -> None:
+    def _shared(self) -> PeerStatus:
+        return PeerStatus(
+            "shared", self.presence.peers(), present=self.presence.others()
+        )
+
+    def _presence_changed(self, _others: tuple[PeerPresence, ...]) -> None:
         if self.status.state == "shared":
-            self._set_status(PeerStatus("shared", count))
+            self._set_status(self._shared())
+
+    def set_cursor(self, cursor: tuple[int, int] | None) -> None:
+        """Publish the person's cursor: ``(line, UTF-16 character)`` or ``None``."""
+        self.presence.set_cursor(cursor)
 
     # -- running ----------------------------------------------------------
     async def run(self) -> None:
@@ -235,7 +256,7 @@ class RoomPeer:
                     await provider.synced.wait()
                 if not self.synced.is_set():
                     self._first_sync()
-                self._set_status(PeerStatus("shared", self.presence.peers()))
+                self._set_status(self._shared())
                 await channel.closed.wait()
             finally:
                 self.presence.send = None

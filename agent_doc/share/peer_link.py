@@ -9,9 +9,10 @@ instead of raising once the socket is gone (the change stays in the peer's
 (presence) messages handed to a :class:`Presence` on the way in.
 
 :class:`Presence` wraps a ``pycrdt.Awareness``: the peer's own state (``user``
-name, ``cursor``) and the other peers' states. pycrdt-websocket does not send
-a newcomer the states it already knows, so a peer announces itself again
-whenever it sees a new peer: within one round trip everyone counts everyone.
+name and kind, ``cursor``; :mod:`~agent_doc.share.presence_state`) and the
+other peers' states. pycrdt-websocket does not send a newcomer the states it
+already knows, so a peer announces itself again whenever it sees a new peer:
+within one round trip everyone sees everyone.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ from pycrdt import create_awareness_message
 from pycrdt import read_message
 
 from agent_doc.share.channel import WebsocketChannel
+from agent_doc.share.presence_state import AGENT
+from agent_doc.share.presence_state import PeerPresence
+from agent_doc.share.presence_state import cursor_json
+from agent_doc.share.presence_state import editor_state
+from agent_doc.share.presence_state import present_peers
 
 logger = logging.getLogger(__name__)
 
@@ -40,11 +46,11 @@ class Presence:
         """The pycrdt awareness (own state + remote states)."""
         self.send: Callable[[bytes], Any] | None = None
         """Sends one message on the live connection (``None`` while offline)."""
-        self.on_count: Callable[[int], None] = lambda _n: None
-        """Called when the number of other peers changes."""
-        self._count = 0
+        self.on_change: Callable[[tuple[PeerPresence, ...]], None] = lambda _p: None
+        """Called when another peer comes, goes, moves its cursor or writes."""
+        self._others: tuple[PeerPresence, ...] = ()
         self._seen: set[int] = set()
-        self.awareness.set_local_state({"user": {"name": user}, "cursor": None})
+        self.awareness.set_local_state(editor_state(user))
         self.awareness.observe(self._observed)
 
     @property
@@ -52,13 +58,20 @@ class Presence:
         """Our awareness client id (the ``Doc``'s client id)."""
         return self.awareness.client_id
 
-    def peers(self) -> int:
-        """How many other peers (with a user name) are in the room."""
-        return len(self._present())
+    def others(self) -> tuple[PeerPresence, ...]:
+        """The other peers in the room (with a ``user``), as last seen."""
+        return self._others
 
-    def set_cursor(self, offset: int | None) -> None:
-        """Publish our cursor (a ``str`` offset in the text, or ``None``)."""
-        self.awareness.set_local_state_field("cursor", offset)
+    def peers(self) -> int:
+        """How many other editors (peers with a user name, not the agent) are in
+        the room."""
+        return sum(1 for p in self._others if p.kind != AGENT)
+
+    def set_cursor(self, cursor: tuple[int, int] | None) -> None:
+        """Publish our cursor: ``(line, UTF-16 character)``, or ``None``."""
+        state = self.awareness.get_local_state() or {}
+        if state.get("cursor") != cursor_json(cursor):
+            self.awareness.set_local_state_field("cursor", cursor_json(cursor))
 
     def announce(self) -> None:
         """Send our own state (again) on the live connection."""
@@ -100,20 +113,14 @@ class Presence:
         _change, origin = changes
         if topic == "update" and origin == "local":
             self.announce()
-        present = self._present()
+        others = present_peers(self.awareness.states, self.client_id)
+        present = {p.client for p in others}
         if origin == "remote" and present - self._seen:
             self.announce()  # a newcomer (or a peer back) does not know us yet
         self._seen = present
-        if len(present) != self._count:
-            self._count = len(present)
-            self.on_count(self._count)
-
-    def _present(self) -> set[int]:
-        return {
-            client
-            for client, state in self.awareness.states.items()
-            if client != self.client_id and isinstance(state, dict) and "user" in state
-        }
+        if others != self._others:
+            self._others = others
+            self.on_change(others)
 
 
 class PeerChannel(WebsocketChannel):

@@ -1,10 +1,15 @@
-"""Presence (Yjs awareness) of peers that leave: cleared when their socket closes.
+"""Presence (Yjs awareness) on the server: newcomers told, leavers cleared.
 
 pycrdt-websocket relays awareness messages but keeps a peer's state after its
 socket closes (a client that crashes or loses its network never says goodbye),
 so other peers would show it for the awareness timeout (30 s) or forever. Each
 socket records the awareness client ids it announced; when it closes, the
 server removes those states and tells the remaining peers at once.
+
+Nor does it tell a newcomer who is already there (y-websocket's own server
+does): a peer that announced itself once — the agent's writer, a Yjs client —
+would stay unseen by anyone who joined after. :func:`greeting` is the message
+a new socket gets first: every state the room knows.
 """
 
 from __future__ import annotations
@@ -98,6 +103,21 @@ def removal_message(clocks: dict[int, int]) -> bytes:
     for client, clock in clocks.items():
         update += _write_varuint(client) + _write_varuint(clock + 1) + b"\x04null"
     return bytes([_AWARENESS]) + _write_varuint(len(update)) + update
+
+
+def greeting(room: Any) -> bytes | None:
+    """An awareness message with every peer state the room knows (``None``: none)."""
+    from pycrdt import create_awareness_message
+
+    awareness = room.awareness
+    known = [
+        client
+        for client, state in awareness.states.items()
+        if client != awareness.client_id and state
+    ]
+    if not known:
+        return None
+    return bytes(create_awareness_message(awareness.encode_awareness_update(known)))
 
 
 async def forget_peer(room: Any, peer: PeerSocket) -> None:

@@ -6,9 +6,13 @@ core as a local write (``build_content_ours``, the 3-way merge when a baseline
 is given, ``apply_component_patch``), and applies only the changed regions as
 one transaction. Its client id is small (below :data:`AGENT_ID_LIMIT`), so on a
 tie with an editor's concurrent insert the answer comes first, as in a local
-merge. The command returns once the room has applied the transaction. No file
-of the writer's host is written: its copy of the document only names the room
-(its session id) and holds the component configuration.
+merge. The command returns once the room has applied the transaction. While
+it prepares and applies it, the writer's awareness (presence) state says so
+(``{"user": {"name": "agent", "kind": "agent"}, "writing": true}``): editors
+show "agent writing"; the state is set to null (left) before the writer
+disconnects. No file of the writer's host is written: its copy of the
+document only names the room (its session id) and holds the component
+configuration.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from agent_doc.errors import ShareError
 from agent_doc.share.access import read_token_file
 from agent_doc.share.channel import WebsocketChannel
 from agent_doc.share.documents import session_id_of
+from agent_doc.share.presence_state import agent_state
 from agent_doc.share.textedit import apply_text_change
 from agent_doc.store.state import project_root_for
 from agent_doc.write.outcome import normalize_text
@@ -209,6 +214,8 @@ async def _edit_room(target: RoomTarget, compute: Callable[[str], str]) -> RoomO
 async def _edit_joined(
     target: RoomTarget, ws: Any, compute: Callable[[str], str]
 ) -> RoomOutcome:
+    import anyio
+    from pycrdt import Awareness
     from pycrdt import Doc
     from pycrdt import Provider
     from pycrdt import Text
@@ -217,12 +224,33 @@ async def _edit_joined(
     channel = WebsocketChannel(ws, urlsplit(target.url).path)
     doc: Doc[Any] = Doc(client_id=1 + secrets.randbelow(AGENT_ID_LIMIT - 1))
     text = doc.get(TEXT_KEY, type=Text)
+    awareness = Awareness(doc)
     async with Provider(doc, channel) as provider:
         await provider.synced.wait()
-        before = str(text)
-        after = compute(before)
-        sent = channel.updates_sent
-        edits = apply_text_change(doc, text, after)
-        if edits:
-            await channel.acknowledged(create_sync_message(doc), sent)
+        await _publish(channel, awareness, agent_state())
+        try:
+            before = str(text)
+            after = compute(before)
+            sent = channel.updates_sent
+            edits = apply_text_change(doc, text, after)
+            if edits:
+                await channel.acknowledged(create_sync_message(doc), sent)
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                await _publish(channel, awareness, None)
     return RoomOutcome(target.url, before, after, edits)
+
+
+async def _publish(
+    channel: WebsocketChannel, awareness: Any, state: dict[str, Any] | None
+) -> None:
+    """Set the writer's awareness state and send it to the room (``None``: left)."""
+    from pycrdt import create_awareness_message
+
+    awareness.set_local_state(state)
+    update = awareness.encode_awareness_update([awareness.client_id])
+    try:
+        await channel.send(create_awareness_message(update))
+    except Exception:  # the connection is gone: the server clears our state
+        if state is not None:
+            raise

@@ -40,6 +40,11 @@ STORE_DIR = "rooms"
 """The folder of the rooms' SQLiteYStore databases under ``.agent-doc/share/``."""
 LEGACY_STORE_FILE = "rooms.db"
 """The one database all rooms shared before (migrated room by room)."""
+PING_S = 2.0
+"""Seconds between the server's websocket pings, and for each pong: a peer
+whose network went silent (no close ever arrives) is dropped, and its presence
+cleared, within about twice this (uvicorn's default, 20 s + 20 s, kept such a
+peer shown for up to 40 s)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,13 @@ async def _serve(
         tasks.start_soon(session.watch_files)
         app = ShareApp(session, options.token, options.token_file)
         config = uvicorn.Config(
-            app, ws="wsproto", lifespan="off", log_config=None, access_log=False
+            app,
+            ws="wsproto",
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            ws_ping_interval=PING_S,
+            ws_ping_timeout=PING_S,
         )
         server = uvicorn.Server(config)
         # the socket listens already: a client connecting now waits in the

@@ -23,6 +23,7 @@ from typing import Any
 from agent_doc.share.documents import find_session_documents
 from agent_doc.share.presence import PeerSocket
 from agent_doc.share.presence import forget_peer
+from agent_doc.share.presence import greeting
 from agent_doc.share.room_file import RoomFile
 
 logger = logging.getLogger(__name__)
@@ -152,7 +153,10 @@ class ShareSession:
         room = await self.open_room(path.removeprefix("/"))
         await send({"type": "websocket.accept"})
         peer = PeerSocket(receive, send, path)
+        known = greeting(room)
         try:
+            if known is not None:
+                await peer.send(known)  # who is already here
             await self.rooms.serve(peer)
         finally:
             await forget_peer(room, peer)

@@ -10,14 +10,15 @@ agent's write takes: minimal edits, after the person's pause, pinned to the
 buffer's version and verified.
 
 The peer's status is sent as the custom notification ``agentDoc/shareStatus``
-``{uri, state, peers, label, detail}`` and shown as a code lens at line 0
-(``shared · 2 peers``, ``offline``, ``refused``).
+``{uri, state, peers, label, detail, writing, presence}`` and shown as a code
+lens at line 0 (``shared · 2 peers · agent writing``, ``offline``,
+``refused``); ``presence`` lists the other peers and their cursors
+(:mod:`.share_presence`). The person's cursor comes in as ``agentDoc/cursor``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import getpass
 import logging
 import weakref
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from agent_doc.share.peer import RoomPeer
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import agent_status
+from agent_doc_lsp.features import share_presence
 from agent_doc_lsp.features import writes
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -58,6 +60,8 @@ class Joined:
     """The room changed while the buffer was being brought to it."""
     bringing: asyncio.Task[None] | None = None
     """The task bringing the buffer to the room's text, while it runs."""
+    label: str = ""
+    """The status label last shown (the lenses are refreshed when it changes)."""
 
 
 @dataclass
@@ -97,7 +101,7 @@ def join(ls: AgentDocLanguageServer, uri: str) -> None:
         on_remote=lambda _text: bring(ls, uri),
         on_status=lambda status: show_status(ls, uri, status),
         seed=lambda: mirror.seed(_text_of(ls, uri)),
-        user=getpass.getuser(),
+        user=options.sync_user_name,
     )
     mirror = BufferMirror(peer, buffer.text)
     task = asyncio.get_running_loop().create_task(peer.run())
@@ -187,12 +191,32 @@ def show_status(ls: AgentDocLanguageServer, uri: str, status: PeerStatus) -> Non
         "peers": status.peers,
         "label": status.label(),
         "detail": status.detail,
+        "writing": status.writing(),
+        "presence": share_presence.presence_json(ls, uri, status.present),
     }
     ls.protocol.notify(SHARE_STATUS, payload)
     if status.state == "refused":
         logger.warning("%s: room refused: %s", uri, status.detail)
+    joined = state_of(ls).joined.get(uri)
+    if joined is not None:
+        if joined.label == payload["label"]:
+            return  # a cursor moved: no new lens
+        joined.label = payload["label"]
     if ls.options.code_lens:
         agent_status.refresh_lenses(ls)
+
+
+def cursor_moved(ls: AgentDocLanguageServer, params: Any) -> None:
+    """``agentDoc/cursor``: publish the person's cursor in the document's room."""
+    found = share_presence.cursor_of(params)
+    if found is None:
+        logger.debug("%s without {uri, position}: %r", share_presence.CURSOR, params)
+        return
+    uri, line, character = found
+    joined = state_of(ls).joined.get(uri)
+    if joined is not None and uri in ls.buffers:
+        utf16 = share_presence.utf16_character(ls, uri, line, character)
+        joined.mirror.peer.set_cursor((line, utf16))
 
 
 def status_lens(
@@ -225,3 +249,4 @@ def register(server: AgentDocLanguageServer) -> None:
     server.hooks.options_changed.append(_join_open)
     server.hooks.shutdown.append(_leave_all)
     agent_status.add_lens_provider(server, status_lens)
+    server.feature(share_presence.CURSOR)(cursor_moved)

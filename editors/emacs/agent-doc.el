@@ -326,11 +326,13 @@ Only session documents in normal windows count."
         text))))
 
 (defun agent-doc-mode-line ()
-  "Agent state of the current document, for the mode line."
+  "Agent state (and room status, when shared) of the current document."
   (if (and buffer-file-name (eglot-current-server))
       (let ((s (agent-doc-format-status
-                (gethash (agent-doc--uri) agent-doc--status))))
-        (if (string-empty-p s) "" (concat " [" s "]")))
+                (gethash (agent-doc--uri) agent-doc--status)))
+            (shared (if (fboundp 'agent-doc-share-label) (agent-doc-share-label) "")))
+        (concat (if (string-empty-p s) "" (concat " [" s "]"))
+                (if (string-empty-p shared) "" (concat " [" shared "]"))))
     ""))
 
 ;;;; The agent's edits: flushed changes, point kept, one undo step
@@ -448,4 +450,5 @@ confirmation: that is how the agent's answers land in the buffer."
 (provide 'agent-doc)
 (require 'agent-doc-state nil t)  ; sessions, turn diff/revert (issue 20)
 (require 'agent-doc-acp nil t)    ; ACP agents: ask, stop, one undo step (issue 19)
+(require 'agent-doc-share nil t)  ; presence in shared documents (issue 29)
 ;;; agent-doc.el ends here

@@ -84,9 +84,6 @@ NVIM_INIT = """
 vim.opt.rtp:prepend({plugin})
 vim.o.swapfile = false
 vim.o.shortmess = vim.o.shortmess .. "aFW"
-vim.lsp.handlers["agentDoc/shareStatus"] = function(_, params)
-  vim.g.agent_doc_share = params.label
-end
 require("agent_doc").setup({{
   cmd = vim.json.decode({cmd}),
   keymaps = false,
@@ -133,18 +130,10 @@ def neovim_pane(
         tmux.run("kill-pane", "-t", pane, check=False)
 
 
-EMACS_SHARE_STATUS = """
-(defvar test-share-label nil)
-(cl-defmethod eglot-handle-notification
-  (_server (_method (eql agentDoc/shareStatus)) &rest params)
-  (setq test-share-label (plist-get params :label)))
-"""
-
-
 def emacs_extra(host: Host) -> str:
-    """Lisp for Emacs on ``host``: record the share status, log the server."""
+    """Lisp for Emacs on ``host``: start the server of ``host``."""
     command = " ".join(lisp_string(part) for part in host.server_command())
-    return EMACS_SHARE_STATUS + f"(setq agent-doc-server-command (list {command}))\n"
+    return f"(setq agent-doc-server-command (list {command}))\n"
 
 
 def project_sync(host: Host, sync: str) -> None:

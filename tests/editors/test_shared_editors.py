@@ -158,13 +158,19 @@ def test_two_editors_and_a_remote_agent_converge(
         ) as (epane, emacs),  # fmt: skip
     ):
         wait_for(
-            lambda: nvim.lua("return vim.g.agent_doc_share") == JOINED,
+            lambda: (
+                nvim.lua("return require('agent_doc').share_statusline()") == JOINED
+            ),
             30,
             "Neovim to see Emacs in the room",
         )
         wait_for(
             lambda: (
-                emacs.eval(f"(equal test-share-label {lisp_string(JOINED)})") == "t"
+                emacs.eval(
+                    "(equal (agent-doc-share-label (find-buffer-visiting "
+                    f"{lisp_string(str(bob_doc))})) {lisp_string(JOINED)})"
+                )
+                == "t"
             ),
             30,
             "Emacs to see Neovim in the room",

@@ -5,8 +5,9 @@ from npm: :mod:`tests.share.yjs_node`) joins the document's room with the
 bearer token in the ``Authorization`` header, sees the document, types (with
 non-ASCII text: Yjs counts UTF-16 units, the server's pycrdt does not) and the
 edit reaches the file on disk and a Python peer; an answer written by
-``agent-doc write --room`` reaches it. A wrong token is refused before anything
-of the room is sent. Skipped, with the reason, when npm cannot be reached.
+``agent-doc write --room`` reaches it. Presence goes both ways: the client sees
+an agent-doc peer's name and cursor, the peer sees the client's. A wrong token
+is refused before anything of the room is sent. Skipped, with the reason, when npm cannot be reached.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 import anyio
 import pytest
 
+from agent_doc.share.peer import PeerStatus
+from agent_doc.share.peer import RoomPeer
 from tests.cli_runner import agent_doc
 from tests.share.rooms import ANSWER
 from tests.share.rooms import DOC
@@ -134,3 +137,53 @@ async def test_a_y_websocket_client_with_a_wrong_token_gets_nothing(
     )
     await anyio.to_thread.run_sync(lambda: served.wait_line(r"refused .*: wrong token"))
     assert not [e for e in node.events if e["event"] in ("synced", "text")]
+
+
+async def test_presence_reaches_a_y_websocket_client_and_back(
+    served: ServeProcess, node_client: Callable[[str], NodeProcess]
+) -> None:
+    """The awareness states are y-protocols': a y-websocket client sees an
+    agent-doc peer's name and cursor, and the peer sees the client's."""
+    token = token_of(served.root)
+    node = node_client(token)
+    await anyio.to_thread.run_sync(
+        lambda: node.wait_event(lambda e: e["event"] == "synced")
+    )
+    kim = {
+        "user": {"name": "kim", "color": "#30bced"},
+        "cursor": {"line": 5, "character": 1},
+    }
+    node.send({"op": "presence", "state": kim})
+    seen = anyio.Event()
+    statuses: list[PeerStatus] = []
+
+    def on_status(status: PeerStatus) -> None:
+        statuses.append(status)
+        if any(p.name == "kim" and p.cursor == (5, 1) for p in status.present):
+            seen.set()
+
+    bob = RoomPeer(
+        served.room(), lambda: token, on_remote=lambda _t: None,
+        on_status=on_status, user="bob",
+    )  # fmt: skip
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(bob.run)
+        with anyio.fail_after(15):
+            await seen.wait()
+        bob.set_cursor((7, 3))
+
+        def bob_in(event: dict[str, Any]) -> bool:
+            return event["event"] == "awareness" and any(
+                state
+                == {
+                    "user": {"name": "bob", "kind": "editor"},
+                    "cursor": {"line": 7, "character": 3},
+                }
+                for _id, state in event["states"]
+            )
+
+        await anyio.to_thread.run_sync(lambda: node.wait_event(bob_in))
+        bob.close()
+    kim_seen = next(p for p in statuses[-1].present if p.name == "kim")
+    assert (kim_seen.kind, kim_seen.writing) == ("editor", False)
+    assert statuses[-1].label() == "shared · 1 peer"

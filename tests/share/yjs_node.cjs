@@ -12,7 +12,10 @@
 // the first sync and {"event":"text","text":…,"remote":bool} on every change of
 // the text "content"; reads JSON commands on stdin:
 //   {"op":"insert","after":S,"text":T}  insert T after the first S
+//   {"op":"presence","state":S}         set its awareness state to S
 //   {"op":"close"}                      leave the room and exit
+// and prints {"event":"awareness","states":[[clientID, state], …]} (the other
+// clients' states) whenever the awareness changes.
 // server: prints {"event":"listening","port":N} (PORT=0 by default: a free port).
 // load: $PEERS peers in each ROOM (filled already, one line "pK: " per peer);
 // once all have synced they type $RATE chars/s each on their own line for
@@ -59,6 +62,12 @@ function client (url, room) {
   text.observe((event) => {
     say({ event: 'text', text: text.toString(), remote: !event.transaction.local })
   })
+  provider.awareness.on('change', () => {
+    const states = [...provider.awareness.getStates()].filter(
+      ([id]) => id !== doc.clientID
+    )
+    say({ event: 'awareness', states })
+  })
 
   const lines = readline.createInterface({ input: process.stdin })
   lines.on('line', (line) => {
@@ -72,6 +81,8 @@ function client (url, room) {
       }
       text.insert(at + command.after.length, command.text)
       say({ event: 'inserted' })
+    } else if (command.op === 'presence') {
+      provider.awareness.setLocalState(command.state)
     } else if (command.op === 'close') {
       provider.destroy()
       process.exit(0)

@@ -38,6 +38,7 @@ import {
   syncArgs,
   syncKey,
 } from "./logic";
+import { ShareStatus, registerPresence } from "./presence";
 import { registerSessionsView } from "./sessionsView";
 
 let client: LanguageClient | undefined;
@@ -198,6 +199,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
     }
     showStatus();
   });
+  const onShareStatus = registerPresence(context, () => client, protocolUri);
+  client.onNotification("agentDoc/shareStatus", (params: ShareStatus) => onShareStatus(params));
   client.onNotification("agentDoc/vcsRefresh", () => {
     void vscode.commands.executeCommand("git.refresh").then(undefined, () => undefined);
   });

@@ -10,6 +10,7 @@ local apply = require("agent_doc.apply")
 local sessions = require("agent_doc.sessions")
 local turns = require("agent_doc.turns")
 local answer_undo = require("agent_doc.answer_undo")
+local presence = require("agent_doc.presence")
 
 local M = {}
 
@@ -30,6 +31,7 @@ M.defaults = {
   codelens = true, -- keep the server's lenses (Submit count, per-turn Diff/Revert) shown
   sync_debounce_ms = 500,
   window = nil, -- tmux window passed to agentDoc.sync / claim (nil: server decides)
+  cursor_throttle_ms = 100, -- shared documents: the cursor goes out at most this often
 }
 
 M.options = vim.deepcopy(M.defaults)
@@ -221,9 +223,17 @@ function M.statusline()
   return status.format(status.by_uri[current_uri()])
 end
 
+--- Statusline component: the room status of a shared document (or ""), e.g.
+--- "shared · 2 peers · agent writing".
+--- @return string
+function M.share_statusline()
+  return presence.statusline()
+end
+
 --- Handlers for the server's custom notifications.
 M.handlers = {
   ["workspace/applyEdit"] = apply.handler,
+  ["agentDoc/shareStatus"] = presence.handler,
   ["agentDoc/answerLanded"] = answer_undo.handler,
   ["agentDoc/status"] = function(_, params)
     status.update(params)
@@ -344,6 +354,7 @@ function M.setup(opts)
   define_autosync()
   sessions.setup()
   turns.setup(M.options)
+  presence.setup(M.options)
   lsp.enable(M.options, M.handlers)
 end
 
