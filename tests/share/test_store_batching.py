@@ -28,23 +28,12 @@ from tests.share.rooms import SESSION
 from tests.share.rooms import ServeProcess
 from tests.share.rooms import peer
 from tests.share.rooms import serving
+from tests.share.rooms import stored_text
 from tests.share.rooms import token_of
 from tests.share.rooms import wait_file
 
 pytestmark = pytest.mark.timeout(90)
 KEYS = 120
-
-
-async def stored_text(db: Path, name: str = SESSION) -> str:
-    """The text a fresh document gets from the room's store."""
-    store = SQLiteYStore(name)
-    store.db_path = str(db)
-    doc: pycrdt.Doc[Any] = pycrdt.Doc()
-    async with anyio.create_task_group() as tasks:
-        await tasks.start(store.start)
-        await store.apply_updates(doc)
-        await store.stop()
-    return str(doc.get("content", type=pycrdt.Text))
 
 
 def rows(db: Path) -> int:
