@@ -56,6 +56,9 @@ class RoomPersister:
         self._doc = doc
         self._pending: list[bytes] = []
         self._gathered = anyio.Event()
+        self._gathered_count = 0
+        self._stored_count = 0
+        self._wrote = anyio.Event()
         self._lock = anyio.Lock()
         self._subscription = doc.observe(self._gather)
 
@@ -63,6 +66,7 @@ class RoomPersister:
         update: bytes = event.update
         if update != b"\x00\x00":  # an empty transaction changes nothing
             self._pending.append(update)
+            self._gathered_count += 1
             self._gathered.set()
 
     @property
@@ -77,16 +81,23 @@ class RoomPersister:
             await anyio.sleep_until(self._last_write + self.window)
             await self.write_pending()
 
+    async def stored(self) -> None:
+        """Wait until every change made so far is in the store (by the next
+        batch: no extra write). The file's projection waits for this before
+        it writes, so the file never holds text the store lacks."""
+        wanted = self._gathered_count
+        while self._stored_count < wanted:
+            await self._wrote.wait()
+
     async def write_pending(self) -> None:
-        """Write every update gathered so far as one merged update, now
-        (the file's projection calls this first: the file never holds text
-        the store lacks).
+        """Write every update gathered so far as one merged update, now.
 
         A write that fails is kept to be tried again with the next batch.
         """
         async with self._lock:
             self._gathered = anyio.Event()
             batch, self._pending = self._pending, []
+            covered = self._gathered_count
             if not batch:
                 return
             merged = batch[0] if len(batch) == 1 else pycrdt.merge_updates(*batch)
@@ -101,6 +112,9 @@ class RoomPersister:
                 return
             self.writes += 1
             self._last_write = anyio.current_time()
+            self._stored_count = covered
+            wrote, self._wrote = self._wrote, anyio.Event()
+            wrote.set()
 
     def close(self) -> None:
         """Stop gathering the document's changes (what is pending stays)."""

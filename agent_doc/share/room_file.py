@@ -65,10 +65,10 @@ class RoomFile:
         self.projected = _read(self.record)
         """The text last written to (or read from) the file; ``None``: unknown."""
         self.stored = stored
-        """Awaited before the file is written: stores the room's pending
-        changes, so the file never holds text the store lacks (after a
-        ``kill -9`` such text would come back from the file as new items
-        while peers resend the old ones: a duplicate)."""
+        """Awaited before the file is written: returns once the room's
+        changes so far are stored, so the file never holds text the store
+        lacks (after a ``kill -9`` such text would come back from the file
+        as new items while peers resend the old ones: a duplicate)."""
         self._dirty = anyio.Event()
         self._subscription = doc.observe(lambda _event: self.poke())
 

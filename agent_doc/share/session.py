@@ -131,7 +131,7 @@ class ShareSession:
         self.rooms.rooms["/" + name] = room
         await self.rooms.start_room(room)
         await room.ydoc_observed.wait()  # from here on, changes reach the peers
-        projection = RoomFile(self.root, name, path, doc, persister.write_pending)
+        projection = RoomFile(self.root, name, path, doc, persister.stored)
         if not stored:
             projection.seed()
             # durable before any peer gets it: a server killed before the
