@@ -49,6 +49,8 @@ class ShareSession:
         self._locks: dict[str, Any] = {}
         self.persisters: dict[str, RoomPersister] = {}
         """Open rooms' batched store writers by session id."""
+        self.watched: dict[str, RoomFile] = {}
+        """Open rooms' projections by their document's resolved path."""
         self._store_dir = Path()
         self._legacy: Path | None = None
 
@@ -139,6 +141,7 @@ class ShareSession:
             # a second history that duplicates the text for every peer
             await persister.write_pending()
         self.files[name] = projection
+        self.watched[str(path.resolve())] = projection
         self.persisters[name] = persister
         self.tasks.start_soon(persister.run)
         self.tasks.start_soon(projection.run)
@@ -161,21 +164,23 @@ class ShareSession:
             await forget_peer(room, peer)
 
     async def watch_files(self) -> None:
-        """Poke a room's projection when its document changes on disk (forever)."""
+        """Poke a room's projection when its document changes on disk (forever).
+
+        The filter runs on the event loop for every file event in the project
+        (the stores' journals, the projections, anything else): a lookup in
+        :attr:`watched`, never a path resolution per event and room (that
+        stalled the loop for seconds at 50 busy rooms).
+        """
         import watchfiles
 
         def wanted(_change: Any, name: str) -> bool:
-            return Path(name) in self._watched()
+            return name in self.watched
 
         async for changes in watchfiles.awatch(self.root, watch_filter=wanted):
-            by_path = {f.path.resolve(): f for f in self.files.values()}
             for _change, name in changes:
-                projection = by_path.get(Path(name))
+                projection = self.watched.get(name)
                 if projection is not None:
                     projection.poke()
-
-    def _watched(self) -> set[Path]:
-        return {f.path.resolve() for f in self.files.values()}
 
     async def flush(self) -> None:
         """Write every open room's pending updates to its store and the room
