@@ -24,6 +24,9 @@ from agent_doc.store.state import doc_lock
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+    from collections.abc import Callable
+
     import pycrdt
 
 logger = logging.getLogger(__name__)
@@ -36,7 +39,14 @@ _RETRIES = 5
 class RoomFile:
     """The projection of one room onto its session document."""
 
-    def __init__(self, root: Path, session: str, path: Path, doc: pycrdt.Doc[Any]):
+    def __init__(
+        self,
+        root: Path,
+        session: str,
+        path: Path,
+        doc: pycrdt.Doc[Any],
+        stored: Callable[[], Awaitable[None]] | None = None,
+    ):
         import anyio
         import pycrdt
 
@@ -54,6 +64,11 @@ class RoomFile:
         """Where the text last projected to the file is kept."""
         self.projected = _read(self.record)
         """The text last written to (or read from) the file; ``None``: unknown."""
+        self.stored = stored
+        """Awaited before the file is written: returns once the room's
+        changes so far are stored, so the file never holds text the store
+        lacks (after a ``kill -9`` such text would come back from the file
+        as new items while peers resend the old ones: a duplicate)."""
         self._dirty = anyio.Event()
         self._subscription = doc.observe(lambda _event: self.poke())
 
@@ -100,6 +115,8 @@ class RoomFile:
             if wanted == current:
                 self._remember(wanted)
                 return
+            if self.stored is not None:
+                await self.stored()
             current = await anyio.to_thread.run_sync(self._write, wanted, current)
             if current == wanted:
                 return

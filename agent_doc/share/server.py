@@ -122,9 +122,13 @@ async def _serve(
         session.start_store(shared / STORE_DIR, shared / LEGACY_STORE_FILE)
         tasks.start_soon(session.watch_files)
         app = ShareApp(session, options.token, options.token_file)
+        # no permessage-deflate: a keystroke's update is a few dozen bytes,
+        # and compressing every one cost both sides more CPU than the whole
+        # sync (Yjs's own server, on ws, does not compress either)
         config = uvicorn.Config(
             app,
             ws="wsproto",
+            ws_per_message_deflate=False,
             lifespan="off",
             log_config=None,
             access_log=False,

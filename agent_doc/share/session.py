@@ -7,7 +7,9 @@ the room's own SQLiteYStore (``.agent-doc/share/rooms/<session id>.db``: one
 database per room, so rooms never wait on each other's writes — on one shared
 database, 50 busy rooms failed writes with "database is locked", and a failed
 write is an edit the store lost); only when the store has nothing is the room
-seeded from the document. Rooms stay open while the server runs, so outside
+seeded from the document. The room's changes reach its store through a
+:class:`~agent_doc.share.persist.RoomPersister`: one commit per room per
+batch window, not one per keystroke. Rooms stay open while the server runs, so outside
 edits of their files keep flowing into the store even when no peer is
 connected.
 """
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_doc.share.documents import find_session_documents
+from agent_doc.share.persist import RoomPersister
 from agent_doc.share.presence import PeerSocket
 from agent_doc.share.presence import forget_peer
 from agent_doc.share.presence import greeting
@@ -45,8 +48,10 @@ class ShareSession:
         """Open rooms' projections by session id."""
         self._documents: dict[str, Path] = {}
         self._locks: dict[str, Any] = {}
-        self._stores: dict[str, tuple[Any, Any]] = {}
-        """Open rooms' ``(store, Yjs document)`` by session id."""
+        self.persisters: dict[str, RoomPersister] = {}
+        """Open rooms' batched store writers by session id."""
+        self.watched: dict[str, RoomFile] = {}
+        """Open rooms' projections by their document's resolved path."""
         self._store_dir = Path()
         self._legacy: Path | None = None
 
@@ -120,25 +125,26 @@ class ShareSession:
             stored = True
         except YDocNotFound:
             stored = False
+        # from here on, every change of the document reaches the store
+        persister = RoomPersister(name, store, doc)
+        # no ystore for the room: it would commit every update on its own
         room = YRoom(
-            ready=True,
-            ystore=store,
-            ydoc=doc,
-            log=logger,
-            exception_handler=exception_logger,
+            ready=True, ydoc=doc, log=logger, exception_handler=exception_logger
         )
         self.rooms.rooms["/" + name] = room
         await self.rooms.start_room(room)
-        await room.ydoc_observed.wait()  # from here on, changes reach the store
-        projection = RoomFile(self.root, name, path, doc)
+        await room.ydoc_observed.wait()  # from here on, changes reach the peers
+        projection = RoomFile(self.root, name, path, doc, persister.stored)
         if not stored:
             projection.seed()
             # durable before any peer gets it: a server killed before the
-            # room's own (background) write would seed it again on restart,
+            # room's first (batched) write would seed it again on restart,
             # a second history that duplicates the text for every peer
-            await store.write(doc.get_update())
+            await persister.write_pending()
         self.files[name] = projection
-        self._stores[name] = (store, doc)
+        self.watched[str(path.resolve())] = projection
+        self.persisters[name] = persister
+        self.tasks.start_soon(persister.run)
         self.tasks.start_soon(projection.run)
         logger.info("room %s open (%s)", name, path.relative_to(self.root))
         return room
@@ -162,33 +168,34 @@ class ShareSession:
             await forget_peer(room, peer)
 
     async def watch_files(self) -> None:
-        """Poke a room's projection when its document changes on disk (forever)."""
+        """Poke a room's projection when its document changes on disk (forever).
+
+        The filter runs on the event loop for every file event in the project
+        (the stores' journals, the projections, anything else): a lookup in
+        :attr:`watched`, never a path resolution per event and room (that
+        stalled the loop for seconds at 50 busy rooms).
+        """
         import watchfiles
 
         def wanted(_change: Any, name: str) -> bool:
-            return Path(name) in self._watched()
+            return name in self.watched
 
         async for changes in watchfiles.awatch(self.root, watch_filter=wanted):
-            by_path = {f.path.resolve(): f for f in self.files.values()}
             for _change, name in changes:
-                projection = by_path.get(Path(name))
+                projection = self.watched.get(name)
                 if projection is not None:
                     projection.poke()
 
-    def _watched(self) -> set[Path]:
-        return {f.path.resolve() for f in self.files.values()}
-
     async def flush(self) -> None:
-        """Write every open room to its file and its whole state to its store
-        now (at shutdown: the room's own per-update writes still queued are
-        cancelled with it; a state already stored is merged, never doubled)."""
+        """Write every open room's pending updates to its store and the room
+        to its file, now (at shutdown, before the tasks are cancelled)."""
+        for name, persister in self.persisters.items():
+            try:
+                await persister.write_pending()
+            except Exception:
+                logger.exception("storing room %s failed", name)
         for projection in self.files.values():
             try:
                 await projection.sync()
             except Exception:
                 logger.exception("flushing %s failed", projection.path)
-        for name, (store, doc) in self._stores.items():
-            try:
-                await store.write(doc.get_update())
-            except Exception:
-                logger.exception("storing room %s failed", name)

@@ -207,3 +207,17 @@ def serving(project: Path, name: str = "pair.md") -> Iterator[ServeProcess]:
         yield server
     finally:
         server.kill()
+
+
+async def stored_text(db: Path, name: str = SESSION) -> str:
+    """The text a fresh document gets from a room's SQLiteYStore ``db``."""
+    from pycrdt.store import SQLiteYStore
+
+    store = SQLiteYStore(name)
+    store.db_path = str(db)
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    async with anyio.create_task_group() as tasks:
+        await tasks.start(store.start)
+        await store.apply_updates(doc)
+        await store.stop()
+    return str(doc.get("content", type=pycrdt.Text))
