@@ -28,6 +28,7 @@ from typing import Any
 from lsprotocol import types
 
 from agent_doc.errors import AgentDocError
+from agent_doc.share.documents import session_id
 from agent_doc.share.mirror import BufferMirror
 from agent_doc.share.mirror import room_for
 from agent_doc.share.peer import PeerStatus
@@ -107,6 +108,16 @@ def join(ls: AgentDocLanguageServer, uri: str) -> None:
     task = asyncio.get_running_loop().create_task(peer.run())
     state.joined[uri] = Joined(mirror, task)
     show_status(ls, uri, peer.status)
+
+
+def join_once_a_session(ls: AgentDocLanguageServer, uri: str) -> None:
+    """On save: join the room of ``uri`` if it has become a session document
+    since it was opened (its saved frontmatter now has an ``agent_doc_session``)."""
+    if uri in state_of(ls).joined:
+        return
+    head = ls.buffers.head(uri)  # the frontmatter only: a plain file stays cheap
+    if head is not None and session_id(head.text) is not None:
+        join(ls, uri)
 
 
 def leave(ls: AgentDocLanguageServer, uri: str) -> None:
@@ -245,6 +256,7 @@ def register(server: AgentDocLanguageServer) -> None:
     """Subscribe to the document and lifecycle hooks."""
     server.hooks.did_open.append(join)
     server.hooks.did_change.append(did_change)
+    server.hooks.did_save.append(join_once_a_session)
     server.hooks.did_close.append(leave)
     server.hooks.options_changed.append(_join_open)
     server.hooks.shutdown.append(_leave_all)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient
 
 WAIT = 5.0
@@ -134,6 +135,15 @@ class Editor:
         self.buffers.pop(uri, None)
         self.client.text_document_did_close(
             types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=uri)
+            )
+        )
+
+    def save(self, uri: str) -> None:
+        """Write the buffer to its file and send ``didSave``, as an editor does."""
+        Path(to_fs_path(uri) or uri).write_text(self.text(uri), encoding="utf-8")
+        self.client.text_document_did_save(
+            types.DidSaveTextDocumentParams(
                 text_document=types.TextDocumentIdentifier(uri=uri)
             )
         )

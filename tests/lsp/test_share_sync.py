@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.lsp.acp_editor import field_of
@@ -175,3 +176,38 @@ async def test_edits_made_offline_merge_once_on_reconnect(
 
 def _agent_doc(*args: str) -> list[str]:
     return [sys.executable, "-m", "agent_doc.cli.entry", *args]
+
+
+async def test_a_document_that_becomes_a_session_document_joins_its_room_on_save(
+    client: LanguageClient, served: ServeProcess
+) -> None:
+    """Opened as a plain file, it has no room; once the person saves it with an
+    ``agent_doc_session`` (as ``agent-doc init`` on an open file gives), it
+    joins the room without being reopened, and its text reaches the peers."""
+    project = served.root
+    late = project / "late.md"
+    plain = "# Later\n\nNot shared yet.\n"
+    late.write_text(plain, encoding="utf-8")
+    editor, statuses = await sharing_editor(client, project, served.url)
+    uri = late.as_uri()
+    editor.open(uri, plain)
+    await label(editor, statuses, "shared · 0 peers")  # pair.md, opened first
+    editor.save(uri)
+    await asyncio.sleep(0.3)  # a save of a plain file: nothing may join
+    assert all(s["uri"] != uri for s in statuses)
+
+    session = "3f6c2a1e-8d4b-4c5e-9a7f-1b2c3d4e5f60"
+    head = f"---\nagent_doc_session: {session}\n---\n\n"
+    start = types.Position(line=0, character=0)
+    editor.replace(uri, types.Range(start=start, end=start), head)
+    editor.save(uri)
+    await editor.wait_for(
+        lambda: any(s["uri"] == uri and s["state"] == "shared" for s in statuses),
+        timeout=20,
+        what=f"{uri} shared after the save (got {statuses[-3:]})",
+    )
+    async with peer(served.room(session), token_of(project)) as bob:
+        await editor.wait_for(
+            lambda: str(bob.text) == editor.text(uri), 20, "the peer has the text"
+        )
+        assert "Not shared yet." in str(bob.text)
