@@ -92,7 +92,8 @@ class RoomPersister:
     async def write_pending(self) -> None:
         """Write every update gathered so far as one merged update, now.
 
-        A write that fails is kept to be tried again with the next batch.
+        A write that fails is kept to be tried again with the next batch, a
+        window later (a store that keeps failing is not retried in a loop).
         """
         async with self._lock:
             self._gathered = anyio.Event()
@@ -108,6 +109,7 @@ class RoomPersister:
                     "room %s: storing %d updates failed", self.name, len(batch)
                 )
                 self._pending[:0] = [merged]
+                self._last_write = anyio.current_time()  # retried a window later
                 self._gathered.set()
                 return
             self.writes += 1

@@ -91,6 +91,36 @@ async def test_a_burst_is_one_write_and_a_lone_edit_is_written_at_once(
     assert await stored_text(tmp_path / "room.db", "room") == str(text)
 
 
+class FailingStore(SQLiteYStore):
+    """A store whose disk is full: every write fails."""
+
+    attempts = 0
+
+    async def write(self, data: bytes) -> None:
+        self.attempts += 1
+        raise OSError("no space left on device")
+
+
+async def test_a_failing_store_is_retried_once_a_window_and_keeps_the_edits(
+    tmp_path: Path,
+) -> None:
+    store = FailingStore("room")
+    store.db_path = str(tmp_path / "room.db")
+    doc: pycrdt.Doc[Any] = pycrdt.Doc()
+    text = doc.get("content", type=pycrdt.Text)
+    async with anyio.create_task_group() as tasks:
+        await tasks.start(store.start)
+        persister = RoomPersister("room", store, doc, window=0.2)
+        tasks.start_soon(persister.run)
+        text += "kept"
+        await anyio.sleep(1.0)  # the span over which retries are counted
+        assert 2 <= store.attempts <= 7  # once per window, not a busy loop
+        assert persister.pending == 1  # the edit is kept for the next try
+        persister.close()
+        await store.stop()
+        tasks.cancel_scope.cancel()
+
+
 async def test_keystrokes_reach_the_store_in_batches_not_one_row_each(
     project: Path,
 ) -> None:
