@@ -38,7 +38,7 @@ import {
   syncArgs,
   syncKey,
 } from "./logic";
-import { ShareStatus, registerPresence } from "./presence";
+import { PresenceView, ShareStatus, registerPresence } from "./presence";
 import { registerSessionsView } from "./sessionsView";
 
 let client: LanguageClient | undefined;
@@ -165,6 +165,8 @@ async function sync(force: boolean): Promise<void> {
 export interface AgentDocApi {
   /** Fires after each `agentDoc/answerLanded`: was the answer made one undo step? */
   onAnswerLanded: vscode.Event<LandedOutcome>;
+  /** What the presence view shows now in shared documents (status text, others' cursors). */
+  presence: () => PresenceView;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentDocApi> {
@@ -199,8 +201,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
     }
     showStatus();
   });
-  const onShareStatus = registerPresence(context, () => client, protocolUri);
-  client.onNotification("agentDoc/shareStatus", (params: ShareStatus) => onShareStatus(params));
+  const presence = registerPresence(context, () => client, protocolUri);
+  client.onNotification("agentDoc/shareStatus", (params: ShareStatus) => presence.onStatus(params));
   client.onNotification("agentDoc/vcsRefresh", () => {
     void vscode.commands.executeCommand("git.refresh").then(undefined, () => undefined);
   });
@@ -248,7 +250,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
     handler = installAgentEditHandler(running, starts);
   }
   await sessions.refresh();
-  return { onAnswerLanded: landed.event };
+  return { onAnswerLanded: landed.event, presence: presence.view };
 }
 
 export async function deactivate(): Promise<void> {

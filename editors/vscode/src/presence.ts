@@ -28,13 +28,28 @@ export interface ShareStatus {
 
 const CURSOR_THROTTLE_MS = 100;
 
-/** Register the presence view; returns the `agentDoc/shareStatus` handler. */
+/** What the presence view shows now (the extension's API, for tests and other extensions). */
+export interface PresenceView {
+  /** The status bar text for the active editor's document, or undefined when hidden. */
+  label: string | undefined;
+  /** Each other peer's cursor drawn in a visible editor. */
+  cursors: { uri: string; name: string; line: number; character: number }[];
+}
+
+/** The presence view's handlers: `onStatus` takes `agentDoc/shareStatus`. */
+export interface Presence {
+  onStatus: (params: ShareStatus) => void;
+  view: () => PresenceView;
+}
+
+/** Register the presence view; returns its `agentDoc/shareStatus` handler and its state. */
 export function registerPresence(
   context: vscode.ExtensionContext,
   client: () => LanguageClient | undefined,
   protocolUri: (document: vscode.TextDocument) => string,
-): (params: ShareStatus) => void {
+): Presence {
   const shares = new Map<string, ShareStatus>();
+  const drawn = new Map<vscode.TextEditor, PresenceView["cursors"]>();
   const item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 49);
   const peerCursor = vscode.window.createTextEditorDecorationType({
     borderStyle: "solid",
@@ -44,6 +59,7 @@ export function registerPresence(
   });
   let timer: NodeJS.Timeout | undefined;
   let lastSent = "";
+  let shown = false;
 
   const draw = (editor: vscode.TextEditor): void => {
     const share = shares.get(protocolUri(editor.document));
@@ -61,6 +77,16 @@ export function registerPresence(
       });
     }
     editor.setDecorations(peerCursor, marks);
+    const uri = editor.document.uri.toString();
+    drawn.set(
+      editor,
+      marks.map((mark, i) => ({
+        uri,
+        name: String(mark.renderOptions?.after?.contentText ?? i),
+        line: mark.range.start.line,
+        character: mark.range.start.character,
+      })),
+    );
   };
   const showLabel = (): void => {
     const document = vscode.window.activeTextEditor?.document;
@@ -71,6 +97,7 @@ export function registerPresence(
     } else {
       item.hide();
     }
+    shown = share !== undefined;
   };
   const sendCursor = (editor: vscode.TextEditor): void => {
     const running = client();
@@ -107,7 +134,7 @@ export function registerPresence(
     vscode.window.onDidChangeVisibleTextEditors((editors) => editors.forEach(draw)),
   );
 
-  return (params: ShareStatus): void => {
+  const onStatus = (params: ShareStatus): void => {
     if (!params || typeof params.uri !== "string") {
       return;
     }
@@ -119,4 +146,10 @@ export function registerPresence(
     }
     showLabel();
   };
+  const view = (): PresenceView => {
+    const visible = new Set(vscode.window.visibleTextEditors);
+    const cursors = [...drawn].filter(([editor]) => visible.has(editor)).flatMap(([, marks]) => marks);
+    return { label: item.text && shown ? item.text : undefined, cursors };
+  };
+  return { onStatus, view };
 }
