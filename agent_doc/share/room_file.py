@@ -1,7 +1,8 @@
 """One room and its document on disk: seeding, projection, outside edits.
 
 The room's Yjs document (kept in the SQLiteYStore) is the truth. The file is
-its projection, written at most every :data:`DEBOUNCE` seconds, atomically and
+its projection, written :data:`DEBOUNCE` seconds after a change (and at most
+once per :data:`SPACING` while the room keeps changing), atomically and
 under the document lock that local ``agent-doc write`` takes too. The text last
 projected is kept (``.agent-doc/share/projected/<uuid>.md``) so that a file
 that differs from it was edited from outside: that edit is merged into the
@@ -33,6 +34,11 @@ logger = logging.getLogger(__name__)
 
 DEBOUNCE = 0.2
 """Seconds between a change in the room and the file's projection."""
+SPACING = 1.0
+"""Seconds at least between two projections of a room that keeps changing:
+a file written (and synced to disk, twice with its record) five times a second
+per busy room was most of the server's disk traffic under load, for a file
+only local tools read."""
 _RETRIES = 5
 
 
@@ -90,10 +96,14 @@ class RoomFile:
         import anyio
 
         self.poke()  # reconcile once: the file may have changed while we were down
+        last = -SPACING
         while True:
             await self._dirty.wait()
-            await anyio.sleep(DEBOUNCE)  # a debounce: one write per burst
+            # a debounce (one write per burst), and no more than one projection
+            # per SPACING while the room keeps changing
+            await anyio.sleep(max(DEBOUNCE, last + SPACING - anyio.current_time()))
             self._dirty = anyio.Event()
+            last = anyio.current_time()
             try:
                 await self.sync()
             except Exception:
