@@ -319,7 +319,7 @@ async def _call(
                 f"agent '{name}' at {agent.agent.url} closed the connection "
                 f"during {method}"
             ) from exc
-        detail = agent.last_error() if agent is not None else None
+        detail = await agent.last_error() if agent is not None else None
         raise AgentError(
             f"agent '{name}' exited during {method}" + (f": {detail}" if detail else "")
         ) from exc

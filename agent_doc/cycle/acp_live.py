@@ -45,6 +45,8 @@ STDIO_LIMIT = 50 * 1024 * 1024
 """Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
 STDERR_LINES = 20
 """Lines of the agent's stderr kept to explain its exit (``ssh``'s errors)."""
+STDERR_WAIT_S = 1.0
+"""Seconds an exit waits for the rest of the agent's stderr."""
 
 
 class LiveAgent:
@@ -89,8 +91,15 @@ class LiveAgent:
             return self._socket.open
         return self._process is not None and self._process.returncode is None
 
-    def last_error(self) -> str | None:
-        """The last line the agent's process wrote on stderr, if any."""
+    async def last_error(self) -> str | None:
+        """The last line the agent's process wrote on stderr, if any.
+
+        Its stderr is read to the end first (at most :data:`STDERR_WAIT_S`):
+        an agent that just exited may not have been heard out yet.
+        """
+        task = self._stderr_task
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=STDERR_WAIT_S)
         return self._stderr[-1] if self._stderr else None
 
     def idle_for(self) -> float:
