@@ -81,6 +81,25 @@ def test_a_wrong_or_missing_token_is_refused_and_nothing_changes(
     assert f"refused: {reason}" in agent_server.stop()
 
 
+def test_the_token_may_come_from_an_environment_variable(
+    project: Path, agent_server: AgentServer
+) -> None:
+    configure(agent_server.url, None, 'token_env = "STANDIN_AGENT_TOKEN"\n')
+    doc = project / "plan.md"
+    doc.write_text(SESSION_DOC)
+    unset = cli(project, "run", "plan.md", env={"STANDIN_AGENT_TOKEN": ""})
+    assert unset.returncode == 1
+    assert unset.stderr.strip().splitlines() == [
+        "agent-doc: agent 'standin': the environment variable STANDIN_AGENT_TOKEN "
+        "(token_env) is not set or empty"
+    ]
+    assert doc.read_text() == SESSION_DOC
+    result = cli(project, "run", "plan.md", env={"STANDIN_AGENT_TOKEN": TOKEN})
+    assert result.returncode == 0, result.stderr
+    assert doc.read_text().count("Hello from ACP.") == 1
+    assert "refused" not in agent_server.stop()
+
+
 def test_an_unreachable_agent_is_one_clear_line(project: Path, tmp_path: Path) -> None:
     import socket
 
