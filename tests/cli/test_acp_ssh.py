@@ -169,9 +169,12 @@ def test_a_run_turn_over_ssh_reads_and_answers_the_document(
     wait_for(lambda: gone(agent), timeout=10, what="the remote agent to exit on EOF")
 
 
+@pytest.mark.parametrize("deaf", ["", "1"], ids=["cooperative", "deaf-agent"])
 def test_ctrl_c_reaches_the_remote_agent_as_session_cancel(
-    project: Path, tmp_path: Path, sshd: Sshd, remote: Path
+    project: Path, tmp_path: Path, sshd: Sshd, remote: Path, deaf: str
 ) -> None:
+    """A deaf agent (ignoring the cancel and every signal) still ends: past the
+    grace its local ssh is stopped, which closes the channel under it."""
     log = tmp_path / "acp-log.jsonl"
     settings = tmp_path / "agent-settings.json"
     settings.write_text(
@@ -182,6 +185,7 @@ def test_ctrl_c_reaches_the_remote_agent_as_session_cancel(
                 "ACP_AGENT_REPLY": " ".join(f"word{i}" for i in range(400)),
                 "ACP_AGENT_CHUNK": "8",
                 "ACP_AGENT_DELAY": "0.05",
+                "ACP_AGENT_DEAF": deaf,
             }
         )
     )
@@ -191,7 +195,7 @@ def test_ctrl_c_reaches_the_remote_agent_as_session_cancel(
     proc = subprocess.Popen(
         [sys.executable, "-m", "agent_doc.cli.entry", "run", "plan.md"],
         cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "AGENT_DOC_CANCEL_GRACE_S": "5"},
+        env={**os.environ, "AGENT_DOC_CANCEL_GRACE_S": "2"},
         start_new_session=True,
     )  # fmt: skip
     try:
@@ -208,7 +212,7 @@ def test_ctrl_c_reaches_the_remote_agent_as_session_cancel(
     entries = calls(log)
     methods = [c["method"] for c in entries]
     assert "session/cancel" in methods  # through the tunnel, not a signal
-    assert "stopped" in methods  # the agent ended its own turn
+    assert ("stopped" in methods) is not bool(deaf)  # it ended its own turn
     text = doc.read_text()
     assert "word0 word1" in text
     assert "word399" not in text
