@@ -45,6 +45,8 @@ STDIO_LIMIT = 50 * 1024 * 1024
 """Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
 STDERR_LINES = 20
 """Lines of the agent's stderr kept to explain its exit (``ssh``'s errors)."""
+STDERR_LINE_CHARS = 2000
+"""The end of a stderr line kept (bytes)."""
 STDERR_WAIT_S = 1.0
 """Seconds an exit waits for the rest of the agent's stderr."""
 
@@ -148,14 +150,26 @@ class LiveAgent:
         return conn
 
     async def _keep_stderr(self, stream: asyncio.StreamReader | None) -> None:
-        """Read the agent's stderr to its end, keeping the last lines."""
+        """Read the agent's stderr to its end, keeping the last lines.
+
+        Read in blocks, never a whole line at once: an endless line keeps only
+        its last :data:`STDERR_LINE_CHARS` bytes and never stalls the agent.
+        """
         if stream is None:
             return
+        tail = b""
         with contextlib.suppress(Exception):
-            async for raw in stream:
-                line = raw.decode("utf-8", "replace").strip()
-                if line:
-                    self._stderr.append(line)
+            while block := await stream.read(65536):
+                *lines, tail = (tail + block).split(b"\n")
+                tail = tail[-STDERR_LINE_CHARS:]
+                self._keep_lines(lines)
+        self._keep_lines([tail])
+
+    def _keep_lines(self, lines: list[bytes]) -> None:
+        for raw in lines:
+            line = raw[-STDERR_LINE_CHARS:].decode("utf-8", "replace").strip()
+            if line:
+                self._stderr.append(line)
 
     @property
     def pid(self) -> int | None:
