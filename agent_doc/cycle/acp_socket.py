@@ -1,7 +1,12 @@
 """An ACP agent reached over a WebSocket (``transport = "acp-ws"``).
 
-The connection is the ACP SDK's experimental WebSocket transport
-(:func:`acp.ws.create_websocket_stream`, JSON-RPC text frames). The token, read
+The wire is the ACP SDK's experimental WebSocket transport (one JSON-RPC
+message per text frame, binary frames ignored, as :mod:`acp.ws.client`), opened
+here with ``websockets`` directly: the SDK's ``create_websocket_stream`` keeps
+the library's 1 MiB message limit, and one large answer chunk or
+``fs/write_text_file`` would end the turn; :data:`MESSAGE_LIMIT` is the stdio
+transport's line limit instead. :class:`SocketLink` is an ``acp`` Transport
+(``send``/``receive``/``close``) for ``ClientSideConnection``. The token, read
 from ``token_file`` or ``token_env`` when the turn starts, goes in an
 ``Authorization: Bearer`` header, never in the URL; a URL that is not loopback
 is refused without one (checked when the config is read and again here). A
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from typing import Any
 
@@ -25,6 +31,8 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.store.config import AgentCommand
 
+MESSAGE_LIMIT = 50 * 1024 * 1024
+"""Largest JSON-RPC message accepted from the agent (the stdio line limit)."""
 CONNECT_TIMEOUT_S = 10.0
 """Seconds the WebSocket handshake may take before the agent counts as unreachable."""
 
@@ -48,34 +56,50 @@ def agent_token(name: str, agent: AgentCommand) -> str | None:
 
 
 class SocketLink:
-    """The SDK's WebSocket transport, remembering whether it is still open."""
+    """JSON-RPC messages over an open WebSocket, remembering whether it is open."""
 
-    def __init__(self, transport: Any) -> None:
-        self._transport = transport
+    def __init__(self, socket: Any) -> None:
+        self._socket = socket
         self.open = True
         """False once the agent's end closed (or :meth:`close` ran)."""
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Send one JSON-RPC message."""
-        await self._transport.send(message)
+        """Send one JSON-RPC message (one text frame)."""
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            await self._socket.send(json.dumps(message, separators=(",", ":")))
+        except ConnectionClosed as exc:
+            self.open = False
+            raise ConnectionError("the agent's WebSocket is closed") from exc
 
     async def receive(self) -> dict[str, Any] | None:
         """The next JSON-RPC message, ``None`` once the socket closed."""
-        message: dict[str, Any] | None = await self._transport.receive()
-        if message is None:
-            self.open = False
-        return message
+        from websockets.exceptions import ConnectionClosed
+
+        while True:
+            try:
+                frame = await self._socket.recv()
+            except ConnectionClosed:
+                self.open = False
+                return None
+            if isinstance(frame, bytes):
+                continue  # the transport carries text frames only
+            with contextlib.suppress(ValueError):
+                message = json.loads(frame)
+                if isinstance(message, dict):
+                    return message
 
     async def close(self) -> None:
         """Close the socket (idempotent)."""
         self.open = False
         with contextlib.suppress(Exception):
-            await self._transport.close()
+            await self._socket.close()
 
 
 async def connect_socket(name: str, agent: AgentCommand) -> SocketLink:
     """Open the WebSocket of ``agent``; an ``AgentError`` says why it cannot."""
-    from acp.ws import create_websocket_stream
+    from websockets.asyncio.client import connect
     from websockets.exceptions import InvalidHandshake
     from websockets.exceptions import InvalidStatus
     from websockets.exceptions import InvalidURI
@@ -86,8 +110,9 @@ async def connect_socket(name: str, agent: AgentCommand) -> SocketLink:
     )
     headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
-        transport = await asyncio.wait_for(
-            create_websocket_stream(url, headers=headers), CONNECT_TIMEOUT_S
+        socket = await asyncio.wait_for(
+            connect(url, additional_headers=headers, max_size=MESSAGE_LIMIT),
+            CONNECT_TIMEOUT_S,
         )
     except InvalidStatus as exc:
         status = exc.response.status_code
@@ -105,4 +130,4 @@ async def connect_socket(name: str, agent: AgentCommand) -> SocketLink:
         raise AgentError(
             f"cannot reach agent '{name}' at {url}: {exc.strerror or exc}"
         ) from None
-    return SocketLink(transport)
+    return SocketLink(socket)

@@ -181,3 +181,18 @@ def test_ctrl_c_sends_session_cancel_over_the_socket(
     assert "word0 word1" in text
     assert "word399" not in text
     assert text.index("word1") < text.index("*(interrupted)*")
+
+
+def test_a_large_answer_arrives_whole(
+    project: Path, tmp_path: Path, agent_server: AgentServer
+) -> None:
+    """One message of 3 MB (the WebSocket client's default limit is 1 MiB)."""
+    big = "### Re: big\n\n" + "y" * 3_000_000 + "\n"
+    settings = {"ACP_AGENT_REPLY": big, "ACP_AGENT_CHUNK": str(len(big))}
+    (tmp_path / "agent-settings.json").write_text(json.dumps(settings))
+    configure(agent_server.url, token_file(tmp_path, TOKEN))
+    doc = project / "plan.md"
+    doc.write_text(SESSION_DOC)
+    result = cli(project, "run", "plan.md")
+    assert result.returncode == 0, result.stderr
+    assert big.strip() in doc.read_text()
