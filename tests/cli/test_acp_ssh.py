@@ -12,6 +12,7 @@ installed (``apt-get install openssh-server``; ``.ci/run`` installs it).
 
 from __future__ import annotations
 
+import asyncio
 import getpass
 import json
 import os
@@ -32,6 +33,7 @@ from tests.acp_standin import SESSION_DOC
 from tests.cli.test_cancel import gone
 from tests.cli_runner import cli
 from tests.private_tmux import wait_for
+from tests.share.proxy import FaultyProxy
 
 SSHD = Path("/usr/sbin/sshd")
 
@@ -71,7 +73,7 @@ class Sshd:
             f"Host devbox\n  HostName 127.0.0.1\n  Port {self.port}\n"
             f"  User {getpass.getuser()}\n  IdentityFile {self.folder / 'id'}\n"
             "  IdentitiesOnly yes\n  StrictHostKeyChecking no\n"
-            "  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n  BatchMode yes\n"
+            "  UserKnownHostsFile /dev/null\n  BatchMode yes\n"
         )
         if os.geteuid() == 0:
             Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # privilege separation
@@ -80,6 +82,14 @@ class Sshd:
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         wait_for(self._accepts, timeout=15, what="sshd to listen")
+
+    def add_host(self, name: str, port: int) -> None:
+        """Another host name reaching this sshd through ``port`` (a proxy)."""
+        block = self.ssh_config.read_text().split("\n", 2)[2]  # after HostName/Port
+        self.ssh_config.write_text(
+            self.ssh_config.read_text()
+            + f"Host {name}\n  HostName 127.0.0.1\n  Port {port}\n{block}"
+        )
 
     def _accepts(self) -> bool:
         assert self.proc is not None
@@ -114,12 +124,18 @@ def remote(tmp_path: Path) -> Path:
     return folder
 
 
-def configure(sshd: Sshd, remote: Path, settings: Path, host: str = "devbox") -> None:
+def configure(
+    sshd: Sshd,
+    remote: Path,
+    settings: Path,
+    host: str = "devbox",
+    options: tuple[str, ...] = (),
+) -> None:
     command = (
         f"cd {shlex.quote(str(remote))} && exec {shlex.quote(sys.executable)} "
         f"{shlex.quote(str(ACP_AGENT))} {shlex.quote(str(settings))}"
     )
-    args = ["-F", str(sshd.ssh_config), "-T", host, command]
+    args = ["-F", str(sshd.ssh_config), *options, "-T", host, command]
     config = global_config_path()
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
@@ -239,3 +255,58 @@ def test_an_ssh_that_cannot_connect_says_why(
         f"127.0.0.1 port {sshd.port}: Connection refused"
     ]
     assert doc.read_text() == SESSION_DOC
+
+
+async def test_a_connection_that_dies_mid_answer_ends_the_turn_with_ssh_reason(
+    project: Path, tmp_path: Path, sshd: Sshd, remote: Path
+) -> None:
+    """A half-dead network (a proxy swallowing every byte) is noticed by ssh's
+    keep-alives: the turn ends with ssh's reason, the document unchanged."""
+    log = tmp_path / "acp-log.jsonl"
+    settings = tmp_path / "agent-settings.json"
+    settings.write_text(
+        json.dumps(
+            {
+                "ACP_AGENT_LOG": str(log),
+                "ACP_AGENT_LOG_CHUNKS": "1",
+                "ACP_AGENT_REPLY": " ".join(f"word{i}" for i in range(2000)),
+                "ACP_AGENT_CHUNK": "8",
+                "ACP_AGENT_DELAY": "0.05",
+            }
+        )
+    )
+    async with FaultyProxy(f"ws://127.0.0.1:{sshd.port}") as proxy:
+        port = int(proxy.url.rsplit(":", 1)[1])
+        sshd.add_host("devbox-proxied", port)
+        keepalive = ("-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=2")
+        configure(sshd, remote, settings, "devbox-proxied", keepalive)
+        doc = project / "plan.md"
+        doc.write_text(SESSION_DOC)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "agent_doc.cli.entry", "run", "plan.md",
+            cwd=project, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        try:
+            for _ in range(600):  # 30 s at most
+                if sum(c["method"] == "chunk" for c in calls(log)) >= 3:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError("the remote agent never streamed")
+            proxy.drop = True  # the network goes silent, no connection closes
+            _, err = await asyncio.wait_for(proc.communicate(), 30)
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+    lines = err.decode().strip().splitlines()
+    assert proc.returncode == 1, lines
+    assert lines[-1].startswith(
+        "agent-doc: agent 'standin' exited during session/prompt: Timeout, server "
+    )
+    assert lines[-1].endswith("not responding.")
+    assert doc.read_text() == SESSION_DOC
+    agent = next(c["pid"] for c in calls(log) if c["method"] == "session/prompt")
+    assert isinstance(agent, int)
+    wait_for(lambda: gone(agent), timeout=10, what="the remote agent to exit")
