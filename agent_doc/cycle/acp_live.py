@@ -27,6 +27,7 @@ from agent_doc.cycle.acp_socket import SocketLink
 from agent_doc.cycle.acp_socket import connect_socket
 from agent_doc.cycle.cancel import GRACE_S
 from agent_doc.cycle.cancel import live_groups
+from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import stop_group_async
 from agent_doc.errors import AgentError
 
@@ -94,15 +95,25 @@ class LiveAgent:
         return self._process is not None and self._process.returncode is None
 
     async def last_error(self) -> str | None:
-        """The last line the agent's process wrote on stderr, if any.
+        """Why the agent's process ended: its last stderr line, else its status.
 
         Its stderr is read to the end first (at most :data:`STDERR_WAIT_S`):
-        an agent that just exited may not have been heard out yet.
+        an agent that just exited may not have been heard out yet. Without a
+        line, its exit status once it is reaped (as long again at most).
         """
-        task = self._stderr_task
+        task, process = self._stderr_task, self._process
         if task is not None and not task.done():
             await asyncio.wait({task}, timeout=STDERR_WAIT_S)
-        return self._stderr[-1] if self._stderr else None
+        if self._stderr:
+            return self._stderr[-1]
+        if process is None:
+            return None
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), STDERR_WAIT_S)
+        status = process.returncode
+        if status is None:
+            return None
+        return f"killed by {signal_name(-status)}" if status < 0 else f"status {status}"
 
     def idle_for(self) -> float:
         """Seconds since the last turn ended."""

@@ -246,3 +246,17 @@ def test_an_agent_that_dies_is_explained_by_its_last_stderr_line(
         "agent-doc: agent 'standin' exited during initialize: boom: no API key set"
     ]
     assert doc.read_text() == DOC
+
+
+def test_an_agent_that_dies_silently_is_explained_by_its_exit_status(
+    project: Path,
+) -> None:
+    configure()
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    result = cli(project, "run", "plan.md", env={"ACP_AGENT_CRASH_AFTER": "2"})
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "agent-doc: agent 'standin' exited during session/prompt: status 3"
+    )
+    assert doc.read_text() == DOC
