@@ -224,6 +224,7 @@ class AcpTurn:
                 self.name,
                 "session/prompt",
                 conn.prompt(session_id=self.session_id, prompt=[text_block(prompt)]),
+                agent,
             )
         except AgentError:
             if not self._cancel_requested() or self.failure is not None:
@@ -255,12 +256,13 @@ class AcpTurn:
                 client_capabilities=caps,
                 client_info=Implementation(name="agent-doc", version=__version__),
             ),
+            self._agent,
         )
 
     async def _open_session(
         self, conn: ClientSideConnection, resume: str | None
     ) -> str:
-        cwd = str(self.cwd)
+        cwd = self.agent.remote_root or str(self.cwd)  # as the agent sees it
         if resume:
             try:
                 await conn.load_session(cwd=cwd, session_id=resume, mcp_servers=[])
@@ -270,7 +272,10 @@ class AcpTurn:
                     "agent '%s' cannot load session %s: %s", self.name, resume, exc
                 )
         new = await _call(
-            self.name, "session/new", conn.new_session(cwd=cwd, mcp_servers=[])
+            self.name,
+            "session/new",
+            conn.new_session(cwd=cwd, mcp_servers=[]),
+            self._agent,
         )
         return str(new.session_id)
 
@@ -293,7 +298,15 @@ class AcpTurn:
         asyncio.get_running_loop().create_task(self.cancel())
 
 
-async def _call(name: str, method: str, call: Any) -> Any:
+async def _call(
+    name: str, method: str, call: Any, agent: LiveAgent | None = None
+) -> Any:
+    """Await ``call``; its failure as one ``AgentError`` line.
+
+    An agent that went away is named with the last line of its stderr (an
+    ``ssh`` agent: why the connection failed) or, over a WebSocket, as a
+    closed connection.
+    """
     from acp import RequestError
 
     try:
@@ -301,4 +314,12 @@ async def _call(name: str, method: str, call: Any) -> Any:
     except RequestError as exc:
         raise AgentError(f"agent '{name}' failed {method}: {exc}") from exc
     except (ConnectionError, EOFError, asyncio.IncompleteReadError) as exc:
-        raise AgentError(f"agent '{name}' exited during {method}") from exc
+        if agent is not None and agent.agent.transport == "acp-ws":
+            raise AgentError(
+                f"agent '{name}' at {agent.agent.url} closed the connection "
+                f"during {method}"
+            ) from exc
+        detail = await agent.last_error() if agent is not None else None
+        raise AgentError(
+            f"agent '{name}' exited during {method}" + (f": {detail}" if detail else "")
+        ) from exc

@@ -14,6 +14,7 @@ server shuts down or it sat idle for :data:`IDLE_TIMEOUT_S`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import shutil
@@ -22,8 +23,11 @@ from pathlib import Path
 from typing import Any
 from typing import cast
 
+from agent_doc.cycle.acp_socket import SocketLink
+from agent_doc.cycle.acp_socket import connect_socket
 from agent_doc.cycle.cancel import GRACE_S
 from agent_doc.cycle.cancel import live_groups
+from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import stop_group_async
 from agent_doc.errors import AgentError
 
@@ -40,6 +44,12 @@ EOF_GRACE_S = 2.0
 """Seconds a stopped agent has to exit on its own after its stdin closes."""
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest JSON-RPC line accepted from the agent (the SDK's own default)."""
+STDERR_LINES = 20
+"""Lines of the agent's stderr kept to explain its exit (``ssh``'s errors)."""
+STDERR_LINE_CHARS = 2000
+"""The end of a stderr line kept (bytes)."""
+STDERR_WAIT_S = 1.0
+"""Seconds an exit waits for the rest of the agent's stderr."""
 
 
 class LiveAgent:
@@ -60,6 +70,9 @@ class LiveAgent:
         """The session the last turn used."""
         self.last_used = time.monotonic()
         self._process: Any = None
+        self._socket: SocketLink | None = None
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self._stderr_task: asyncio.Task[None] | None = None
 
     def matches(
         self, name: str, agent: AgentCommand, cwd: Path, allow_terminals: bool
@@ -74,25 +87,53 @@ class LiveAgent:
 
     @property
     def alive(self) -> bool:
-        """The process runs and its connection is open."""
-        return (
-            self.conn is not None
-            and self._process is not None
-            and self._process.returncode is None
-        )
+        """The process runs (or the socket is open) and its connection is open."""
+        if self.conn is None:
+            return False
+        if self._socket is not None:
+            return self._socket.open
+        return self._process is not None and self._process.returncode is None
+
+    async def last_error(self) -> str | None:
+        """Why the agent's process ended: its last stderr line, else its status.
+
+        Its stderr is read to the end first (at most :data:`STDERR_WAIT_S`):
+        an agent that just exited may not have been heard out yet. Without a
+        line, its exit status once it is reaped (as long again at most).
+        """
+        task, process = self._stderr_task, self._process
+        if task is not None and not task.done():
+            await asyncio.wait({task}, timeout=STDERR_WAIT_S)
+        if self._stderr:
+            return self._stderr[-1]
+        if process is None:
+            return None
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(process.wait(), STDERR_WAIT_S)
+        status = process.returncode
+        if status is None:
+            return None
+        return f"killed by {signal_name(-status)}" if status < 0 else f"status {status}"
 
     def idle_for(self) -> float:
         """Seconds since the last turn ended."""
         return time.monotonic() - self.last_used
 
     async def start(self, client: AcpClient) -> ClientSideConnection:
-        """Spawn the agent with ``client`` answering it; return the connection.
+        """Start the agent with ``client`` answering it; return the connection.
 
-        The agent runs in its own session (a terminal's Ctrl-C reaches
-        agent-doc only; :meth:`close` and :meth:`kill` end its whole group).
+        A program (``acp``, ``ssh`` included) runs in its own session (a
+        terminal's Ctrl-C reaches agent-doc only; :meth:`close` and
+        :meth:`kill` end its whole group); its stderr is kept to explain an
+        exit. An ``acp-ws`` agent is connected to over its WebSocket.
         """
         from acp.client.connection import ClientSideConnection
 
+        if self.agent.transport == "acp-ws":
+            socket = await connect_socket(self.name, self.agent)
+            conn = ClientSideConnection(cast("Any", client), socket)
+            self.conn, self._socket, self.client = conn, socket, client
+            return conn
         if shutil.which(self.agent.command) is None:
             raise AgentError(f"agent command '{self.agent.command}' not found on PATH")
         env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}
@@ -102,7 +143,7 @@ class LiveAgent:
                 *self.agent.args,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
                 env=env,
                 cwd=self.cwd,
                 limit=STDIO_LIMIT,
@@ -111,9 +152,35 @@ class LiveAgent:
         except OSError as exc:
             raise AgentError(f"cannot start agent '{self.name}': {exc}") from exc
         live_groups.add(process.pid)
+        self._stderr.clear()
+        self._stderr_task = asyncio.get_running_loop().create_task(
+            self._keep_stderr(process.stderr)
+        )
         conn = ClientSideConnection(cast("Any", client), process.stdin, process.stdout)
         self.conn, self._process, self.client = conn, process, client
         return conn
+
+    async def _keep_stderr(self, stream: asyncio.StreamReader | None) -> None:
+        """Read the agent's stderr to its end, keeping the last lines.
+
+        Read in blocks, never a whole line at once: an endless line keeps only
+        its last :data:`STDERR_LINE_CHARS` bytes and never stalls the agent.
+        """
+        if stream is None:
+            return
+        tail = b""
+        with contextlib.suppress(Exception):
+            while block := await stream.read(65536):
+                *lines, tail = (tail + block).split(b"\n")
+                tail = tail[-STDERR_LINE_CHARS:]
+                self._keep_lines(lines)
+        self._keep_lines([tail])
+
+    def _keep_lines(self, lines: list[bytes]) -> None:
+        for raw in lines:
+            line = raw[-STDERR_LINE_CHARS:].decode("utf-8", "replace").strip()
+            if line:
+                self._stderr.append(line)
 
     @property
     def pid(self) -> int | None:
@@ -134,13 +201,15 @@ class LiveAgent:
         process group still runs after :data:`EOF_GRACE_S` is stopped
         (SIGTERM, then SIGKILL).
         """
-        conn, process = self.conn, self._process
+        conn, process, socket = self.conn, self._process, self._socket
         self.turn_ended()
         self.conn, self.client, self.init, self.session_id = None, None, None, None
-        self._process = None
+        self._process, self._socket = None, None
         if conn is not None:
             with contextlib.suppress(Exception):
                 await conn.close()
+        if socket is not None:
+            await socket.close()
         if process is None:
             return
         if process.stdin is not None:
@@ -149,9 +218,17 @@ class LiveAgent:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(process.wait(), EOF_GRACE_S)
         await stop_group_async(process.pid)
+        if self._stderr_task is not None:
+            self._stderr_task.cancel()
 
     async def kill(self, *, hurry: bool = False) -> None:
-        """Stop the agent's process group now (SIGTERM, SIGKILL after the grace)."""
-        process = self._process
+        """Stop the agent's process group now (SIGTERM, SIGKILL after the grace).
+
+        An ``acp-ws`` agent's socket is closed instead (its server ends the
+        connection's sessions).
+        """
+        process, socket = self._process, self._socket
+        if socket is not None:
+            await socket.close()
         if process is not None:
             await stop_group_async(process.pid, grace=0.0 if hurry else GRACE_S)

@@ -11,11 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from pathlib import PurePosixPath
 from typing import Any
 from typing import Protocol
 
 from agent_doc.cycle.acp_terminals import Terminals
 from agent_doc.errors import AgentDocError
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from agent_doc.store.config import AgentCommand
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +82,22 @@ def slice_lines(text: str, line: int | None, limit: int | None) -> str:
     return "".join(lines[start:end])
 
 
+def local_path(path: str, remote_root: str | None, root: Path) -> Path:
+    """The local file a (possibly remote) agent means by ``path``.
+
+    A path under ``remote_root`` (the project as a remote agent sees it) is
+    the same path under the local project ``root``; any other path is taken
+    as it is (the host refuses paths outside the project).
+    """
+    if remote_root is not None:
+        try:
+            inside = PurePosixPath(path).relative_to(PurePosixPath(remote_root))
+        except ValueError:
+            return Path(path)
+        return root.joinpath(*inside.parts)
+    return Path(path)
+
+
 def describe_update(update: Any) -> str | None:
     """One line about a plan or tool-call update (``None`` for other updates)."""
     kind = getattr(update, "session_update", None)
@@ -95,6 +116,7 @@ class TurnState(Protocol):
 
     host: AcpHost
     cwd: Path
+    agent: AgentCommand
     collecting: bool
     cancelled: bool
 
@@ -151,7 +173,7 @@ class AcpClient:
     ) -> Any:
         from acp.schema import ReadTextFileResponse
 
-        text = await _guard(self.turn.host.read_file(Path(path)))
+        text = await _guard(self.turn.host.read_file(self._local(path)))
         return ReadTextFileResponse(content=slice_lines(text, line, limit))
 
     async def write_text_file(
@@ -159,8 +181,11 @@ class AcpClient:
     ) -> Any:
         from acp.schema import WriteTextFileResponse
 
-        await _guard(self.turn.host.write_file(Path(path), content))
+        await _guard(self.turn.host.write_file(self._local(path), content))
         return WriteTextFileResponse()
+
+    def _local(self, path: str) -> Path:
+        return local_path(path, self.turn.agent.remote_root, self.turn.cwd)
 
     def _terminals(self) -> Terminals:
         from acp import RequestError
@@ -174,6 +199,8 @@ class AcpClient:
         return self.terminals
 
     async def create_terminal(self, session_id: str, command: str, **kw: Any) -> Any:
+        if kw.get("cwd"):
+            kw["cwd"] = str(self._local(kw["cwd"]))
         return await self._terminals().create(command, **kw)
 
     async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> Any:

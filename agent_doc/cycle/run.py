@@ -95,8 +95,9 @@ def run_cycle(
     The checks of :mod:`agent_doc.cycle.preconditions` run before the agent is
     called; ``progress`` shows the elapsed time on a terminal while it works.
 
-    An agent configured with ``transport = "acp"`` is driven over the Agent
-    Client Protocol (:mod:`agent_doc.cycle.acp_run`); others run once as a CLI.
+    An agent configured with ``transport = "acp"`` (or ``"acp-ws"``) is driven
+    over the Agent Client Protocol (:mod:`agent_doc.cycle.acp_run`); others
+    run once as a CLI.
     """
     path = Path(path)
     require_session_document(path)
@@ -109,7 +110,7 @@ def run_cycle(
         return RunOutcome(prompt=turn.prompt, prompt_mode=turn.mode)
     name = agents.resolve_agent_name(agent, turn.front.agent, config)
     configured = config.agents.get(name)
-    acp = configured is not None and configured.transport == "acp"
+    acp = configured is not None and configured.speaks_acp
     if acp and configured is not None:
         invocation = agents.AgentInvocation(name, (configured.command,))
     else:
@@ -124,7 +125,8 @@ def run_cycle(
             )
 
         invocation = invocation_for(turn.front.resume)
-    agents.require_installed(invocation, config)  # before any branch or status
+    if configured is None or configured.transport != "acp-ws":  # no program
+        agents.require_installed(invocation, config)  # before any branch or status
     if branch or not no_git:
         require_git_ready(path, branch=branch)
     branch_name = create_branch(open_repo(path), path) if branch else None

@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any
 from typing import Literal
 
+from agent_doc.cycle.acp_socket import agent_token
 from agent_doc.cycle.agents import build_invocation
 from agent_doc.cycle.agents import resolve_agent_name
 from agent_doc.editor.doctor_editors import configured_commands
 from agent_doc.editor.install import server_path
 from agent_doc.errors import AgentDocError
+from agent_doc.store.config import AgentCommand
 from agent_doc.store.config import global_config_path
 from agent_doc.store.config import load_global_config
 from agent_doc.store.config import missing_agent_hint
@@ -120,6 +122,17 @@ def _program_check(name: str, program: str, fix: str, status: Status) -> Check:
     return Check(name, status, f"'{program}' is not on PATH", fix)
 
 
+def _socket_agent_check(name: str, agent: AgentCommand, status: Status) -> Check:
+    """An ``acp-ws`` agent has no program: its token must be readable."""
+    try:
+        token = agent_token(name, agent)
+    except AgentDocError as exc:
+        fix = f"fix token_file / token_env in [agents.{name}]"
+        return Check(f"agent {name}", status, str(exc), fix)
+    how = "with a token" if token else "without a token (loopback)"
+    return Check(f"agent {name}", "ok", f"{agent.url} ({how}; not connected)")
+
+
 def check_agents(cwd: Path) -> list[Check]:
     """The default agent, every ``[agents.NAME]`` and the pane agent are installed."""
     checks: list[Check] = []
@@ -131,11 +144,19 @@ def check_agents(cwd: Path) -> list[Check]:
         return [*checks, Check("agent", "fail", str(exc), "fix the config file")]
     where = config.path or "~/.config/agent-doc/config.toml"
     fix = f"{missing_agent_hint(program)}, or set default_agent in {where}"
-    checks.append(_program_check(f"agent {default}", program, fix, "fail"))
+    socket_agent = config.agents.get(default)
+    if socket_agent is not None and socket_agent.transport == "acp-ws":
+        checks.append(_socket_agent_check(default, socket_agent, "fail"))
+    else:
+        checks.append(_program_check(f"agent {default}", program, fix, "fail"))
     for name, agent in config.agents.items():
-        if name != default:
-            fix = f"{missing_agent_hint(agent.command)}, or fix [agents.{name}]"
-            checks.append(_program_check(f"agent {name}", agent.command, fix, "warn"))
+        if name == default:
+            continue
+        if agent.transport == "acp-ws":
+            checks.append(_socket_agent_check(name, agent, "warn"))
+            continue
+        fix = f"{missing_agent_hint(agent.command)}, or fix [agents.{name}]"
+        checks.append(_program_check(f"agent {name}", agent.command, fix, "warn"))
     try:
         pane = agent_command(project_root_for(cwd)).split()[0]
     except (AgentDocError, IndexError) as exc:

@@ -10,12 +10,12 @@ is never read (URLs end up in logs and shell history).
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
-from agent_doc.errors import ShareError
+from agent_doc.store.access_rules import is_loopback as is_loopback
+from agent_doc.store.access_rules import read_token_file as read_token_file
 from agent_doc.store.atomic import atomic_write_text
 
 SHARE_DIR = Path(".agent-doc") / "share"
@@ -32,20 +32,6 @@ def share_dir(root: Path) -> Path:
 def token_path(root: Path) -> Path:
     """Where the project's token is kept."""
     return share_dir(root) / "token"
-
-
-def read_token_file(path: Path) -> str:
-    """The token in ``path`` (surrounding whitespace dropped).
-
-    Raises :class:`ShareError` when the file is missing, unreadable or empty.
-    """
-    try:
-        token = Path(path).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ShareError(f"cannot read the token file {path}: {exc}") from None
-    if not token:
-        raise ShareError(f"the token file {path} is empty")
-    return token
 
 
 def project_token(root: Path) -> str | None:
@@ -86,13 +72,3 @@ def token_matches(given: str | None, expected: str) -> bool:
     if given is None:
         return False
     return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
-
-
-def is_loopback(host: str) -> bool:
-    """Whether binding ``host`` only accepts connections from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to a public address

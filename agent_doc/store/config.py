@@ -2,7 +2,8 @@
 
 Global: ``$XDG_CONFIG_HOME/agent-doc/config.toml`` (default ``~/.config/...``)
 with ``default_agent``, ``claude_args``, ``[agents.NAME]`` (``command``,
-``args``, ``prompt_pattern``, ``transport`` = ``"cli"`` or ``"acp"``,
+``args``, ``prompt_pattern``, ``transport`` = ``"cli"``, ``"acp"`` or
+``"acp-ws"`` (with ``url``, ``token_file`` / ``token_env``), ``remote_root``,
 ``permissions`` = ``"ask"``, ``"allow"`` or ``"reject"``) and ``[terminal]``
 (``command``). Project:
 ``<root>/.agent-doc/config.toml`` with ``tmux_session`` (and ``[components.*]``,
@@ -22,6 +23,7 @@ from types import MappingProxyType
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc._runtime.record import Record
 from agent_doc.errors import ConfigError
+from agent_doc.store.access_rules import check_websocket_url
 from agent_doc.store.config_keys import warn_unknown_keys
 from agent_doc.store.state import atomic_write_text
 
@@ -30,8 +32,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 CLAUDE_ARGS_ENV = "AGENT_DOC_CLAUDE_ARGS"
-TRANSPORTS = ("cli", "acp")
-"""``cli``: one process per turn, JSON on stdout; ``acp``: Agent Client Protocol."""
+TRANSPORTS = ("cli", "acp", "acp-ws")
+"""``cli``: one process per turn, JSON on stdout; ``acp``: Agent Client Protocol
+over the program's stdio (``ssh`` included); ``acp-ws``: ACP over a WebSocket."""
+ACP_TRANSPORTS = ("acp", "acp-ws")
+"""The transports that speak the Agent Client Protocol."""
 PERMISSION_POLICIES = ("ask", "allow", "reject")
 """How an ACP agent's permission requests are answered when nobody is asked."""
 
@@ -49,7 +54,17 @@ def missing_agent_hint(program: str) -> str:
 class AgentCommand(Record):
     """A configured agent backend: the program and the arguments it starts with."""
 
-    __slots__ = ("command", "args", "prompt_pattern", "transport", "permissions")
+    __slots__ = (
+        "command",
+        "args",
+        "prompt_pattern",
+        "transport",
+        "permissions",
+        "url",
+        "token_file",
+        "token_env",
+        "remote_root",
+    )
 
     def __init__(
         self,
@@ -58,6 +73,11 @@ class AgentCommand(Record):
         prompt_pattern: str | None = None,
         transport: str = "cli",
         permissions: str = "ask",
+        *,
+        url: str | None = None,
+        token_file: Path | None = None,
+        token_env: str | None = None,
+        remote_root: str | None = None,
     ) -> None:
         self.command = command
         """Executable name or path."""
@@ -71,6 +91,21 @@ class AgentCommand(Record):
         self.permissions = permissions
         """ACP permission requests: ``ask`` the person, or always
         ``allow``/``reject``."""
+        self.url = url
+        """``acp-ws``: the agent's WebSocket endpoint (``ws://`` or ``wss://``)."""
+        self.token_file = token_file
+        """``acp-ws``: the file holding the bearer token (read at connect)."""
+        self.token_env = token_env
+        """``acp-ws``: the environment variable holding the bearer token."""
+        self.remote_root = remote_root
+        """The project root as a remote agent sees it (``ssh``, ``acp-ws``):
+        sent as the session's ``cwd``; the agent's file paths under it are
+        mapped to the local project."""
+
+    @property
+    def speaks_acp(self) -> bool:
+        """Whether this agent is driven over the Agent Client Protocol."""
+        return self.transport in ACP_TRANSPORTS
 
 
 class GlobalConfig(Record):
@@ -175,8 +210,59 @@ def _agent_command(name: str, table: Any, path: Path) -> AgentCommand:
         table, "permissions", PERMISSION_POLICIES, f"{path}: [agents.{name}]"
     )
     return AgentCommand(
-        command, tuple(args), pattern, transport=transport, permissions=permissions
+        command,
+        tuple(args),
+        pattern,
+        transport=transport,
+        permissions=permissions,
+        **_remote_keys(name, table, transport, path),
     )
+
+
+def _remote_keys(
+    name: str, table: dict[str, Any], transport: str, path: Path
+) -> dict[str, Any]:
+    """``url``, ``token_file``, ``token_env`` and ``remote_root``, checked."""
+    where = f"{path}: [agents.{name}]"
+    keys = {k: _str_or_none(table, k, path) for k in REMOTE_KEYS}
+    remote_root = keys["remote_root"]
+    if remote_root is not None and not remote_root.startswith("/"):
+        raise ConfigError(f"{where} remote_root must be an absolute path")
+    if remote_root is not None and transport not in ACP_TRANSPORTS:
+        raise ConfigError(f'{where} remote_root needs transport = "acp" or "acp-ws"')
+    if transport != "acp-ws":
+        given = [k for k in ("url", "token_file", "token_env") if keys[k] is not None]
+        if given:
+            raise ConfigError(
+                f'{where} {given[0]} is only read with transport = "acp-ws"'
+            )
+        return {"remote_root": remote_root}
+    if keys["url"] is None:
+        raise ConfigError(
+            f'{where} transport = "acp-ws" needs url = "ws://host:port/…"'
+        )
+    token_file, token_env = keys["token_file"], keys["token_env"]
+    if token_file is not None and token_env is not None:
+        raise ConfigError(f"{where} set token_file or token_env, not both")
+    url = check_websocket_url(
+        keys["url"],
+        has_token=token_file is not None or token_env is not None,
+        where=where,
+    )
+    file = None
+    if token_file is not None:
+        file = Path(token_file).expanduser()
+        file = file if file.is_absolute() else path.parent / file
+    return {
+        "url": url,
+        "token_file": file,
+        "token_env": token_env,
+        "remote_root": remote_root,
+    }
+
+
+REMOTE_KEYS = ("url", "token_file", "token_env", "remote_root")
+"""Keys of a remote ACP agent's table."""
 
 
 def check_prompt_pattern(pattern: object, where: str) -> str:

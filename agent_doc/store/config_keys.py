@@ -38,6 +38,10 @@ GLOBAL_AGENT_KEYS: tuple[str, ...] = (
     "prompt_pattern",
     "transport",
     "permissions",
+    "url",
+    "token_file",
+    "token_env",
+    "remote_root",
 )
 """Keys of a global ``[agents.NAME]`` table."""
 TERMINAL_KEYS: tuple[str, ...] = ("command",)

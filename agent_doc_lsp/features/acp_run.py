@@ -117,9 +117,10 @@ def _acp_agent(turn: PreparedTurn) -> tuple[str, AgentCommand]:
     config = load_global_config()
     name = resolve_agent_name(None, turn.front.agent, config)
     agent = config.agents.get(name)
-    if agent is None or agent.transport != "acp":
+    if agent is None or not agent.speaks_acp:
         raise AgentError(
-            f"agent '{name}' is not an ACP agent: set transport = \"acp\" in "
+            f"agent '{name}' is not an ACP agent: set transport = \"acp\" or "
+            f'"acp-ws" in '
             f"[agents.{name}] (tmux agents are driven by agentDoc.route)"
         )
     return name, agent

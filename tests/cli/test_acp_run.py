@@ -222,3 +222,41 @@ def test_permission_is_asked_on_the_terminal(project: Path, log: Path) -> None:
     assert "2. Reject" in stderr
     assert out == b""  # the question never goes to stdout
     assert "permission: reject" in (project / "plan.md").read_text()
+
+
+def test_an_agent_that_dies_is_explained_by_its_last_stderr_line(
+    project: Path,
+) -> None:
+    """Its stderr is read out (a 200 kB line first) and its last line shown."""
+    script = (
+        "head -c 200000 /dev/zero | tr '\\0' x >&2; echo >&2; "
+        "echo 'boom: no API key set' >&2; exit 3"
+    )
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        '[agents.standin]\ncommand = "sh"\n'
+        f'args = {json.dumps(["-c", script])}\ntransport = "acp"\n'
+    )
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    result = cli(project, "run", "plan.md")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "agent-doc: agent 'standin' exited during initialize: boom: no API key set"
+    ]
+    assert doc.read_text() == DOC
+
+
+def test_an_agent_that_dies_silently_is_explained_by_its_exit_status(
+    project: Path,
+) -> None:
+    configure()
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    result = cli(project, "run", "plan.md", env={"ACP_AGENT_CRASH_AFTER": "2"})
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "agent-doc: agent 'standin' exited during session/prompt: status 3"
+    )
+    assert doc.read_text() == DOC

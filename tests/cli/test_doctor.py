@@ -123,6 +123,34 @@ def test_missing_agents_fail_and_warn(machine: Machine) -> None:
     )
 
 
+def test_websocket_agents_are_checked_by_their_token_not_a_program(
+    machine: Machine,
+) -> None:
+    config = Path(machine.env["HOME"]) / ".config" / "agent-doc" / "config.toml"
+    config.parent.mkdir(parents=True)
+    token = config.parent / "cloud-token"
+    token.write_text("abc\n")
+    config.write_text(
+        'default_agent = "cloud"\n[agents.cloud]\ntransport = "acp-ws"\n'
+        'url = "wss://agents.example.com/acp"\ntoken_file = "cloud-token"\n'
+        '[agents.lost]\ntransport = "acp-ws"\nurl = "ws://127.0.0.1:9/"\n'
+        'token_file = "no-such-token"\n'
+    )
+    machine.env["XDG_CONFIG_HOME"] = str(config.parent.parent)
+    code, lines = _doctor(machine)
+    assert code == 0
+    assert lines["agent cloud"] == (
+        "ok: wss://agents.example.com/acp (with a token; not connected)"
+    )
+    assert lines["agent lost"].startswith(
+        "warn: agent 'lost': cannot read the token file "
+        f"{config.parent / 'no-such-token'}"
+    )
+    assert lines["agent lost"].endswith(
+        " — fix: fix token_file / token_env in [agents.lost]"
+    )
+
+
 def test_no_git_identity_fails(machine: Machine) -> None:
     Path(machine.env["GIT_CONFIG_GLOBAL"]).write_text("")
     code, lines = _doctor(machine)

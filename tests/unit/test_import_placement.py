@@ -43,6 +43,7 @@ HEAVY_ADAPTERS = frozenset(
         "typer",
         "uvicorn",
         "watchfiles",
+        "websockets",
         "wsproto",
         "yaml",
     }
