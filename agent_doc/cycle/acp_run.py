@@ -29,11 +29,13 @@ from agent_doc.cycle.cancel import SignalLatch
 from agent_doc.cycle.cancel import TurnCancelled
 from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import signals_routed
+from agent_doc.cycle.turn import with_resume
 from agent_doc.errors import AgentError
 from agent_doc.store.atomic import atomic_write_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from agent_doc.cycle.room_turn import AnswerStream
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand
     from agent_doc.write.server_link import ServerLink
@@ -72,9 +74,16 @@ class ConsoleHost:
     """Answers an ACP agent for ``agent-doc run`` (stderr, stdin, files)."""
 
     def __init__(
-        self, name: str, agent: AgentCommand, root: Path, link: ServerLink | None
+        self,
+        name: str,
+        agent: AgentCommand,
+        root: Path,
+        link: ServerLink | None,
+        stream: AnswerStream | None = None,
     ) -> None:
         self.name = name
+        self.stream = stream
+        """Where the answer streams to (a shared room), if anywhere."""
         self.policy = agent.permissions
         self.root = root
         self.link = link
@@ -84,7 +93,10 @@ class ConsoleHost:
         """Set when the turn is cancelled (a question on the terminal ends)."""
 
     async def on_text(self, text: str) -> None:
-        """Nothing: the answer is written once, at the end."""
+        """Stream the answer so far into the room; locally nothing (the
+        answer is written once, at the end)."""
+        if self.stream is not None:
+            await self.stream.show(text)
 
     async def on_activity(self, message: str) -> None:
         """Show the agent's plan and tool calls on stderr."""
@@ -161,8 +173,13 @@ def run_acp_from_console(
     *,
     link: ServerLink | None,
     timeout: float,
+    stream: AnswerStream | None = None,
 ) -> tuple[str, str, TurnCancelled | None, str]:
     """Run one ACP turn for ``agent-doc run``.
+
+    With ``stream`` (a shared room) the answer streams into it as it comes,
+    and the final answer (marked when interrupted, with its ``resume`` patch)
+    is written there before this returns (``stream.written``).
 
     Returns ``(answer, session_id, cancelled, prompt sent)``; the prompt
     sent is the full form when the turn's session could not be resumed.
@@ -171,7 +188,7 @@ def run_acp_from_console(
     period, at once on a second signal), and ``cancelled`` then says so; the
     answer so far is marked interrupted, to be written like any other.
     """
-    host = ConsoleHost(name, agent, turn.root, link)
+    host = ConsoleHost(name, agent, turn.root, link, stream)
     acp_turn = AcpTurn(name, agent, host, turn.root)
     latch = SignalLatch()
     loops: list[asyncio.AbstractEventLoop] = []
@@ -193,6 +210,15 @@ def run_acp_from_console(
         loops.append(asyncio.get_running_loop())
         if latch.first is not None:  # a signal came before the loop ran
             acp_turn.cancelled = True
+        if stream is None:
+            return await answer()
+        async with stream:  # joined before the agent starts; left after
+            reply = await answer()
+            final = final_answer(reply, name)
+            await stream.finish(with_resume(final, reply.session_id, turn.front))
+        return reply
+
+    async def answer() -> AcpReply:
         return await acp_turn.run(
             turn.prompt,
             resume=turn.front.resume,

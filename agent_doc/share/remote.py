@@ -36,6 +36,7 @@ from agent_doc.errors import ShareError
 from agent_doc.share.access import read_token_file
 from agent_doc.share.documents import session_id_of
 from agent_doc.share.room_link import RoomLink
+from agent_doc.share.room_link import RoomTarget
 from agent_doc.share.room_link import room_failure
 from agent_doc.store.state import project_root_for
 from agent_doc.write.outcome import normalize_text
@@ -44,16 +45,6 @@ URL_ENV = "AGENT_DOC_SHARE_URL"
 """Environment variable: the room (or server) URL when ``--room`` is not given."""
 TOKEN_ENV = "AGENT_DOC_SHARE_TOKEN"
 """Environment variable: the token when ``--token-file`` is not given."""
-
-
-@dataclass(frozen=True)
-class RoomTarget:
-    """Where a remote write goes."""
-
-    url: str
-    """``ws://host:port/<uuid>`` (or ``wss://``)."""
-    token: str | None
-    """The bearer token (``None`` for a server run with ``--no-token``)."""
 
 
 @dataclass(frozen=True)

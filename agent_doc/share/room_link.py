@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,7 +30,6 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from agent_doc.share.remote import RoomTarget
 
 AGENT_ID_LIMIT = 1024
 """Writers take a random client id below this (editors' ids are 32-bit or more)."""
@@ -37,17 +37,33 @@ TIMEOUT = 15.0
 """Seconds allowed to connect, to sync, and for the room to apply an edit."""
 
 
+@dataclass(frozen=True)
+class RoomTarget:
+    """Where a remote write goes."""
+
+    url: str
+    """``ws://host:port/<uuid>`` (or ``wss://``)."""
+    token: str | None
+    """The bearer token (``None`` for a server run with ``--no-token``)."""
+
+
 class RoomLink:
     """An open connection to one room (``async with RoomLink(target): …``)."""
 
-    def __init__(self, target: RoomTarget, *, writing: bool = True) -> None:
+    def __init__(
+        self, target: RoomTarget, *, writing: bool = True, doc: Any = None
+    ) -> None:
+        """``doc``: the Yjs document of an earlier link to the room, to join
+        again with (the room then receives what it missed, once)."""
         from pycrdt import Doc
         from pycrdt import Text
 
         self.target = target
         self.writing = writing
         """Publish "agent writing" while joined (a plain read does not)."""
-        self.doc: Doc[Any] = Doc(client_id=1 + secrets.randbelow(AGENT_ID_LIMIT - 1))
+        if doc is None:
+            doc = Doc(client_id=1 + secrets.randbelow(AGENT_ID_LIMIT - 1))
+        self.doc: Doc[Any] = doc
         self.text = self.doc.get(TEXT_KEY, type=Text)
         self._stack = AsyncExitStack()
         self._channel: WebsocketChannel | None = None
@@ -115,14 +131,20 @@ class RoomLink:
         """
         return apply_text_change(self.doc, self.text, new)
 
-    async def settled(self, sent_before: int) -> None:
-        """Wait (bounded) until the room applied what was sent after ``sent_before``."""
+    async def settled(self, sent_before: int | None = None) -> None:
+        """Wait (bounded) until the room applied what was sent after
+        ``sent_before`` (``None``: what was sent so far)."""
         import anyio
         from pycrdt import create_sync_message
 
-        assert self._channel is not None
+        channel = self._channel
+        assert channel is not None
         with anyio.fail_after(TIMEOUT):
-            await self._channel.acknowledged(create_sync_message(self.doc), sent_before)
+            if sent_before is not None:
+                await channel.wait_until(lambda: channel.updates_sent > sent_before)
+            replies = channel.replies
+            await channel.send(create_sync_message(self.doc))
+            await channel.wait_until(lambda: channel.replies > replies)
 
     @property
     def updates_sent(self) -> int:
