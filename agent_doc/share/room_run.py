@@ -88,6 +88,10 @@ class RoomStream(AnswerStream):
         self._doc: Any = None
         self._holder: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
+        self._steps = asyncio.Lock()
+        """One step at a time (chunks may arrive while a step joins again)."""
+        self._latest: str | None = None
+        """The newest answer so far not yet written."""
 
     async def __aenter__(self) -> RoomStream:
         """Join the room, saying "agent writing"."""
@@ -96,7 +100,7 @@ class RoomStream(AnswerStream):
 
     async def _join(self) -> RoomLink:
         await self._leave()
-        link = RoomLink(self.target, doc=self._doc)
+        link = RoomLink(self.target, doc=_copy(self._doc))
         joined: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._stop = asyncio.Event()
         self._holder = asyncio.create_task(self._hold(link, joined, self._stop))
@@ -115,12 +119,11 @@ class RoomStream(AnswerStream):
             async with link:
                 joined.set_result(None)
                 await stop.wait()
-        except BaseException as exc:  # reported here, never raised into the turn
+        except BaseException as exc:  # noted here, never raised into the turn
             if not joined.done():
                 joined.set_exception(exc)
             elif not stop.is_set():
                 self.broken = exc
-                _warn(f"lost {self.target.url} ({_why(exc)}); joining again")
 
     async def _leave(self) -> None:
         """Leave the room (presence cleared first), bounded."""
@@ -141,36 +144,48 @@ class RoomStream(AnswerStream):
         """Take an unfinished answer out again (the turn failed), then leave."""
         try:
             if self.written is None and self.answer.shown != self.answer.baseline:
-                await self._step(self.answer.baseline, settle=True)
+                async with self._steps:
+                    await self._step(self.answer.baseline, settle=True)
         except Exception as failure:  # the turn's own error is the one to report
             _warn(f"could not take the failed answer out of the room: {failure}")
         finally:
             await self._leave()
 
     async def show(self, answer: str) -> None:
-        """Write the answer so far (a failure is retried by the next step)."""
-        target = self.answer.target(answer)
-        if target == self.answer.shown:
+        """Write the answer so far (a failure is retried by the next step).
+
+        Chunks that come while a step is under way are written together by
+        that step, once it is done.
+        """
+        self._latest = answer
+        if self._steps.locked():
             return
-        try:
-            await self._step(target, settle=False)
-        except Exception as exc:
-            if self.broken is None:
-                _warn(f"lost {self.target.url} ({_why(exc)}); joining again")
-            self.broken = exc
+        async with self._steps:
+            while self._latest is not None:
+                target = self.answer.target(self._latest)
+                self._latest = None
+                if target == self.answer.shown:
+                    continue
+                try:
+                    await self._step(target, settle=False)
+                except Exception as exc:  # e.g. the server is down: next step retries
+                    if self.broken is None:
+                        _warn(f"cannot reach {self.target.url} ({_why(exc)}); retrying")
+                    self.broken = exc
 
     async def finish(self, answer: str) -> RoomWrite:
         """Write the final answer and wait until the room applied it (joining
         again once when the connection fails on the way)."""
         target = self.answer.target(answer, final=True)
-        try:
-            room_text = await self._step(target, settle=True)
-        except Exception:
+        async with self._steps:
             try:
-                await self._join()
                 room_text = await self._step(target, settle=True)
-            except Exception as exc:
-                raise room_failure(exc, self.target.url) from None
+            except Exception:
+                try:
+                    await self._join()
+                    room_text = await self._step(target, settle=True)
+                except Exception as exc:
+                    raise room_failure(exc, self.target.url) from None
         self.written = RoomWrite(target, room_text)
         return self.written
 
@@ -178,6 +193,8 @@ class RoomStream(AnswerStream):
         """Bring the room from the shown answer to ``target``; its text after."""
         link = self.link
         if link is None or self.broken is not None:
+            if link is not None and self.broken is not None:
+                _warn(f"lost {self.target.url} ({_why(self.broken)}); joining again")
             link = await self._join()
         current = link.current()
         merged = merge_texts(self.answer.shown, target, current).text
@@ -189,8 +206,24 @@ class RoomStream(AnswerStream):
         return link.current()
 
 
+def _copy(doc: Any) -> Any:
+    """A new Yjs document holding ``doc``'s state under its client id (``None``:
+    a new writer). An earlier connection's provider never touches the copy."""
+    if doc is None:
+        return None
+    from pycrdt import Doc
+
+    copy: Doc[Any] = Doc(client_id=doc.client_id)
+    copy.apply_update(doc.get_update())
+    return copy
+
+
 def _why(exc: BaseException) -> str:
-    return str(single_error(exc)) or type(single_error(exc)).__name__
+    """A short reason: the one exception inside, its message if it is short."""
+    exc = single_error(exc)
+    reason = str(exc).strip()
+    short = reason and "\n" not in reason and len(reason) <= 80
+    return f"{type(exc).__name__}: {reason}" if short else type(exc).__name__
 
 
 def _warn(message: str) -> None:

@@ -25,6 +25,7 @@ from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
 from agent_doc.store.state import StateStore
 from tests.acp_standin import ACP_AGENT
+from tests.share.proxy import FaultyProxy
 from tests.share.rooms import DOC
 from tests.share.rooms import ServeProcess
 from tests.share.rooms import peer
@@ -238,7 +239,7 @@ async def test_an_acp_answer_streams_into_the_room_with_presence(
             await left.wait()
         watcher.close()
     assert text.count("word79") == 1
-    assert text.count(WORDS) == 1
+    assert text.count(WORDS) == 1, text
     assert text.count("What is 6 x 7? (quick)") == 1
     texts = [t for kind, t in events if kind == "text"]
     partial = [t for t in texts if isinstance(t, str) and "word3 " in t]
@@ -253,6 +254,29 @@ async def test_an_acp_answer_streams_into_the_room_with_presence(
     assert snapshot is not None
     assert "(quick)" not in snapshot
     assert "resume: " in text
+
+
+async def test_a_connection_cut_mid_stream_is_joined_again_without_duplicates(
+    served: ServeProcess, host: AgentHost
+) -> None:
+    host.acp(ACP_AGENT_REPLY=WORDS, ACP_AGENT_CHUNK="6", ACP_AGENT_DELAY="0.05")
+    async with (
+        FaultyProxy(served.url) as proxy,
+        peer(served.room(), token_of(served.root)) as alice,
+    ):
+        url = proxy.url
+        proc = host.run(url, "--agent", "standin")
+        await alice.until(lambda t: "word3 " in t, timeout=30)
+        streamed = proxy.accepted  # the checks and the stream's connection
+        proxy.cut()  # mid-answer: the stream's connection dies
+        code, err = await finished(proc)
+        assert code == 0, err
+        text = await alice.until(lambda t: "word79" in t)
+    assert proxy.accepted > streamed  # it joined again
+    assert f"lost {url}/" in err, err
+    assert text.count(WORDS) == 1, text
+    assert text.count("word0 ") == 1
+    assert (host.checkout / "pair.md").read_text() == text
 
 
 async def test_ctrl_c_keeps_what_streamed_marked_interrupted(
