@@ -322,3 +322,27 @@ async def test_a_wrong_token_or_no_server_is_refused_before_the_agent(
     assert git(host.checkout, "rev-parse", "HEAD") == head
     assert git(host.checkout, "status", "--porcelain") == ""
     assert (served.root / "pair.md").read_text() == DOC
+
+
+async def test_an_agent_that_dies_mid_answer_leaves_the_room_as_it_was(
+    served: ServeProcess, host: AgentHost
+) -> None:
+    host.acp(
+        ACP_AGENT_REPLY=WORDS,
+        ACP_AGENT_CHUNK="6",
+        ACP_AGENT_DELAY="0.05",
+        ACP_AGENT_CRASH_AFTER="20",
+    )
+    async with peer(served.room(), token_of(served.root)) as alice:
+        proc = host.run(served.url, "--agent", "standin")
+        await alice.until(lambda t: "word3 " in t, timeout=30)
+        at = str(alice.text).index(QUESTION) + len(QUESTION)
+        alice.type(at, " (quick)")
+        code, err = await finished(proc)
+        assert code == 1, err
+        assert "standin" in err
+        text = await alice.until(lambda t: "word" not in t)
+    assert text == DOC.replace(QUESTION, QUESTION + " (quick)")
+    assert await wait_file(served.root / "pair.md", lambda t: t == text) == text
+    assert (host.checkout / "pair.md").read_text() == DOC
+    assert snapshot_of(host) is None
