@@ -31,6 +31,7 @@ from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import signals_routed
 from agent_doc.cycle.turn import with_resume
 from agent_doc.errors import AgentError
+from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -215,7 +216,10 @@ def run_acp_from_console(
         async with stream:  # joined before the agent starts; left after
             reply = await answer()
             final = final_answer(reply, name)
-            await stream.finish(with_resume(final, reply.session_id, turn.front))
+            try:
+                await stream.finish(with_resume(final, reply.session_id, turn.front))
+            except ShareError as exc:  # the caller keeps the answer
+                stream.failure = exc
         return reply
 
     async def answer() -> AcpReply:

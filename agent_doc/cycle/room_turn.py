@@ -20,8 +20,11 @@ The cycle does not know how a room is reached (that is
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+from agent_doc.errors import ShareError
+from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
@@ -59,6 +62,8 @@ class AnswerStream:
 
     written: RoomWrite | None = None
     """Set by :meth:`finish`."""
+    failure: ShareError | None = None
+    """Why :meth:`finish` could not write the final answer (set by the caller)."""
 
     async def __aenter__(self) -> AnswerStream:
         """Join the room; refuse (``ShareError``) when it cannot be reached."""
@@ -123,4 +128,31 @@ def settle_locally(path: Path, written: RoomWrite) -> WriteOutcome:
         target="room",
         changed=changed,
         merged=final != written.content_ours,
+    )
+
+
+UNWRITTEN_DIR = "room-answers"
+"""Folder of ``.agent-doc/`` keeping answers a room could not take."""
+
+
+def keep_unwritten(
+    path: Path, baseline: str, response: str, why: ShareError, *, streamed: bool
+) -> ShareError:
+    """Keep an answer the room could not take; the error saying where it is.
+
+    The answer and the text it was generated against are written (atomically)
+    to ``.agent-doc/room-answers/``, so ``agent-doc write --room`` can land
+    it later without paying the agent again.
+    """
+    folder = StateStore.for_document(path).state_dir / UNWRITTEN_DIR
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    answer = folder / f"{Path(path).stem}-{stamp}.answer.md"
+    base = folder / f"{Path(path).stem}-{stamp}.baseline.md"
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(base, baseline)
+    atomic_write_text(answer, response)
+    part = " (the room may hold part of it, streamed)" if streamed else ""
+    return ShareError(
+        f"{why}; the answer is kept in {answer}{part}: land it with "
+        f"agent-doc write {path} --room URL --baseline-file {base} < {answer}"
     )

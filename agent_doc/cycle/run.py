@@ -24,6 +24,7 @@ from agent_doc.cycle.acp_run import run_acp_from_console
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
 from agent_doc.cycle.preconditions import require_session_document
+from agent_doc.cycle.room_turn import keep_unwritten
 from agent_doc.cycle.room_turn import settle_locally
 from agent_doc.cycle.turn import build_prompt
 from agent_doc.cycle.turn import prepare_turn
@@ -31,6 +32,7 @@ from agent_doc.cycle.turn import with_resume
 from agent_doc.cycle.vcs import create_branch
 from agent_doc.cycle.vcs import open_repo
 from agent_doc.errors import AgentError
+from agent_doc.errors import ShareError
 from agent_doc.store.config import load_global_config
 from agent_doc.store.config import resolve_claude_args
 from agent_doc.write.pipeline import WriteRequest
@@ -163,8 +165,16 @@ def run_cycle(
         request = WriteRequest(path, response, baseline=turn.text, origin="run")
         outcome = write_response(request, link)
     else:
-        written = stream.written if stream is not None else None
-        written = written or room.write_answer(turn.text, response)
+        try:
+            if stream is not None and stream.failure is not None:
+                raise stream.failure
+            written = stream.written if stream is not None else None
+            written = written or room.write_answer(turn.text, response)
+        except ShareError as exc:  # the agent's answer is not lost with the room
+            streamed = stream is not None
+            raise keep_unwritten(
+                path, turn.text, response, exc, streamed=streamed
+            ) from None
         outcome = settle_locally(path, written)
     committed = False
     if not no_git:

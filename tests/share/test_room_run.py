@@ -25,6 +25,7 @@ from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
 from agent_doc.store.state import StateStore
 from tests.acp_standin import ACP_AGENT
+from tests.cli_runner import agent_doc
 from tests.share.proxy import FaultyProxy
 from tests.share.rooms import DOC
 from tests.share.rooms import ServeProcess
@@ -346,3 +347,44 @@ async def test_an_agent_that_dies_mid_answer_leaves_the_room_as_it_was(
     assert await wait_file(served.root / "pair.md", lambda t: t == text) == text
     assert (host.checkout / "pair.md").read_text() == DOC
     assert snapshot_of(host) is None
+
+
+async def test_an_answer_the_room_cannot_take_is_kept_and_lands_later(
+    served: ServeProcess, host: AgentHost
+) -> None:
+    proc = host.run(served.url, "--agent", "gated")
+    await wait_file(host.calls, lambda t: t.strip() != "", timeout=30)
+    served.kill()  # the server goes away while the agent works
+    host.gate.touch()
+    code, err = await finished(proc)
+    assert code == 1, err
+    assert err.count("\n") == 1, err
+    assert f"cannot reach {served.room()}" in err
+    kept = sorted((host.checkout / ".agent-doc" / "room-answers").iterdir())
+    answer, baseline = kept  # *.answer.md, *.baseline.md
+    assert answer.read_text().startswith("### Re: product\n\nIt is 42.")
+    assert baseline.read_text() == DOC
+    assert f"--baseline-file {baseline} < {answer}" in err
+    assert (host.checkout / "pair.md").read_text() == DOC
+    assert snapshot_of(host) is None
+
+    again = ServeProcess(served.root).start()  # restarted: the answer lands once
+    try:
+        async with peer(again.room(), token_of(served.root)) as alice:
+            alice.type(str(alice.text).index(QUESTION) + len(QUESTION), " (quick)")
+            landed = await anyio.to_thread.run_sync(
+                lambda: agent_doc(
+                    *("write", "pair.md", "--room", again.url),
+                    *("--token-file", str(host.token_file)),
+                    *("--baseline-file", str(baseline)),
+                    cwd=host.checkout,
+                    stdin=answer.read_text(),
+                    env=host.env,
+                )
+            )
+            assert landed.returncode == 0, landed.stderr
+            text = await alice.until(lambda t: "It is 42." in t)
+    finally:
+        again.kill()
+    assert text.count("It is 42.") == 1
+    assert text.count("What is 6 x 7? (quick)") == 1
