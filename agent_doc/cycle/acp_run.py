@@ -2,7 +2,9 @@
 
 The prompt is the one every backend sends (:mod:`agent_doc.cycle.turn`); the
 answer comes back as ``agent_message_chunk`` updates and is written once, at the
-end, through the one write path by :func:`agent_doc.cycle.run.run_cycle`.
+end, through the one write path by :func:`agent_doc.cycle.run.run_cycle` — or,
+for a shared room (``run --room``), streamed into the room as it comes
+(:class:`~agent_doc.cycle.room_turn.AnswerStream`).
 
 On the terminal the agent's tool calls and plan show on stderr, and its
 permission requests are asked there (stdin). Without a terminal on stdin the

@@ -4,6 +4,8 @@ diff → prompt (``<document>``, plus ``<diff>`` after the first cycle, plus the
 effective AGENTS.md) → optional ``agent-doc/<stem>`` branch → the agent → the
 session id kept as ``resume`` → the response written through the one write path
 (so an open editor receives it as a workspace edit) → snapshot → git commit.
+With ``--room`` the text comes from a shared room and the answer goes into it
+(:mod:`agent_doc.cycle.room_turn`); the local copy and snapshot follow.
 
 A CLI agent that resumes its session gets the resumed prompt (the diff and
 excerpts, :mod:`agent_doc.cycle.turn`). When it turns out the session was lost

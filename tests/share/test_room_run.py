@@ -284,14 +284,35 @@ async def test_ctrl_c_keeps_what_streamed_marked_interrupted(
     served: ServeProcess, host: AgentHost
 ) -> None:
     host.acp(ACP_AGENT_REPLY=WORDS, ACP_AGENT_CHUNK="6", ACP_AGENT_DELAY="0.1")
-    async with peer(served.room(), token_of(served.root)) as alice:
-        proc = host.run(served.url, "--agent", "standin")
-        await alice.until(lambda t: "word2 " in t, timeout=30)
-        proc.send_signal(signal.SIGINT)
-        code, err = await finished(proc)
-        assert code == 130, err
-        assert "marked interrupted" in err
-        text = await alice.until(lambda t: "*(interrupted)*" in t)
+    token = token_of(served.root)
+    writing: list[bool] = []
+    present = anyio.Event()
+    gone = anyio.Event()
+
+    def on_status(status: PeerStatus) -> None:
+        writing.append(status.writing())
+        (present if status.writing() else gone).set()
+
+    watcher = RoomPeer(
+        served.room(), lambda: token, on_remote=lambda _t: None, on_status=on_status
+    )
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(watcher.run)
+        async with peer(served.room(), token) as alice:
+            proc = host.run(served.url, "--agent", "standin")
+            await alice.until(lambda t: "word2 " in t, timeout=30)
+            with anyio.fail_after(10):
+                await present.wait()
+            gone = anyio.Event()
+            proc.send_signal(signal.SIGINT)
+            code, err = await finished(proc)
+            assert code == 130, err
+            assert "marked interrupted" in err
+            text = await alice.until(lambda t: "*(interrupted)*" in t)
+        with anyio.fail_after(2):  # the presence is cleared after a Ctrl-C too
+            await gone.wait()
+        watcher.close()
+    assert writing[-1] is False
     assert text.count("*(interrupted)*") == 1
     assert text.count("word0 ") == 1
     assert "word79" not in text
