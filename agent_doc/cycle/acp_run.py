@@ -87,6 +87,8 @@ class ConsoleHost:
         self.name = name
         self.stream = stream
         """Where the answer streams to (a shared room), if anywhere."""
+        self.document: Path | None = None
+        """The turn's document (read from the room while ``stream`` is set)."""
         self.policy = agent.permissions
         self.root = root
         self.link = link
@@ -154,8 +156,11 @@ class ConsoleHost:
         return line.result() if line.done() else None
 
     async def read_file(self, path: Path) -> str:
-        """The live buffer when an editor has ``path`` open, else the file."""
+        """The live buffer when an editor has ``path`` open, else the file;
+        the room's text for the document of a ``run --room``."""
         resolved = within(path, self.root)
+        if self.stream is not None and resolved == self.document:
+            return self.stream.current_text()
         if self.link is not None:
             handle = await asyncio.to_thread(self.link.find_owner, resolved)
             if handle is not None:
@@ -192,6 +197,7 @@ def run_acp_from_console(
     answer so far is marked interrupted, to be written like any other.
     """
     host = ConsoleHost(name, agent, turn.root, link, stream)
+    host.document = turn.path.resolve()
     acp_turn = AcpTurn(name, agent, host, turn.root)
     latch = SignalLatch()
     loops: list[asyncio.AbstractEventLoop] = []

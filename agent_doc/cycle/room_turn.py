@@ -78,6 +78,11 @@ class AnswerStream:
         """Leave the room (presence cleared)."""
         raise NotImplementedError
 
+    def current_text(self) -> str:
+        """The room's text as this writer holds it now (for the agent's
+        ``fs/read_text_file`` of the document: not the stale local copy)."""
+        raise NotImplementedError
+
     async def show(self, answer: str) -> None:
         """Write the answer received so far (never raises: a failed step is
         retried by the next one, or by :meth:`finish`)."""

@@ -28,6 +28,7 @@ from typing import Any
 from agent_doc.cycle.room_turn import AnswerStream
 from agent_doc.cycle.room_turn import RoomSide
 from agent_doc.cycle.room_turn import RoomWrite
+from agent_doc.document._yrs import TEXT_KEY
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.merge import merge_texts
 from agent_doc.share.remote import read_room
@@ -150,6 +151,16 @@ class RoomStream(AnswerStream):
             _warn(f"could not take the failed answer out of the room: {failure}")
         finally:
             await self._leave()
+
+    def current_text(self) -> str:
+        """The room's text as this writer holds it now."""
+        if self.link is not None:
+            return self.link.current()
+        if self._doc is None:
+            return self.answer.baseline
+        from pycrdt import Text
+
+        return str(self._doc.get(TEXT_KEY, type=Text))
 
     async def show(self, answer: str) -> None:
         """Write the answer so far (a failure is retried by the next step).

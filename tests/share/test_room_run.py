@@ -409,3 +409,17 @@ async def test_an_answer_the_room_cannot_take_is_kept_and_lands_later(
         again.kill()
     assert text.count("It is 42.") == 1
     assert text.count("What is 6 x 7? (quick)") == 1
+
+
+async def test_the_agent_reading_the_document_reads_the_room(
+    served: ServeProcess, host: AgentHost
+) -> None:
+    line = DOC.splitlines().index(QUESTION) + 1
+    host.acp(ACP_AGENT_READ="pair.md", ACP_AGENT_READ_LINE=str(line))
+    async with peer(served.room(), token_of(served.root)) as alice:
+        alice.type(str(alice.text).index(QUESTION) + len(QUESTION), " Really?")
+        await wait_file(served.root / "pair.md", lambda t: "Really?" in t)
+        code, err = await finished(host.run(served.url, "--agent", "standin"))
+        assert code == 0, err
+        text = await alice.until(lambda t: "read: " in t)
+    assert "read: What is 6 x 7? Really?" in text  # not the agent host's old copy
