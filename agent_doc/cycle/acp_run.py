@@ -168,8 +168,14 @@ class ConsoleHost:
         return resolved.read_text(encoding="utf-8")
 
     async def write_file(self, path: Path, content: str) -> None:
-        """Write ``path`` atomically (inside the project only)."""
+        """Write ``path`` atomically (inside the project only; never the
+        document of a ``run --room``, whose text lives in the room)."""
         resolved = within(path, self.root)
+        if self.stream is not None and resolved == self.document:
+            raise ValueError(
+                f"{path.name} is shared in a room: put the answer in your "
+                "message; it is written into the room"
+            )
         resolved.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(resolved, content)
 

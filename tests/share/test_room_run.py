@@ -423,3 +423,16 @@ async def test_the_agent_reading_the_document_reads_the_room(
         assert code == 0, err
         text = await alice.until(lambda t: "read: " in t)
     assert "read: What is 6 x 7? Really?" in text  # not the agent host's old copy
+
+
+async def test_the_agent_cannot_overwrite_the_shared_document_behind_the_room(
+    served: ServeProcess, host: AgentHost
+) -> None:
+    host.acp(ACP_AGENT_WRITE="pair.md", ACP_AGENT_WRITE_TEXT="clobbered\n")
+    async with peer(served.room(), token_of(served.root)) as alice:
+        code, err = await finished(host.run(served.url, "--agent", "standin"))
+        assert code == 0, err
+        text = await alice.until(lambda t: "write failed: " in t)
+    assert "pair.md is shared in a room" in text  # the agent was told why
+    assert "clobbered" not in text
+    assert (host.checkout / "pair.md").read_text() == text
