@@ -2,7 +2,9 @@
 
 The prompt is the one every backend sends (:mod:`agent_doc.cycle.turn`); the
 answer comes back as ``agent_message_chunk`` updates and is written once, at the
-end, through the one write path by :func:`agent_doc.cycle.run.run_cycle`.
+end, through the one write path by :func:`agent_doc.cycle.run.run_cycle` — or,
+for a shared room (``run --room``), streamed into the room as it comes
+(:class:`~agent_doc.cycle.room_turn.AnswerStream`).
 
 On the terminal the agent's tool calls and plan show on stderr, and its
 permission requests are asked there (stdin). Without a terminal on stdin the
@@ -29,11 +31,14 @@ from agent_doc.cycle.cancel import SignalLatch
 from agent_doc.cycle.cancel import TurnCancelled
 from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import signals_routed
+from agent_doc.cycle.turn import with_resume
 from agent_doc.errors import AgentError
+from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from agent_doc.cycle.room_turn import AnswerStream
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand
     from agent_doc.write.server_link import ServerLink
@@ -72,9 +77,18 @@ class ConsoleHost:
     """Answers an ACP agent for ``agent-doc run`` (stderr, stdin, files)."""
 
     def __init__(
-        self, name: str, agent: AgentCommand, root: Path, link: ServerLink | None
+        self,
+        name: str,
+        agent: AgentCommand,
+        root: Path,
+        link: ServerLink | None,
+        stream: AnswerStream | None = None,
     ) -> None:
         self.name = name
+        self.stream = stream
+        """Where the answer streams to (a shared room), if anywhere."""
+        self.document: Path | None = None
+        """The turn's document (read from the room while ``stream`` is set)."""
         self.policy = agent.permissions
         self.root = root
         self.link = link
@@ -84,7 +98,10 @@ class ConsoleHost:
         """Set when the turn is cancelled (a question on the terminal ends)."""
 
     async def on_text(self, text: str) -> None:
-        """Nothing: the answer is written once, at the end."""
+        """Stream the answer so far into the room; locally nothing (the
+        answer is written once, at the end)."""
+        if self.stream is not None:
+            await self.stream.show(text)
 
     async def on_activity(self, message: str) -> None:
         """Show the agent's plan and tool calls on stderr."""
@@ -139,8 +156,11 @@ class ConsoleHost:
         return line.result() if line.done() else None
 
     async def read_file(self, path: Path) -> str:
-        """The live buffer when an editor has ``path`` open, else the file."""
+        """The live buffer when an editor has ``path`` open, else the file;
+        the room's text for the document of a ``run --room``."""
         resolved = within(path, self.root)
+        if self.stream is not None and resolved == self.document:
+            return self.stream.current_text()
         if self.link is not None:
             handle = await asyncio.to_thread(self.link.find_owner, resolved)
             if handle is not None:
@@ -148,8 +168,14 @@ class ConsoleHost:
         return resolved.read_text(encoding="utf-8")
 
     async def write_file(self, path: Path, content: str) -> None:
-        """Write ``path`` atomically (inside the project only)."""
+        """Write ``path`` atomically (inside the project only; never the
+        document of a ``run --room``, whose text lives in the room)."""
         resolved = within(path, self.root)
+        if self.stream is not None and resolved == self.document:
+            raise ValueError(
+                f"{path.name} is shared in a room: put the answer in your "
+                "message; it is written into the room"
+            )
         resolved.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(resolved, content)
 
@@ -161,8 +187,13 @@ def run_acp_from_console(
     *,
     link: ServerLink | None,
     timeout: float,
+    stream: AnswerStream | None = None,
 ) -> tuple[str, str, TurnCancelled | None, str]:
     """Run one ACP turn for ``agent-doc run``.
+
+    With ``stream`` (a shared room) the answer streams into it as it comes,
+    and the final answer (marked when interrupted, with its ``resume`` patch)
+    is written there before this returns (``stream.written``).
 
     Returns ``(answer, session_id, cancelled, prompt sent)``; the prompt
     sent is the full form when the turn's session could not be resumed.
@@ -171,7 +202,8 @@ def run_acp_from_console(
     period, at once on a second signal), and ``cancelled`` then says so; the
     answer so far is marked interrupted, to be written like any other.
     """
-    host = ConsoleHost(name, agent, turn.root, link)
+    host = ConsoleHost(name, agent, turn.root, link, stream)
+    host.document = turn.path.resolve()
     acp_turn = AcpTurn(name, agent, host, turn.root)
     latch = SignalLatch()
     loops: list[asyncio.AbstractEventLoop] = []
@@ -193,6 +225,18 @@ def run_acp_from_console(
         loops.append(asyncio.get_running_loop())
         if latch.first is not None:  # a signal came before the loop ran
             acp_turn.cancelled = True
+        if stream is None:
+            return await answer()
+        async with stream:  # joined before the agent starts; left after
+            reply = await answer()
+            final = final_answer(reply, name)
+            try:
+                await stream.finish(with_resume(final, reply.session_id, turn.front))
+            except ShareError as exc:  # the caller keeps the answer
+                stream.failure = exc
+        return reply
+
+    async def answer() -> AcpReply:
         return await acp_turn.run(
             turn.prompt,
             resume=turn.front.resume,

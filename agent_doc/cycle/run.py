@@ -4,6 +4,8 @@ diff → prompt (``<document>``, plus ``<diff>`` after the first cycle, plus the
 effective AGENTS.md) → optional ``agent-doc/<stem>`` branch → the agent → the
 session id kept as ``resume`` → the response written through the one write path
 (so an open editor receives it as a workspace edit) → snapshot → git commit.
+With ``--room`` the text comes from a shared room and the answer goes into it
+(:mod:`agent_doc.cycle.room_turn`); the local copy and snapshot follow.
 
 A CLI agent that resumes its session gets the resumed prompt (the diff and
 excerpts, :mod:`agent_doc.cycle.turn`). When it turns out the session was lost
@@ -24,12 +26,15 @@ from agent_doc.cycle.acp_run import run_acp_from_console
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
 from agent_doc.cycle.preconditions import require_session_document
+from agent_doc.cycle.room_turn import keep_unwritten
+from agent_doc.cycle.room_turn import settle_locally
 from agent_doc.cycle.turn import build_prompt
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.cycle.turn import with_resume
 from agent_doc.cycle.vcs import create_branch
 from agent_doc.cycle.vcs import open_repo
 from agent_doc.errors import AgentError
+from agent_doc.errors import ShareError
 from agent_doc.store.config import load_global_config
 from agent_doc.store.config import resolve_claude_args
 from agent_doc.write.pipeline import WriteRequest
@@ -43,6 +48,7 @@ if TYPE_CHECKING:
     from agent_doc.cycle.agents import AgentInvocation
     from agent_doc.cycle.agents import AgentReply
     from agent_doc.cycle.cancel import TurnCancelled
+    from agent_doc.cycle.room_turn import RoomSide
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.write.pipeline import WriteOutcome
     from agent_doc.write.server_link import ServerLink
@@ -76,6 +82,8 @@ class RunOutcome:
     """True when nothing changed since the last response (nothing sent)."""
     cancelled: TurnCancelled | None = None
     """Set when a signal cancelled an ACP turn whose partial answer was written."""
+    room: str | None = None
+    """The shared room the answer was written into (``run --room``)."""
 
 
 def run_cycle(
@@ -89,6 +97,7 @@ def run_cycle(
     link: ServerLink | None = None,
     timeout: float | None = None,
     progress: bool = False,
+    room: RoomSide | None = None,
 ) -> RunOutcome:
     """Run one agent cycle on ``path`` and return what happened.
 
@@ -98,12 +107,18 @@ def run_cycle(
     An agent configured with ``transport = "acp"`` (or ``"acp-ws"``) is driven
     over the Agent Client Protocol (:mod:`agent_doc.cycle.acp_run`); others
     run once as a CLI.
+
+    With ``room`` the document's text is read from a shared room (before the
+    agent is called) and the answer written there, streamed for an ACP agent;
+    the local copy and snapshot follow (:mod:`agent_doc.cycle.room_turn`).
     """
     path = Path(path)
     require_session_document(path)
     config = load_global_config()
 
-    turn = prepare_turn(path, link)
+    if room is not None:
+        link = None  # the room is the document: no local editor is involved
+    turn = prepare_turn(path, link, room.read_text() if room is not None else None)
     if turn is None:
         return RunOutcome(prompt="", no_changes=True)
     if dry_run:
@@ -134,9 +149,10 @@ def run_cycle(
     session_id: str | None
     cancelled = None
     sent = turn.prompt
+    stream = room.stream(turn) if room is not None and acp else None
     if acp and configured is not None:
         response, session_id, cancelled, sent = run_acp_from_console(
-            turn, name, configured, link=link, timeout=timeout
+            turn, name, configured, link=link, timeout=timeout, stream=stream
         )
     else:
         waiting = f"waiting for {name}"
@@ -149,8 +165,21 @@ def run_cycle(
             )
         response, session_id = reply.text, reply.session_id
     response = with_resume(response, session_id, turn.front)
-    request = WriteRequest(path, response, baseline=turn.text, origin="run")
-    outcome = write_response(request, link)
+    if room is None:
+        request = WriteRequest(path, response, baseline=turn.text, origin="run")
+        outcome = write_response(request, link)
+    else:
+        try:
+            if stream is not None and stream.failure is not None:
+                raise stream.failure
+            written = stream.written if stream is not None else None
+            written = written or room.write_answer(turn.text, response)
+        except ShareError as exc:  # the agent's answer is not lost with the room
+            streamed = stream is not None
+            raise keep_unwritten(
+                path, turn.text, response, exc, streamed=streamed
+            ) from None
+        outcome = settle_locally(path, written)
     committed = False
     if not no_git:
         committed, _ = commit_and_refresh(path, link)
@@ -164,6 +193,7 @@ def run_cycle(
         committed=committed,
         branch=branch_name,
         cancelled=cancelled,
+        room=room.url if room is not None else None,
     )
 
 

@@ -71,8 +71,13 @@ class PreparedTurn:
 def prepare_turn(
     path: Path,
     link: ServerLink | None,
+    text: str | None = None,
 ) -> PreparedTurn | None:
     """Read, diff and build the prompt; ``None`` when nothing changed.
+
+    ``text`` is the document's current text when it was read elsewhere (a
+    shared room, :mod:`agent_doc.cycle.room_turn`); by default the live
+    buffer of an open editor, else the file.
 
     A document with a ``resume`` id and a snapshot gets the resumed prompt
     unless the project's config says ``prompt = "full"``; every other turn
@@ -81,7 +86,7 @@ def prepare_turn(
     """
     path = Path(path)
     root = project_root_for(path)
-    text = current_text(path, link)
+    text = current_text(path, link) if text is None else text
     front = parse_frontmatter(text)
     snapshot = StateStore(root).load_snapshot(path)
     if snapshot is None and nothing_typed(text):

@@ -18,15 +18,13 @@ configuration.
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
-from agent_doc.document._yrs import TEXT_KEY
 from agent_doc.document.apply import apply_component_patch
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.component_config import load_component_configs
@@ -36,10 +34,10 @@ from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.errors import PatchError
 from agent_doc.errors import ShareError
 from agent_doc.share.access import read_token_file
-from agent_doc.share.channel import WebsocketChannel
 from agent_doc.share.documents import session_id_of
-from agent_doc.share.presence_state import agent_state
-from agent_doc.share.textedit import apply_text_change
+from agent_doc.share.room_link import RoomLink
+from agent_doc.share.room_link import RoomTarget
+from agent_doc.share.room_link import room_failure
 from agent_doc.store.state import project_root_for
 from agent_doc.write.outcome import normalize_text
 
@@ -47,20 +45,6 @@ URL_ENV = "AGENT_DOC_SHARE_URL"
 """Environment variable: the room (or server) URL when ``--room`` is not given."""
 TOKEN_ENV = "AGENT_DOC_SHARE_TOKEN"
 """Environment variable: the token when ``--token-file`` is not given."""
-AGENT_ID_LIMIT = 1024
-"""Writers take a random client id below this (editors' ids are 32-bit or more)."""
-TIMEOUT = 15.0
-"""Seconds allowed to connect, to sync, and for the room to apply the edit."""
-
-
-@dataclass(frozen=True)
-class RoomTarget:
-    """Where a remote write goes."""
-
-    url: str
-    """``ws://host:port/<uuid>`` (or ``wss://``)."""
-    token: str | None
-    """The bearer token (``None`` for a server run with ``--no-token``)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +59,9 @@ class RoomOutcome:
     """The text the writer turned it into."""
     edits: int
     """How many regions changed (0: nothing to write)."""
+    ours: str | None = None
+    """For a write: the baseline with the response applied (``content_ours``,
+    what a local write keeps as the snapshot), before the merge with the room."""
 
 
 def room_target(
@@ -116,15 +103,17 @@ def write_to_room(
     if not response.strip():
         raise PatchError("empty response — nothing to write")
     configs = load_component_configs(project_root_for(Path(file)))
+    built: list[str] = []
 
     def compute(current: str) -> str:
         base = current if baseline is None else normalize_text(baseline)
         ours = build_content_ours(base, response, configs)
+        built.append(ours)
         for warning in patch_block_warnings(response, base):
             _warn(warning)
         return ours if base == current else merge_texts(base, ours, current).text
 
-    return edit_room(target, compute)
+    return replace(edit_room(target, compute), ours=built[-1])
 
 
 def patch_in_room(
@@ -163,94 +152,33 @@ def edit_room(target: RoomTarget, compute: Callable[[str], str]) -> RoomOutcome:
     try:
         return anyio.run(_edit_room, target, compute)
     except Exception as exc:
-        raise _translated(_single(exc), target) from None
-
-
-def _single(exc: BaseException) -> BaseException:
-    """The one exception inside (nested) task-group exception groups."""
-    inner = getattr(exc, "exceptions", None)
-    while isinstance(inner, tuple) and len(inner) == 1:
-        exc = inner[0]
-        inner = getattr(exc, "exceptions", None)
-    return exc
-
-
-def _translated(exc: BaseException, target: RoomTarget) -> BaseException:
-    """A connection failure as one clear :class:`ShareError`; others unchanged."""
-    import httpx
-    import httpx_ws
-
-    if isinstance(exc, httpx_ws.WebSocketUpgradeError):
-        status = exc.response.status_code
-        return ShareError(
-            f"{target.url} refused the connection (HTTP {status}): wrong or missing "
-            "token, or no session document with that id on the server"
-        )
-    if isinstance(exc, TimeoutError):
-        return ShareError(
-            f"{target.url} did not answer, sync or acknowledge within "
-            f"{TIMEOUT:.0f} s; the answer may not have landed"
-        )
-    if isinstance(exc, (httpx.HTTPError, httpx_ws.HTTPXWSException, OSError)):
-        return ShareError(f"cannot reach {target.url}: {exc or type(exc).__name__}")
-    return exc
+        raise room_failure(exc, target.url) from None
 
 
 async def _edit_room(target: RoomTarget, compute: Callable[[str], str]) -> RoomOutcome:
-    import anyio
-    import httpx
-    import httpx_ws
-
-    headers = (
-        {} if target.token is None else {"Authorization": f"Bearer {target.token}"}
-    )
-    with anyio.fail_after(TIMEOUT):
-        async with httpx.AsyncClient(timeout=TIMEOUT) as client:
-            connect: Any = httpx_ws.aconnect_ws(target.url, client, headers=headers)
-            async with connect as ws:
-                return await _edit_joined(target, ws, compute)
-
-
-async def _edit_joined(
-    target: RoomTarget, ws: Any, compute: Callable[[str], str]
-) -> RoomOutcome:
-    import anyio
-    from pycrdt import Awareness
-    from pycrdt import Doc
-    from pycrdt import Provider
-    from pycrdt import Text
-    from pycrdt import create_sync_message
-
-    channel = WebsocketChannel(ws, urlsplit(target.url).path)
-    doc: Doc[Any] = Doc(client_id=1 + secrets.randbelow(AGENT_ID_LIMIT - 1))
-    text = doc.get(TEXT_KEY, type=Text)
-    awareness = Awareness(doc)
-    async with Provider(doc, channel) as provider:
-        await provider.synced.wait()
-        await _publish(channel, awareness, agent_state())
-        try:
-            before = str(text)
-            after = compute(before)
-            sent = channel.updates_sent
-            edits = apply_text_change(doc, text, after)
-            if edits:
-                await channel.acknowledged(create_sync_message(doc), sent)
-        finally:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(1):
-                await _publish(channel, awareness, None)
+    async with RoomLink(target) as link:
+        before = link.current()
+        after = compute(before)
+        sent = link.updates_sent
+        edits = link.change_to(after)
+        if edits:
+            await link.settled(sent)
     return RoomOutcome(target.url, before, after, edits)
 
 
-async def _publish(
-    channel: WebsocketChannel, awareness: Any, state: dict[str, Any] | None
-) -> None:
-    """Set the writer's awareness state and send it to the room (``None``: left)."""
-    from pycrdt import create_awareness_message
+def read_room(target: RoomTarget) -> str:
+    """The room's current text (join as a reader, read, leave).
 
-    awareness.set_local_state(state)
-    update = awareness.encode_awareness_update([awareness.client_id])
+    Raises :class:`~agent_doc.errors.ShareError` when the room is refused or
+    unreachable: ``run --room`` calls this before it pays the agent.
+    """
+    import anyio
+
+    async def read() -> str:
+        async with RoomLink(target, writing=False) as link:
+            return link.current()
+
     try:
-        await channel.send(create_awareness_message(update))
-    except Exception:  # the connection is gone: the server clears our state
-        if state is not None:
-            raise
+        return anyio.run(read)
+    except Exception as exc:
+        raise room_failure(exc, target.url) from None

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from agent_doc.document.merge_utf8 import MergedUTF8
 
-    Target = Literal["disk", "server"]
+    Target = Literal["disk", "server", "room"]
 
 
 class WriteRequest(Record):

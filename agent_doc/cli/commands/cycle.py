@@ -7,11 +7,14 @@ from typing import Annotated
 
 import typer
 
+from agent_doc.cli._params import RoomOption
+from agent_doc.cli._params import TokenFileOption
 from agent_doc.cli._params import document_argument
 from agent_doc.cycle.turn_lock import TurnRecord
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from agent_doc.cycle.room_turn import RoomSide
     from agent_doc.cycle.run import RunOutcome
 
 FileArg = Annotated[Path, document_argument()]
@@ -48,12 +51,18 @@ def run(
             help="Print the prompt's size (bytes, estimated tokens) and form.",
         ),
     ] = False,
+    room: RoomOption = None,
+    token_file: TokenFileOption = None,
 ) -> None:
     """Send FILE's changes to the agent and write its response back (§7.1).
 
     One turn per document at a time: while another ``run``, ``watch`` or the
     language server answers FILE, this is refused at once (or waits, --wait).
     A resumed agent session gets the diff and excerpts, not the whole document.
+    With --room the document is a shared room: its text is read from the room
+    (refused before the agent is called when the room cannot be reached), the
+    answer written into it (streamed, for an ACP agent), and FILE and its
+    snapshot then follow the room.
     """
     from agent_doc.automation.turns import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
@@ -68,6 +77,7 @@ def run(
             f"waiting up to {timeout:g} s for it to end"
         )
 
+    shared = room_turn(file, room, token_file)
     with signals_routed(interrupt_on_signal):  # SIGTERM/SIGHUP unwind like Ctrl-C
         outcome = run_cycle(
             file,
@@ -81,6 +91,7 @@ def run(
             no_git=no_git,
             link=ServerLink(),
             timeout=timeout,
+            room=shared,
         )
     if verbose and outcome.prompt:
         info(f"agent-doc: {describe_prompt(outcome)}")
@@ -93,9 +104,31 @@ def run(
     elif dry_run:
         emit(outcome.prompt)
     elif outcome.write is not None:
-        where = outcome.write.target
+        where = f"room {outcome.room}" if outcome.room else outcome.write.target
         extra = ", committed" if outcome.committed else ""
         info(f"{outcome.agent} answered; wrote {file} ({where}{extra})")
+
+
+def room_turn(file: Path, room: str | None, token_file: Path | None) -> RoomSide | None:
+    """The shared room ``run`` works in (--room, else $AGENT_DOC_SHARE_URL).
+
+    The room is joined once here, before the turn is taken: a wrong token or
+    an unreachable server stops ``run`` before anything local is written (the
+    turn reads the room again once it holds the turn).
+    """
+    import os
+
+    if not room and not os.environ.get("AGENT_DOC_SHARE_URL"):
+        return None  # a local run does not load the share package
+    from agent_doc.share.remote import room_target
+    from agent_doc.share.room_run import RoomTurn
+
+    target = room_target(file, room, token_file)
+    if target is None:
+        return None
+    shared = RoomTurn(target, file)
+    shared.read_text()  # refused or unreachable: stop before any local state
+    return shared
 
 
 def describe_prompt(outcome: RunOutcome) -> str:

@@ -1,0 +1,163 @@
+"""A turn whose document lives in a shared room (``agent-doc run --room``).
+
+The cycle does not know how a room is reached (that is
+:mod:`agent_doc.share.room_run`, a layer above); it drives a :class:`RoomSide`:
+
+1. :meth:`RoomSide.read_text` — the room's current text, read before the agent
+   is called (a refused or unreachable room stops the turn there, and nothing
+   is sent to the agent or changed locally);
+2. the prompt is built from that text and diffed against the agent host's own
+   snapshot, exactly as a local turn;
+3. the answer goes into the room: a CLI agent's in one transaction
+   (:meth:`RoomSide.write_answer`), an ACP agent's as it streams
+   (:meth:`RoomSide.stream`), 3-way against the text the turn started from, so
+   what people typed meanwhile stays;
+4. :func:`settle_locally` — the agent host's copy of the document becomes the
+   room's text after the answer and its snapshot the answer's
+   ``content_ours`` (never the merged text: the people's concurrent edits are
+   in the next turn's diff), as a local write leaves them.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from agent_doc.errors import ShareError
+from agent_doc.store.atomic import atomic_write_text
+from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_lock
+from agent_doc.store.state import read_document
+from agent_doc.store.state import write_document
+from agent_doc.write.outcome import WriteOutcome
+from agent_doc.write.stream import finish_stream
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from agent_doc.cycle.turn import PreparedTurn
+
+
+class RoomWrite:
+    """What writing an answer into the room left (plain pair of texts)."""
+
+    __slots__ = ("content_ours", "room_text")
+
+    def __init__(self, content_ours: str, room_text: str) -> None:
+        self.content_ours = content_ours
+        """The text the turn started from with the answer applied."""
+        self.room_text = room_text
+        """The room's text once it applied the answer (with others' edits)."""
+
+
+class AnswerStream:
+    """An answer streaming into the room while an ACP agent produces it.
+
+    ``async with`` holds the connection (and the "agent writing" presence) for
+    the whole turn; :meth:`show` writes the answer so far, :meth:`finish` the
+    final answer. Leaving without :meth:`finish` (the turn failed) takes the
+    streamed part out of the room again.
+    """
+
+    written: RoomWrite | None = None
+    """Set by :meth:`finish`."""
+    failure: ShareError | None = None
+    """Why :meth:`finish` could not write the final answer (set by the caller)."""
+
+    async def __aenter__(self) -> AnswerStream:
+        """Join the room; refuse (``ShareError``) when it cannot be reached."""
+        raise NotImplementedError
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Leave the room (presence cleared)."""
+        raise NotImplementedError
+
+    def current_text(self) -> str:
+        """The room's text as this writer holds it now (for the agent's
+        ``fs/read_text_file`` of the document: not the stale local copy)."""
+        raise NotImplementedError
+
+    async def show(self, answer: str) -> None:
+        """Write the answer received so far (never raises: a failed step is
+        retried by the next one, or by :meth:`finish`)."""
+        raise NotImplementedError
+
+    async def finish(self, answer: str) -> RoomWrite:
+        """Write the final answer and wait until the room applied it."""
+        raise NotImplementedError
+
+
+class RoomSide:
+    """How a turn reaches its room (implemented in :mod:`agent_doc.share`)."""
+
+    url: str = ""
+    """The room's URL (for messages)."""
+
+    def read_text(self) -> str:
+        """The document's current text in the room (``ShareError`` if refused)."""
+        raise NotImplementedError
+
+    def write_answer(self, baseline: str, response: str) -> RoomWrite:
+        """Write a whole answer (generated against ``baseline``) into the room."""
+        raise NotImplementedError
+
+    def stream(self, turn: PreparedTurn) -> AnswerStream:
+        """An :class:`AnswerStream` for ``turn``'s answer."""
+        raise NotImplementedError
+
+
+def settle_locally(path: Path, written: RoomWrite) -> WriteOutcome:
+    """Bring the agent host's copy of ``path`` up to the room after an answer.
+
+    The file becomes the room's text (atomically, under the document lock);
+    the snapshot and CRDT state the answer's ``content_ours``.
+    """
+    store = StateStore.for_document(path)
+    final = written.room_text
+    with doc_lock(path, root=store.root):
+        current = read_document(path)
+        changed = current.text != final
+        if changed:
+            write_document(path, current, final)
+    finish_stream(path, written.content_ours)
+    return WriteOutcome(
+        path=Path(path),
+        content_ours=written.content_ours,
+        final_text=final,
+        target="room",
+        changed=changed,
+        merged=final != written.content_ours,
+    )
+
+
+UNWRITTEN_DIR = "room-answers"
+"""Folder of ``.agent-doc/`` keeping answers a room could not take."""
+
+
+def keep_unwritten(
+    path: Path, baseline: str, response: str, why: ShareError, *, streamed: bool
+) -> ShareError:
+    """Keep an answer the room could not take; the error saying where it is.
+
+    The answer and the text it was generated against are written (atomically)
+    to ``.agent-doc/room-answers/``, so ``agent-doc write --room`` can land
+    it later without paying the agent again.
+    """
+    folder = StateStore.for_document(path).state_dir / UNWRITTEN_DIR
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    answer = folder / f"{Path(path).stem}-{stamp}.answer.md"
+    base = folder / f"{Path(path).stem}-{stamp}.baseline.md"
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(base, baseline)
+    atomic_write_text(answer, response)
+    part = " (the room may hold part of it, streamed)" if streamed else ""
+    return ShareError(
+        f"{why}; the answer is kept in {answer}{part}: land it with "
+        f"agent-doc write {path} --room URL --baseline-file {base} < {answer}"
+    )

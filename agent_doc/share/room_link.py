@@ -1,0 +1,196 @@
+"""One agent-side connection to a room: join, read, replace the text, leave.
+
+:class:`RoomLink` is what ``write --room``, ``patch --room`` and ``run --room``
+hold while they work on a room (:mod:`agent_doc.share.remote`,
+:mod:`agent_doc.share.room_run`). It joins as a Yjs peer (``pycrdt.Provider``
+over httpx-ws, the token in the ``Authorization`` header) with a small client
+id (below :data:`AGENT_ID_LIMIT`: on a tie with an editor's concurrent insert
+the agent's text comes first, as in a local merge), waits for the first sync,
+and — when it writes — publishes the "agent writing" awareness state until it
+leaves, when the state is set to null (the editors stop showing it at once).
+Connection failures become one clear :class:`~agent_doc.errors.ShareError`
+(:func:`room_failure`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent_doc.document._yrs import TEXT_KEY
+from agent_doc.errors import ShareError
+from agent_doc.share.channel import WebsocketChannel
+from agent_doc.share.presence_state import agent_state
+from agent_doc.share.textedit import apply_text_change
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from types import TracebackType
+
+
+AGENT_ID_LIMIT = 1024
+"""Writers take a random client id below this (editors' ids are 32-bit or more)."""
+TIMEOUT = 15.0
+"""Seconds allowed to connect, to sync, and for the room to apply an edit."""
+
+
+@dataclass(frozen=True)
+class RoomTarget:
+    """Where a remote write goes."""
+
+    url: str
+    """``ws://host:port/<uuid>`` (or ``wss://``)."""
+    token: str | None
+    """The bearer token (``None`` for a server run with ``--no-token``)."""
+
+
+class RoomLink:
+    """An open connection to one room (``async with RoomLink(target): …``)."""
+
+    def __init__(
+        self, target: RoomTarget, *, writing: bool = True, doc: Any = None
+    ) -> None:
+        """``doc``: the Yjs document of an earlier link to the room, to join
+        again with (the room then receives what it missed, once)."""
+        from pycrdt import Doc
+        from pycrdt import Text
+
+        self.target = target
+        self.writing = writing
+        """Publish "agent writing" while joined (a plain read does not)."""
+        if doc is None:
+            doc = Doc(client_id=1 + secrets.randbelow(AGENT_ID_LIMIT - 1))
+        self.doc: Doc[Any] = doc
+        self.text = self.doc.get(TEXT_KEY, type=Text)
+        self._stack = AsyncExitStack()
+        self._channel: WebsocketChannel | None = None
+        self._awareness: Any = None
+
+    async def __aenter__(self) -> RoomLink:
+        """Connect, sync (bounded by :data:`TIMEOUT`) and say "agent writing"."""
+        try:
+            await self._join()
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def _join(self) -> None:
+        import anyio
+        import httpx
+        import httpx_ws
+        from pycrdt import Awareness
+        from pycrdt import Provider
+
+        token = self.target.token
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        # no cancel scope around the contexts entered here: their task groups
+        # outlive this method (the connect is bounded by httpx's timeout)
+        client = await self._stack.enter_async_context(
+            httpx.AsyncClient(timeout=TIMEOUT)
+        )
+        connect: Any = httpx_ws.aconnect_ws(self.target.url, client, headers=headers)
+        ws = await self._stack.enter_async_context(connect)
+        self._channel = WebsocketChannel(ws, urlsplit(self.target.url).path)
+        provider = Provider(self.doc, self._channel)
+        await self._stack.enter_async_context(provider)
+        with anyio.fail_after(TIMEOUT):
+            await provider.synced.wait()
+        if self.writing:
+            self._awareness = Awareness(self.doc)
+            await self._publish(agent_state())
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Say "left" (null state), then disconnect."""
+        import anyio
+
+        try:
+            if self._awareness is not None:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                    await self._publish(None)
+        finally:  # not in a cancel scope: it would nest inside the task groups
+            await self._stack.aclose()
+
+    def current(self) -> str:
+        """The room's text as this peer holds it now."""
+        return str(self.text)
+
+    def change_to(self, new: str) -> int:
+        """Turn the room's text into ``new`` (the changed regions, one transaction).
+
+        Returns the number of regions changed; the update is sent in the
+        background (:meth:`settled` waits for the room to apply it).
+        """
+        return apply_text_change(self.doc, self.text, new)
+
+    async def settled(self, sent_before: int | None = None) -> None:
+        """Wait (bounded) until the room applied what was sent after
+        ``sent_before`` (``None``: what was sent so far)."""
+        import anyio
+        from pycrdt import create_sync_message
+
+        channel = self._channel
+        assert channel is not None
+        with anyio.fail_after(TIMEOUT):
+            if sent_before is not None:
+                await channel.wait_until(lambda: channel.updates_sent > sent_before)
+            replies = channel.replies
+            await channel.send(create_sync_message(self.doc))
+            await channel.wait_until(lambda: channel.replies > replies)
+
+    @property
+    def updates_sent(self) -> int:
+        """How many updates this link has sent (a mark for :meth:`settled`)."""
+        return 0 if self._channel is None else self._channel.updates_sent
+
+    async def _publish(self, state: dict[str, Any] | None) -> None:
+        """Set the awareness state and send it to the room (``None``: left)."""
+        from pycrdt import create_awareness_message
+
+        assert self._channel is not None
+        self._awareness.set_local_state(state)
+        update = self._awareness.encode_awareness_update([self._awareness.client_id])
+        try:
+            await self._channel.send(create_awareness_message(update))
+        except Exception:  # the connection is gone: the server clears our state
+            if state is not None:
+                raise
+
+
+def single_error(exc: BaseException) -> BaseException:
+    """The one exception inside (nested) task-group exception groups."""
+    inner = getattr(exc, "exceptions", None)
+    while isinstance(inner, tuple) and len(inner) == 1:
+        exc = inner[0]
+        inner = getattr(exc, "exceptions", None)
+    return exc
+
+
+def room_failure(exc: BaseException, url: str) -> BaseException:
+    """A connection failure as one clear :class:`ShareError`; others unchanged."""
+    import httpx
+    import httpx_ws
+
+    exc = single_error(exc)
+    if isinstance(exc, httpx_ws.WebSocketUpgradeError):
+        status = exc.response.status_code
+        return ShareError(
+            f"{url} refused the connection (HTTP {status}): wrong or missing "
+            "token, or no session document with that id on the server"
+        )
+    if isinstance(exc, TimeoutError):
+        return ShareError(
+            f"{url} did not answer, sync or acknowledge within "
+            f"{TIMEOUT:.0f} s; the answer may not have landed"
+        )
+    if isinstance(exc, (httpx.HTTPError, httpx_ws.HTTPXWSException, OSError)):
+        return ShareError(f"cannot reach {url}: {exc or type(exc).__name__}")
+    return exc
