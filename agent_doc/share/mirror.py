@@ -131,6 +131,17 @@ class BufferMirror:
         self.seen = buffer
         return self.peer.apply_local(base, buffer)
 
+    def undo(self, buffer: str, *, redo: bool = False) -> bool:
+        """Undo (or redo) the person's last step in the room, their text only.
+
+        ``buffer`` is the buffer's text now: its changes not sent yet are
+        sent first, so they are the step undone. The buffer is then behind
+        the room (:meth:`behind`). Returns ``False`` when there was nothing
+        to undo (or redo).
+        """
+        self.flush(buffer)
+        return self.peer.redo() if redo else self.peer.undo()
+
     def target(self, buffer: str) -> str:
         """What the buffer must become: the room's text (local changes flushed).
 
