@@ -10,10 +10,12 @@ agent's write takes: minimal edits, after the person's pause, pinned to the
 buffer's version and verified.
 
 The peer's status is sent as the custom notification ``agentDoc/shareStatus``
-``{uri, state, peers, label, detail, writing, presence}`` and shown as a code
-lens at line 0 (``shared · 2 peers · agent writing``, ``offline``,
+``{uri, state, peers, label, detail, writing, presence, ownUndo}`` and shown as
+a code lens at line 0 (``shared · 2 peers · agent writing``, ``offline``,
 ``refused``); ``presence`` lists the other peers and their cursors
 (:mod:`.share_presence`). The person's cursor comes in as ``agentDoc/cursor``.
+``ownUndo`` (true once the document synced with its room) tells the editor to
+map its undo keys to ``agentDoc.undo`` / ``agentDoc.redo`` (:mod:`.share_undo`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class Joined:
     """The task bringing the buffer to the room's text, while it runs."""
     label: str = ""
     """The status label last shown (the lenses are refreshed when it changes)."""
+    hurry: bool = False
+    """The next bringing is the person's undo: it does not wait for a pause."""
 
 
 @dataclass
@@ -183,9 +187,12 @@ async def _bring(ls: AgentDocLanguageServer, uri: str, joined: Joined) -> None:
             if not mirror.behind(_text_of(ls, uri)):
                 continue
             mirror.in_flight = True
+            pause, joined.hurry = not joined.hurry, False
             try:
                 tracker = writes.state_of(ls).tracker
-                await apply_live(ls, tracker, uri, mirror.plan, label=LABEL)
+                await apply_live(
+                    ls, tracker, uri, mirror.plan, label=LABEL, pause=pause
+                )
             except AgentDocError as exc:  # retried on the next change
                 logger.warning("%s: %s", uri, exc)
             finally:
@@ -196,6 +203,7 @@ async def _bring(ls: AgentDocLanguageServer, uri: str, joined: Joined) -> None:
 
 def show_status(ls: AgentDocLanguageServer, uri: str, status: PeerStatus) -> None:
     """Notify the status of ``uri``'s room and refresh the lenses."""
+    joined = state_of(ls).joined.get(uri)
     payload: dict[str, Any] = {
         "uri": uri,
         "state": status.state,
@@ -204,11 +212,11 @@ def show_status(ls: AgentDocLanguageServer, uri: str, status: PeerStatus) -> Non
         "detail": status.detail,
         "writing": status.writing(),
         "presence": share_presence.presence_json(ls, uri, status.present),
+        "ownUndo": joined is not None and joined.mirror.peer.synced.is_set(),
     }
     ls.protocol.notify(SHARE_STATUS, payload)
     if status.state == "refused":
         logger.warning("%s: room refused: %s", uri, status.detail)
-    joined = state_of(ls).joined.get(uri)
     if joined is not None:
         if joined.label == payload["label"]:
             return  # a cursor moved: no new lens
