@@ -39,6 +39,7 @@ import {
   syncKey,
 } from "./logic";
 import { ShareStatus, registerPresence } from "./presence";
+import { registerOwnUndo } from "./shareUndo";
 import { registerSessionsView } from "./sessionsView";
 
 let client: LanguageClient | undefined;
@@ -200,7 +201,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
     showStatus();
   });
   const onShareStatus = registerPresence(context, () => client, protocolUri);
-  client.onNotification("agentDoc/shareStatus", (params: ShareStatus) => onShareStatus(params));
+  const onOwnUndo = registerOwnUndo(context, () => client, protocolUri);
+  client.onNotification("agentDoc/shareStatus", (params: ShareStatus) => {
+    onShareStatus(params);
+    onOwnUndo(params);
+  });
   client.onNotification("agentDoc/vcsRefresh", () => {
     void vscode.commands.executeCommand("git.refresh").then(undefined, () => undefined);
   });
