@@ -130,6 +130,8 @@ the language server says the document is not shared."
          (cond ((eq (plist-get result :shared) :json-false)
                 (when (buffer-live-p buffer)
                   (with-current-buffer buffer
+                    ;; not shared (any more): the keys are Emacs's again
+                    (agent-doc-own-undo-mode -1)
                     (agent-doc-share--native-undo redo))))
                ((eq (plist-get result :done) :json-false)
                 (message "agent-doc: nothing of yours to %s"

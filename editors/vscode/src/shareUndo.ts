@@ -8,7 +8,8 @@
 // active, and the keybindings run `agentDoc.sharedUndo` / `agentDoc.sharedRedo`:
 // the server undoes the person's last change in the room's document (their text
 // only) and brings the buffer to the result. When the server answers
-// `{shared: false}` (no room, or not synced yet) VS Code's own undo runs.
+// `{shared: false}` (no room, or not synced yet) the context key is cleared
+// and VS Code's own undo runs.
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, LanguageClient, State } from "vscode-languageclient/node";
 
@@ -61,6 +62,8 @@ export function registerOwnUndo(
       return;
     }
     if (result?.shared === false) {
+      own.delete(protocolUri(document)); // not shared (any more): the keys are VS Code's again
+      updateContext();
       await native();
     } else if (result?.done === false) {
       const what = redo ? "redo" : "undo";

@@ -6,8 +6,8 @@
 -- buffer maps `u` / `<C-r>` (Normal mode, with a count) to `agentDoc.undo` /
 -- `agentDoc.redo`: the server undoes the person's last change in the room's
 -- document (their text only) and brings the buffer to the result. When the
--- server answers `{shared = false}` (no room, or not synced yet) the native
--- undo runs instead. Disable with `setup({ own_undo = false })`.
+-- server answers `{shared = false}` (no room, or not synced yet) the keys are
+-- unmapped and the native undo runs instead. Disable with `setup({ own_undo = false })`.
 local lsp = require("agent_doc.lsp")
 
 local M = {}
@@ -41,6 +41,7 @@ function M.run(buf, redo, count)
         if err then
           vim.notify(("agent-doc: %s failed: %s"):format(command, err.message or ""), vim.log.levels.ERROR)
         elseif type(result) == "table" and result.shared == false then
+          M.map(buf, false) -- not shared (any more): the keys are Neovim's again
           native(buf, redo, left)
         elseif type(result) == "table" and result.done == false then
           vim.api.nvim_echo({ { redo and "Already at newest change (of yours)"
