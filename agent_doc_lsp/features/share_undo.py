@@ -36,7 +36,9 @@ async def own_undo(
         return {"shared": False}
     done = joined.mirror.undo(buffer.text, redo=redo)
     if done:
-        joined.hurry = True
+        # a bringing under way plans from the room's newest text: it takes
+        # the undo along (after the pause it may be waiting for)
+        joined.hurry = joined.bringing is None
         share_sync.bring(ls, uri)
     task = joined.bringing
     if task is not None:  # not cancelled with the request: the edit still lands

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,16 @@ from tests.share.rooms import wait_file
 pytestmark = pytest.mark.timeout(120)
 
 MINE = " (mine)"
+SLOW = """---
+agent_doc_session: {session}
+agent_doc_format: template
+agent_doc_debounce_ms: 8000
+---
+
+# Slow
+
+Slow typist.
+"""
 
 
 @pytest.fixture
@@ -120,3 +132,32 @@ async def test_a_document_without_a_room_tells_the_editor_to_use_its_own_undo(
     result = await execute(client, "agentDoc.undo", plain.as_uri())
     assert field_of(result, "shared") is False
     assert editor.text(plain.as_uri()) == "# Plain\ntyped\n"
+
+
+async def test_undo_lands_at_once_without_waiting_for_a_typing_pause(
+    client: LanguageClient, served: ServeProcess
+) -> None:
+    """A remote change waits for the person's pause (here 8 s); the person's
+    own undo does not: they asked for it."""
+    project = served.root
+    slow = project / "slow.md"
+    text = SLOW.format(session=uuid.uuid4())
+    slow.write_text(text, encoding="utf-8")
+    editor, statuses = await sharing_editor(
+        client, project, served.url, init_options={"writeTimeoutMs": 20000}
+    )
+    uri = slow.as_uri()
+    editor.open(uri, text)
+    await editor.wait_for(
+        lambda: any(s["uri"] == uri and s["ownUndo"] for s in statuses),
+        20,
+        f"{uri} shared (got {statuses[-3:]})",
+    )
+    line = text.split("\n").index("Slow typist.")
+    editor.type(uri, line, len("Slow typist."), " Typed just now.")
+    started = time.monotonic()
+    result = await execute(client, "agentDoc.undo", uri)
+    took = time.monotonic() - started
+    assert field_of(result, "done") is True
+    assert editor.text(uri) == text
+    assert took < 4, f"the undo waited {took:.1f} s, as for a typing pause"
