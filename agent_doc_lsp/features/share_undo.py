@@ -6,8 +6,10 @@ commands the undo happens in the room's document instead
 (:meth:`agent_doc.share.mirror.BufferMirror.undo`, a Yjs undo manager that
 tracks the person's changes only), and the buffer is brought to the result
 through the same minimal, version-checked edit as a remote change — at once,
-without waiting for a typing pause. The result is ``{shared: true, done}``
-(``done`` false: nothing to undo or redo) once the buffer holds it.
+without waiting for a typing pause. The result is ``{shared: true, done,
+position}`` once the buffer holds it: ``position`` (in the client's encoding)
+is where the change was, for the cursor, as after an editor's own undo
+(``done`` false: nothing to undo or redo, no position).
 
 For a document that is not shared (no room, or never synced with it) the
 result is ``{shared: false}``: the editor falls back to its own undo. Editors
@@ -34,8 +36,8 @@ async def own_undo(
     buffer = ls.buffers.get(uri)
     if joined is None or buffer is None or not joined.mirror.peer.synced.is_set():
         return {"shared": False}
-    done = joined.mirror.undo(buffer.text, redo=redo)
-    if done:
+    where = joined.mirror.undo(buffer.text, redo=redo)
+    if where is not None:
         # a bringing under way plans from the room's newest text: it takes
         # the undo along (after the pause it may be waiting for)
         joined.hurry = joined.bringing is None
@@ -43,7 +45,17 @@ async def own_undo(
     task = joined.bringing
     if task is not None:  # not cancelled with the request: the edit still lands
         await asyncio.wait({task}, timeout=ls.options.write_timeout_ms / 1000)
-    return {"shared": True, "done": done}
+    if where is None:
+        return {"shared": True, "done": False}
+    if uri not in ls.buffers:  # closed meanwhile
+        return {"shared": True, "done": True}
+    _doc, index = ls.document(uri)  # the buffer's text now (it holds the undo)
+    line, character = index.point(where)
+    return {
+        "shared": True,
+        "done": True,
+        "position": {"line": line, "character": character},
+    }
 
 
 def register(server: AgentDocLanguageServer) -> None:

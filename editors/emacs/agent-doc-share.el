@@ -135,7 +135,15 @@ the language server says the document is not shared."
                     (agent-doc-share--native-undo redo))))
                ((eq (plist-get result :done) :json-false)
                 (message "agent-doc: nothing of yours to %s"
-                         (if redo "redo" "undo")))))))))
+                         (if redo "redo" "undo")))
+               ((and (plist-get result :position) (buffer-live-p buffer))
+                ;; point goes where the change was, as after `undo'
+                (with-current-buffer buffer
+                  (let ((pos (eglot--lsp-position-to-point
+                              (plist-get result :position)))
+                        (window (get-buffer-window buffer)))
+                    (if window (set-window-point window pos)
+                      (goto-char pos)))))))))))
 
 (defun agent-doc-own-redo ()
   "Redo your own last undone change in this shared document."

@@ -84,8 +84,16 @@ def test_undo_keys_undo_the_persons_text_and_keep_the_agents_answer(
         typed = emacs_state(emacs, doc)["text"]
         assert typed.count(f"What is 6 x 7?{MINE}") == 1
 
+        tmux.run("send-keys", "-t", pane, "M-<")  # point away from the words
+        wait_for(lambda: emacs_state(emacs, doc)["before"] == "", 10, "point at top")
         tmux.run("send-keys", "-t", pane, "C-_")
         wait_for(lambda: MINE not in emacs_state(emacs, doc)["text"], 20, "undone")
+        # point went where the words were, as after Emacs's own undo
+        wait_for(
+            lambda: emacs_state(emacs, doc)["before"].startswith("What is 6 x 7"),
+            10,
+            f"point on the undone line (got {emacs_state(emacs, doc)})",
+        )
         undone = emacs_state(emacs, doc)["text"]
         assert undone == typed.replace(MINE, "")
         assert undone.count("It is 42.") == 1

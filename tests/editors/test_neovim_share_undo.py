@@ -83,8 +83,16 @@ def test_u_undoes_the_persons_text_and_keeps_the_agents_answer(
         typed = neovim_state(nvim)["text"]
         assert typed.count(f"What is 6 x 7?{MINE}") == 1
 
+        tmux.run("send-keys", "-t", pane, "g", "g", "0")  # away from the words
+        wait_for(lambda: neovim_state(nvim)["before"] == "", 10, "cursor at the top")
         tmux.run("send-keys", "-t", pane, "u")
         wait_for(lambda: MINE not in neovim_state(nvim)["text"], 20, "u undid")
+        # the cursor went where the words were, as after Neovim's own `u`
+        wait_for(
+            lambda: neovim_state(nvim)["before"].startswith("What is 6 x 7"),
+            10,
+            f"the cursor on the undone line (got {neovim_state(nvim)})",
+        )
         undone = neovim_state(nvim)["text"]
         assert undone == typed.replace(MINE, "")
         assert undone.count("It is 42.") == 1

@@ -17,6 +17,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.lsp.acp_editor import field_of
+from tests.lsp.editor_client import position_of
 from tests.lsp.test_share_sync import _agent_doc
 from tests.lsp.test_share_sync import label
 from tests.lsp.test_share_sync import sharing_editor
@@ -102,6 +103,14 @@ async def test_undo_removes_the_persons_text_and_keeps_the_peers_and_the_agents(
         assert field_of(result, "shared") is True
         assert field_of(result, "done") is True
         undone = editor.text(uri)  # the command returns once the buffer has it
+        at = undone.index("What is") + len("What is")  # where the words were
+        position, wanted = field_of(result, "position"), position_of(undone, at)
+        assert field_of(position, "line") == wanted.line
+        # " (mine)" before " 6" or "(mine) " after "is ": the same deletion
+        assert field_of(position, "character") in (
+            wanted.character,
+            wanted.character + 1,
+        )
         assert MINE not in undone
         assert undone.count("idle [bob]") == 1
         assert undone.count("It is 42.") == 1

@@ -142,9 +142,9 @@ def test_the_mirror_sends_pending_typing_before_undoing_it() -> None:
     mirror = BufferMirror(peer, BASE)
     typed = BASE.replace("first", "my first")
     mirror.changed(typed)  # reported, not flushed yet
-    assert mirror.undo(typed)
+    assert mirror.undo(typed) == BASE.index("first")
     assert peer.current() == BASE
     assert mirror.behind(typed)
-    assert mirror.undo(BASE, redo=True)
+    assert mirror.undo(BASE, redo=True) == BASE.index("first")
     assert peer.current() == typed
-    assert not mirror.undo(typed, redo=True)
+    assert mirror.undo(typed, redo=True) is None

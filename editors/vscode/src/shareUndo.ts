@@ -25,6 +25,8 @@ export interface OwnUndoStatus {
 interface UndoResult {
   shared?: boolean;
   done?: boolean;
+  /** Where the undone change was: the cursor goes there, as after VS Code's undo. */
+  position?: { line: number; character: number };
 }
 
 /** Register the undo/redo commands; returns the `agentDoc/shareStatus` handler. */
@@ -68,6 +70,13 @@ export function registerOwnUndo(
     } else if (result?.done === false) {
       const what = redo ? "redo" : "undo";
       vscode.window.setStatusBarMessage(`agent-doc: nothing of yours to ${what}`, 3000);
+    } else if (result?.position) {
+      const editor = vscode.window.activeTextEditor;
+      if (editor && editor.document === document) {
+        const at = running.protocol2CodeConverter.asPosition(result.position);
+        editor.selection = new vscode.Selection(at, at);
+        editor.revealRange(new vscode.Range(at, at));
+      }
     }
   };
 

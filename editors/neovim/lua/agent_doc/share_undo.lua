@@ -23,6 +23,19 @@ local function native(buf, redo, count)
   vim.cmd("normal! " .. count .. keys)
 end
 
+--- Put the cursor of `buf`'s window where the undone change was (as `u` does).
+local function place_cursor(buf, client, position)
+  if type(position) ~= "table" or vim.api.nvim_get_current_buf() ~= buf then
+    return
+  end
+  local row = math.min(position.line or 0, vim.api.nvim_buf_line_count(buf) - 1)
+  local line = vim.api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ""
+  local encoding = client.offset_encoding or "utf-16"
+  local ok, col = pcall(vim.str_byteindex, line, encoding, position.character or 0, false)
+  col = ok and type(col) == "number" and math.min(col, #line) or 0
+  pcall(vim.api.nvim_win_set_cursor, 0, { row + 1, col })
+end
+
 --- Undo (or redo) the person's own last `count` changes in `buf`.
 --- @param buf integer
 --- @param redo boolean
@@ -48,6 +61,8 @@ function M.run(buf, redo, count)
             or "Already at oldest change (of yours)" } }, false, {})
         elseif left > 1 then
           step(left - 1)
+        elseif type(result) == "table" then
+          place_cursor(buf, client, result.position)
         end
       end)
     end, buf)
