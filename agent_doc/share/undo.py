@@ -72,7 +72,3 @@ class OwnUndo:
     def redo(self) -> bool:
         """Redo the person's last undone step; ``False`` when there was none."""
         return self._manager.redo() if self.can_redo() else False
-
-    def clear(self) -> None:
-        """Forget every step (the history no longer matches the buffer)."""
-        self._manager.clear()
