@@ -25,6 +25,7 @@ import logging
 import weakref
 from dataclasses import dataclass
 from dataclasses import field
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -35,6 +36,7 @@ from agent_doc.share.mirror import BufferMirror
 from agent_doc.share.mirror import room_for
 from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
+from agent_doc.store.docfile import read_document
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import agent_status
@@ -108,10 +110,25 @@ def join(ls: AgentDocLanguageServer, uri: str) -> None:
         seed=lambda: mirror.seed(_text_of(ls, uri)),
         user=options.sync_user_name,
     )
-    mirror = BufferMirror(peer, buffer.text)
+    mirror = BufferMirror(peer, _joined_from(buffer.path, buffer.text))
     task = asyncio.get_running_loop().create_task(peer.run())
     state.joined[uri] = Joined(mirror, task)
     show_status(ls, uri, peer.status)
+
+
+def _joined_from(path: Path, text: str) -> str:
+    """The text the room is taken to hold where the buffer ``text`` departs
+    from it: the saved file, when it is the same session document.
+
+    A buffer can join with unsaved changes (``sync`` set while it was open):
+    they are the person's, merged onto the room's text on the first sync —
+    taken as the room's, the room's newer version would replace them.
+    """
+    try:
+        saved = read_document(path).text
+    except AgentDocError:
+        return text
+    return saved if session_id(saved) == session_id(text) else text
 
 
 def join_once_a_session(ls: AgentDocLanguageServer, uri: str) -> None:

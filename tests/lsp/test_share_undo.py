@@ -18,6 +18,7 @@ from pytest_lsp import LanguageClient
 
 from tests.lsp.acp_editor import field_of
 from tests.lsp.editor_client import position_of
+from tests.lsp.editor_client import start_editor
 from tests.lsp.test_share_sync import _agent_doc
 from tests.lsp.test_share_sync import label
 from tests.lsp.test_share_sync import sharing_editor
@@ -170,3 +171,35 @@ async def test_undo_lands_at_once_without_waiting_for_a_typing_pause(
     assert field_of(result, "done") is True
     assert editor.text(uri) == text
     assert took < 4, f"the undo waited {took:.1f} s, as for a typing pause"
+
+
+async def test_unsaved_typing_before_the_document_joins_its_room_is_kept(
+    client: LanguageClient, served: ServeProcess
+) -> None:
+    """Typed before the document joined (``agentDoc.sync`` set while it was
+    open with unsaved changes): those changes are the person's, merged onto
+    the room's text — not old text the room's version replaces — and they are
+    the person's to undo."""
+    project = served.root
+    editor = await start_editor(client, root=project, settings={})
+    uri = (project / "pair.md").as_uri()
+    editor.open(uri, DOC)
+    await type_slowly(editor, uri, "What is", MINE)
+    async with peer(served.room(), token_of(project)) as bob:
+        bob.type(str(bob.text).index("idle") + 4, " [bob]")  # the room moved on
+        await bob.until(lambda t: "[bob]" in t)
+        client.set_configuration({"sync": served.url}, section="agentDoc")
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings=None)
+        )
+        await editor.wait_for(
+            lambda: "[bob]" in editor.text(uri), 20, "the room's text in the buffer"
+        )
+        await bob.until(lambda t: MINE in t)
+        text = editor.text(uri)
+        assert text.count(f"What is{MINE} 6 x 7?") == 1
+        assert text.count("idle [bob]") == 1
+        assert await bob.until(lambda t: t == text) == text
+        result = await execute(client, "agentDoc.undo", uri)
+        assert field_of(result, "done") is True
+        assert editor.text(uri) == text.replace(MINE, "")
