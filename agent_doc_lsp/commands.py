@@ -22,6 +22,11 @@ COMMIT = "agentDoc.commit"
 ALL = (WRITE, PATCH, DIFF, RESET, OUTLINE, PREFLIGHT, COMMIT)
 """The commands registered by :mod:`agent_doc_lsp.features.commands`."""
 
+UNDO = "agentDoc.undo"
+REDO = "agentDoc.redo"
+SHARE = (UNDO, REDO)
+"""The person's own undo in a shared document (:mod:`.features.share_undo`)."""
+
 
 @attrs.define
 class WriteArgs:
@@ -51,7 +56,8 @@ class PatchArgs:
 
 @attrs.define
 class DocumentArgs:
-    """``agentDoc.diff`` / ``reset`` / ``outline`` / ``commit``: just a document."""
+    """``agentDoc.diff`` / ``reset`` / ``outline`` / ``commit`` / ``undo`` /
+    ``redo``: just a document."""
 
     uri: str
     """The document."""

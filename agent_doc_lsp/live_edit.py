@@ -232,10 +232,12 @@ async def apply_live(
     *,
     label: str,
     timeout_ms: int | None = None,
+    pause: bool = True,
 ) -> LivePlan:
     """Bring the buffer of ``uri`` to ``plan_for(buffer_text).merged``.
 
-    The edit waits for the person's pause (:mod:`agent_doc.write.pause`) and
+    The edit waits for the person's pause (:mod:`agent_doc.write.pause`;
+    not with ``pause=False``: the person asked for it, as with undo) and
     ``plan_for`` is called with the newest buffer text on every attempt.
     Attempts follow the editor's ``didChange`` notifications until the edit
     is confirmed. Raises :class:`ServerTimeout` when it did not land within
@@ -255,7 +257,7 @@ async def apply_live(
         raise ServerTimeout(f"{label}: another write is still in progress") from None
     try:
         async with _progress(ls, label):
-            return await _attempts(ls, tracker, uri, plan_for, label, budget)
+            return await _attempts(ls, tracker, uri, plan_for, label, budget, pause)
     finally:
         lock.release()
 
@@ -288,13 +290,15 @@ async def _attempts(
     plan_for: Callable[[str], LivePlan],
     label: str,
     budget: _Budget,
+    pause: bool = True,
 ) -> LivePlan:
     """The pause → apply → verify → re-plan loop of :func:`apply_live`."""
     attempt = 0
     while time.monotonic() < budget.deadline:
         if uri not in ls.buffers:  # pygls keys documents by the unquoted URI
             raise ServerTimeout(f"{label}: the document was closed in the editor")
-        await _await_pause(ls, uri, budget)
+        if pause:
+            await _await_pause(ls, uri, budget)
         if uri not in ls.buffers:
             continue
         doc = ls.workspace.get_text_document(uri)

@@ -131,6 +131,23 @@ class BufferMirror:
         self.seen = buffer
         return self.peer.apply_local(base, buffer)
 
+    def undo(self, buffer: str, *, redo: bool = False) -> int | None:
+        """Undo (or redo) the person's last step in the room, their text only.
+
+        ``buffer`` is the buffer's text now: its changes not sent yet are
+        sent first, so they are the step undone. The buffer is then behind
+        the room (:meth:`behind`). Returns where the step was (the offset of
+        its first change in the room's new text: the cursor goes there, as
+        after an editor's own undo), or ``None`` when there was nothing to
+        undo (or redo).
+        """
+        self.flush(buffer)
+        before = self.peer.current()
+        if not (self.peer.redo() if redo else self.peer.undo()):
+            return None
+        ops = edit_ops(before, self.peer.current())
+        return ops[0][0] if ops else 0
+
     def target(self, buffer: str) -> str:
         """What the buffer must become: the room's text (local changes flushed).
 

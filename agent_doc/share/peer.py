@@ -16,6 +16,8 @@ only an empty room is seeded from the buffer (``seed()``).
 Local edits enter with :meth:`RoomPeer.apply_local` (old text → new text, as the
 smallest Yjs edit in one transaction; when remote changes arrived meanwhile the
 local change is rebased onto them character by character, :func:`rebase`).
+They carry the person's origin: :meth:`RoomPeer.undo` / :meth:`RoomPeer.redo`
+undo and redo them, and only them (:mod:`agent_doc.share.undo`).
 Remote changes are reported, coalesced, to ``on_remote(text)``; the consumer
 computes its own minimal edit. The status (:class:`PeerStatus`) is
 ``connecting``, ``shared`` with the number of other peers, ``offline``
@@ -46,6 +48,8 @@ from agent_doc.share.presence_state import default_name
 from agent_doc.share.presence_state import status_words
 from agent_doc.share.textedit import apply_text_change
 from agent_doc.share.textedit import rebase
+from agent_doc.share.undo import PERSON
+from agent_doc.share.undo import OwnUndo
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +126,8 @@ class RoomPeer:
         """The peer's document: kept across connections (offline edits merge)."""
         self.text = self.doc.get(TEXT_KEY, type=Text)
         """The shared text."""
+        self.history = OwnUndo(self.doc, self.text)
+        """The person's own undo history (their changes only)."""
         self.presence = Presence(self.doc, user or default_name())
         """Our awareness state and the peers we see."""
         self.status = PeerStatus("connecting")
@@ -145,12 +151,13 @@ class RoomPeer:
         """The document's text as this peer has it now."""
         return str(self.text)
 
-    def apply_local(self, old: str, new: str) -> int:
+    def apply_local(self, old: str, new: str, *, undoable: bool = True) -> int:
         """Apply the local change ``old`` → ``new`` as one transaction.
 
         When the peer's text is no longer ``old`` (remote changes arrived that
         the buffer does not have yet), the change is rebased onto them
-        (:func:`~agent_doc.share.textedit.rebase`).
+        (:func:`~agent_doc.share.textedit.rebase`). An ``undoable`` change is
+        the person's: :meth:`undo` can take it back.
         Returns the number of edited regions.
         """
         if old == new:
@@ -158,7 +165,23 @@ class RoomPeer:
         target = rebase(old, new, self.current())
         self._local = True
         try:
-            return apply_text_change(self.doc, self.text, target)
+            origin = PERSON if undoable else None
+            return apply_text_change(self.doc, self.text, target, origin)
+        finally:
+            self._local = False
+
+    def undo(self) -> bool:
+        """Undo the person's last step (their text only); ``False``: nothing to undo."""
+        return self._local_change(self.history.undo)
+
+    def redo(self) -> bool:
+        """Redo the person's last undone step; ``False``: nothing to redo."""
+        return self._local_change(self.history.redo)
+
+    def _local_change(self, change: Callable[[], bool]) -> bool:
+        self._local = True
+        try:
+            return change()
         finally:
             self._local = False
 
@@ -265,7 +288,7 @@ class RoomPeer:
     def _first_sync(self) -> None:
         """Seed an empty room from the buffer; a full room is adopted."""
         if not self.current():
-            self.apply_local("", self._seed())
+            self.apply_local("", self._seed(), undoable=False)
         self.synced.set()
         self._remote_pending = True  # the consumer adopts the room's text
         self._changed.set()

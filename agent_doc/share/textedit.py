@@ -125,9 +125,13 @@ def utf8_ops(text: str, ops: list[Op]) -> list[Op]:
     return out
 
 
-def apply_text_change(doc: pycrdt.Doc[Any], text: pycrdt.Text, new: str) -> int:
+def apply_text_change(
+    doc: pycrdt.Doc[Any], text: pycrdt.Text, new: str, origin: str | None = None
+) -> int:
     """Turn ``text`` into ``new`` with the smallest edit, in one transaction.
 
+    ``origin`` is the transaction's origin (the person's changes carry one, so
+    that their undo finds them: :mod:`agent_doc.share.undo`).
     Returns the number of edits made (0 when the text already is ``new``).
     A replacement inserts before it deletes, as the merge does: the inserted
     text then ties with a concurrent insert at the same spot, and the lower
@@ -137,7 +141,7 @@ def apply_text_change(doc: pycrdt.Doc[Any], text: pycrdt.Text, new: str) -> int:
     ops = utf8_ops(old, edit_ops(old, new))
     if not ops:
         return 0
-    with doc.transaction():
+    with doc.transaction(origin=origin):
         for start, end, insert in reversed(ops):  # later edits first: no shifting
             size = len(insert.encode("utf-8"))
             if insert:

@@ -10,10 +10,12 @@ agent's write takes: minimal edits, after the person's pause, pinned to the
 buffer's version and verified.
 
 The peer's status is sent as the custom notification ``agentDoc/shareStatus``
-``{uri, state, peers, label, detail, writing, presence}`` and shown as a code
-lens at line 0 (``shared · 2 peers · agent writing``, ``offline``,
+``{uri, state, peers, label, detail, writing, presence, ownUndo}`` and shown as
+a code lens at line 0 (``shared · 2 peers · agent writing``, ``offline``,
 ``refused``); ``presence`` lists the other peers and their cursors
 (:mod:`.share_presence`). The person's cursor comes in as ``agentDoc/cursor``.
+``ownUndo`` (true once the document synced with its room) tells the editor to
+map its undo keys to ``agentDoc.undo`` / ``agentDoc.redo`` (:mod:`.share_undo`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import logging
 import weakref
 from dataclasses import dataclass
 from dataclasses import field
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -33,6 +36,7 @@ from agent_doc.share.mirror import BufferMirror
 from agent_doc.share.mirror import room_for
 from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
+from agent_doc.store.docfile import read_document
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import agent_status
@@ -63,6 +67,8 @@ class Joined:
     """The task bringing the buffer to the room's text, while it runs."""
     label: str = ""
     """The status label last shown (the lenses are refreshed when it changes)."""
+    hurry: bool = False
+    """The next bringing is the person's undo: it does not wait for a pause."""
 
 
 @dataclass
@@ -104,10 +110,25 @@ def join(ls: AgentDocLanguageServer, uri: str) -> None:
         seed=lambda: mirror.seed(_text_of(ls, uri)),
         user=options.sync_user_name,
     )
-    mirror = BufferMirror(peer, buffer.text)
+    mirror = BufferMirror(peer, _joined_from(buffer.path, buffer.text))
     task = asyncio.get_running_loop().create_task(peer.run())
     state.joined[uri] = Joined(mirror, task)
     show_status(ls, uri, peer.status)
+
+
+def _joined_from(path: Path, text: str) -> str:
+    """The text the room is taken to hold where the buffer ``text`` departs
+    from it: the saved file, when it is the same session document.
+
+    A buffer can join with unsaved changes (``sync`` set while it was open):
+    they are the person's, merged onto the room's text on the first sync —
+    taken as the room's, the room's newer version would replace them.
+    """
+    try:
+        saved = read_document(path).text
+    except AgentDocError:
+        return text
+    return saved if session_id(saved) == session_id(text) else text
 
 
 def join_once_a_session(ls: AgentDocLanguageServer, uri: str) -> None:
@@ -183,9 +204,12 @@ async def _bring(ls: AgentDocLanguageServer, uri: str, joined: Joined) -> None:
             if not mirror.behind(_text_of(ls, uri)):
                 continue
             mirror.in_flight = True
+            pause, joined.hurry = not joined.hurry, False
             try:
                 tracker = writes.state_of(ls).tracker
-                await apply_live(ls, tracker, uri, mirror.plan, label=LABEL)
+                await apply_live(
+                    ls, tracker, uri, mirror.plan, label=LABEL, pause=pause
+                )
             except AgentDocError as exc:  # retried on the next change
                 logger.warning("%s: %s", uri, exc)
             finally:
@@ -196,6 +220,7 @@ async def _bring(ls: AgentDocLanguageServer, uri: str, joined: Joined) -> None:
 
 def show_status(ls: AgentDocLanguageServer, uri: str, status: PeerStatus) -> None:
     """Notify the status of ``uri``'s room and refresh the lenses."""
+    joined = state_of(ls).joined.get(uri)
     payload: dict[str, Any] = {
         "uri": uri,
         "state": status.state,
@@ -204,11 +229,11 @@ def show_status(ls: AgentDocLanguageServer, uri: str, status: PeerStatus) -> Non
         "detail": status.detail,
         "writing": status.writing(),
         "presence": share_presence.presence_json(ls, uri, status.present),
+        "ownUndo": joined is not None and joined.mirror.peer.synced.is_set(),
     }
     ls.protocol.notify(SHARE_STATUS, payload)
     if status.state == "refused":
         logger.warning("%s: room refused: %s", uri, status.detail)
-    joined = state_of(ls).joined.get(uri)
     if joined is not None:
         if joined.label == payload["label"]:
             return  # a cursor moved: no new lens

@@ -18,6 +18,16 @@
 ;; Your cursor goes out as `agentDoc/cursor' {uri, position} after commands
 ;; that move it, at most every `agent-doc-share-cursor-interval' seconds, and
 ;; only for shared documents.
+;;
+;; Your undo skips other people's text: the buffer's undo list also holds what
+;; the other peers and the agent wrote (it arrived as edits), so plain `undo'
+;; would remove it.  Once shareStatus says `ownUndo', the buffer turns on
+;; `agent-doc-own-undo-mode', which remaps `undo' (C-/, C-_, C-x u),
+;; `undo-only' and `undo-redo' to `agent-doc-own-undo' / `agent-doc-own-redo':
+;; the server undoes your last change in the room's document (your text only)
+;; and brings the buffer to the result.  When the server answers that the
+;; document is not shared, Emacs's own undo runs.  Turn it off with
+;; `agent-doc-share-own-undo'.
 
 ;;; Code:
 
@@ -37,6 +47,11 @@
 
 (defface agent-doc-peer-name '((t :inherit shadow))
   "Face of another peer's name, at the end of its cursor's line."
+  :group 'agent-doc)
+
+(defcustom agent-doc-share-own-undo t
+  "Non-nil: in a shared document, undo and redo only your own changes."
+  :type 'boolean
   :group 'agent-doc)
 
 (defvar agent-doc-share--status (make-hash-table :test #'equal)
@@ -81,6 +96,60 @@
                 (push mark agent-doc-share--overlays)
                 (push label agent-doc-share--overlays)))))))))
 
+(defvar agent-doc-own-undo-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map [remap undo] #'agent-doc-own-undo)
+    (define-key map [remap undo-only] #'agent-doc-own-undo)
+    (define-key map [remap undo-redo] #'agent-doc-own-redo)
+    map)
+  "Keymap of `agent-doc-own-undo-mode'.")
+
+(define-minor-mode agent-doc-own-undo-mode
+  "Undo and redo only your own changes in this shared document."
+  :lighter nil
+  :keymap agent-doc-own-undo-mode-map)
+
+(defun agent-doc-share--native-undo (redo)
+  "Emacs's own undo (REDO non-nil: its redo) in the current buffer."
+  (if (and redo (fboundp 'undo-redo)) (undo-redo) (undo)))
+
+(defun agent-doc-own-undo (&optional redo)
+  "Undo your own last change in this shared document (REDO: redo it).
+Other people's and the agent's text stays.  Falls back to `undo' when
+the language server says the document is not shared."
+  (interactive)
+  (let ((buffer (current-buffer))
+        (command (if redo "agentDoc.redo" "agentDoc.undo")))
+    (if (not (eglot-current-server))
+        (agent-doc-share--native-undo redo)
+      ;; eglot sends changes when idle: the server must have them first
+      (ignore-errors (eglot--signal-textDocument/didChange))
+      (agent-doc-execute
+       command (list :uri (agent-doc--uri))
+       (lambda (result)
+         (cond ((eq (plist-get result :shared) :json-false)
+                (when (buffer-live-p buffer)
+                  (with-current-buffer buffer
+                    ;; not shared (any more): the keys are Emacs's again
+                    (agent-doc-own-undo-mode -1)
+                    (agent-doc-share--native-undo redo))))
+               ((eq (plist-get result :done) :json-false)
+                (message "agent-doc: nothing of yours to %s"
+                         (if redo "redo" "undo")))
+               ((and (plist-get result :position) (buffer-live-p buffer))
+                ;; point goes where the change was, as after `undo'
+                (with-current-buffer buffer
+                  (let ((pos (eglot--lsp-position-to-point
+                              (plist-get result :position)))
+                        (window (get-buffer-window buffer)))
+                    (if window (set-window-point window pos)
+                      (goto-char pos)))))))))))
+
+(defun agent-doc-own-redo ()
+  "Redo your own last undone change in this shared document."
+  (interactive)
+  (agent-doc-own-undo t))
+
 (cl-defmethod eglot-handle-notification
   (_server (_method (eql agentDoc/shareStatus)) &rest params)
   "Record the room status PARAMS; draw the other peers' cursors."
@@ -89,7 +158,12 @@
       (puthash uri params agent-doc-share--status)
       (let ((buffer (find-buffer-visiting (eglot--uri-to-path uri))))
         (when buffer
-          (with-current-buffer buffer (agent-doc-share--draw params))))))
+          (with-current-buffer buffer
+            (agent-doc-share--draw params)
+            (agent-doc-own-undo-mode
+             (if (and agent-doc-share-own-undo
+                      (eq (plist-get params :ownUndo) t))
+                 1 -1)))))))
   (force-mode-line-update t))
 
 (defun agent-doc-share--send-cursor ()

@@ -45,6 +45,8 @@ def test_manifest_commands_keys_and_settings() -> None:
         "agentDoc.commitDocument": "ctrl+shift+alt+m",
         "agentDoc.askAgent": "ctrl+shift+alt+enter",
         "agentDoc.stopAsking": "ctrl+shift+alt+x",
+        "agentDoc.sharedUndo": "ctrl+z",
+        "agentDoc.sharedRedo": "ctrl+shift+z",
     }
     commands = {c["command"] for c in contributes["commands"]}
     assert set(keys) <= commands
@@ -56,6 +58,25 @@ def test_manifest_commands_keys_and_settings() -> None:
     assert props["agentDoc.server.command"]["default"] == "agent-doc-lsp"
     assert props["agentDoc.server.args"]["type"] == "array"
     assert "onLanguage:markdown" in manifest["activationEvents"]
+    assert {"agentDoc.undo", "agentDoc.redo"} <= server
+
+
+def test_undo_keys_are_taken_over_only_in_shared_documents() -> None:
+    """Ctrl+Z / Ctrl+Shift+Z (Cmd on macOS) run the person's own undo only
+    while the extension's context key says the document is shared; elsewhere
+    VS Code's own undo keeps the keys."""
+    bindings = _manifest()["contributes"]["keybindings"]
+    undo = {
+        k["command"]: k for k in bindings if k["command"].startswith("agentDoc.shared")
+    }
+    assert {c: (k["key"], k["mac"]) for c, k in undo.items()} == {
+        "agentDoc.sharedUndo": ("ctrl+z", "cmd+z"),
+        "agentDoc.sharedRedo": ("ctrl+shift+z", "cmd+shift+z"),
+    }
+    for binding in undo.values():
+        assert "agentDoc.ownUndo" in binding["when"].split(" && ")
+    source = (VSCODE / "src" / "shareUndo.ts").read_text("utf-8")
+    assert 'OWN_UNDO_CONTEXT = "agentDoc.ownUndo"' in source
 
 
 def test_dependencies_are_pinned_and_locked() -> None:

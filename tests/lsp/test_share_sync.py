@@ -49,7 +49,7 @@ async def sharing_editor(
     statuses: list[dict[str, Any]] = []
 
     def on_status(_ls: LanguageClient, params: Any) -> None:
-        fields = ("uri", "state", "peers", "label", "detail")
+        fields = ("uri", "state", "peers", "label", "detail", "ownUndo")
         statuses.append({k: field_of(params, k) for k in fields})
 
     client.feature(STATUS)(on_status)

@@ -39,6 +39,7 @@ import {
   syncKey,
 } from "./logic";
 import { PresenceView, ShareStatus, registerPresence } from "./presence";
+import { registerOwnUndo } from "./shareUndo";
 import { registerSessionsView } from "./sessionsView";
 
 let client: LanguageClient | undefined;
@@ -202,7 +203,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentD
     showStatus();
   });
   const presence = registerPresence(context, () => client, protocolUri);
-  client.onNotification("agentDoc/shareStatus", (params: ShareStatus) => presence.onStatus(params));
+  const onOwnUndo = registerOwnUndo(context, () => client, protocolUri);
+  client.onNotification("agentDoc/shareStatus", (params: ShareStatus) => {
+    presence.onStatus(params);
+    onOwnUndo(params);
+  });
   client.onNotification("agentDoc/vcsRefresh", () => {
     void vscode.commands.executeCommand("git.refresh").then(undefined, () => undefined);
   });

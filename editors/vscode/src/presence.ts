@@ -24,6 +24,8 @@ export interface ShareStatus {
   label: string;
   writing?: boolean;
   presence?: SharePeer[];
+  /** The server undoes this document's undo keys (see shareUndo.ts). */
+  ownUndo?: boolean;
 }
 
 const CURSOR_THROTTLE_MS = 100;

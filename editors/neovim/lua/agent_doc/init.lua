@@ -11,6 +11,7 @@ local sessions = require("agent_doc.sessions")
 local turns = require("agent_doc.turns")
 local answer_undo = require("agent_doc.answer_undo")
 local presence = require("agent_doc.presence")
+local share_undo = require("agent_doc.share_undo")
 
 local M = {}
 
@@ -32,6 +33,7 @@ M.defaults = {
   sync_debounce_ms = 500,
   window = nil, -- tmux window passed to agentDoc.sync / claim (nil: server decides)
   cursor_throttle_ms = 100, -- shared documents: the cursor goes out at most this often
+  own_undo = true, -- shared documents: `u` / `<C-r>` undo and redo your own changes only
 }
 
 M.options = vim.deepcopy(M.defaults)
@@ -233,7 +235,14 @@ end
 --- Handlers for the server's custom notifications.
 M.handlers = {
   ["workspace/applyEdit"] = apply.handler,
-  ["agentDoc/shareStatus"] = presence.handler,
+  ["agentDoc/shareStatus"] = function(err, params)
+    presence.handler(err, params)
+    if M.options.own_undo and type(params) == "table" and type(params.uri) == "string" then
+      vim.schedule(function()
+        share_undo.on_status(params)
+      end)
+    end
+  end,
   ["agentDoc/answerLanded"] = answer_undo.handler,
   ["agentDoc/status"] = function(_, params)
     status.update(params)
