@@ -19,8 +19,6 @@ from typing import Any
 
 from pycrdt.websocket.asgi_server import ASGIWebsocket
 
-from agent_doc.share.outbox import Outbox
-
 logger = logging.getLogger(__name__)
 
 _AWARENESS = 1
@@ -34,8 +32,6 @@ class PeerSocket(ASGIWebsocket):
         super().__init__(*args, **kwargs)
         self.awareness_ids: set[int] = set()
         """Awareness client ids announced through this socket."""
-        self.outbox = Outbox(self._write)
-        """What waits to be written to this socket."""
 
     async def recv(self) -> bytes:
         """The next message; awareness updates are noted on the way."""
@@ -48,25 +44,23 @@ class PeerSocket(ASGIWebsocket):
         return message
 
     async def send(self, message: bytes) -> None:
-        """Queue ``message`` for this peer; :meth:`pump` writes it.
+        """Send ``message``; to a peer that already left, drop it.
 
-        Never raises and never waits on the socket: pycrdt-websocket
-        broadcasts each update with one task per peer in the room's task
-        group, and a send to a socket that just closed raised there and took
-        the whole room down — no more broadcasts, and the store writes still
-        queued in that group were cancelled (edits the store lost).
+        pycrdt-websocket broadcasts each update with one task per peer in the
+        room's task group: a send to a socket that just closed raised there and
+        took the whole room down — no more broadcasts, and the store writes
+        still queued in that group were cancelled (edits the store lost). The
+        peer's own serve loop ends on the close and removes it.
         (y-crdt/pycrdt-websocket#94 removes a failed client, but the failed
-        send still ends the room's task group.) A peer that left gets nothing.
+        send still ends the room's task group.)
         """
-        self.outbox.put(message)
-
-    async def pump(self) -> None:
-        """Write this peer's queued messages, a room's updates merged (see
-        :mod:`agent_doc.share.outbox`), until the socket is gone."""
-        await self.outbox.pump()
-
-    async def _write(self, message: bytes) -> None:
-        await super().send(message)
+        try:
+            await super().send(message)
+        except (
+            OSError,
+            RuntimeError,
+        ) as exc:  # uvicorn's ClientDisconnected is OSError
+            logger.debug("dropped a message to %s, which left: %s", self.path, exc)
 
 
 def _varuint(data: bytes, pos: int) -> tuple[int, int]:

@@ -22,8 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 from agent_doc.share.documents import find_session_documents
 from agent_doc.share.persist import RoomPersister
 from agent_doc.share.presence import PeerSocket
@@ -97,6 +95,8 @@ class ShareSession:
 
     async def open_room(self, name: str) -> Any:
         """The started room ``name``, opened from the store (or seeded) once."""
+        import anyio
+
         lock = self._locks.setdefault(name, anyio.Lock())
         async with lock:
             if name in self.files:
@@ -161,12 +161,9 @@ class ShareSession:
         peer = PeerSocket(receive, send, path)
         known = greeting(room)
         try:
-            async with anyio.create_task_group() as writer:
-                writer.start_soon(peer.pump)
-                if known is not None:
-                    await peer.send(known)  # who is already here
-                await self.rooms.serve(peer)
-                writer.cancel_scope.cancel()  # the socket closed
+            if known is not None:
+                await peer.send(known)  # who is already here
+            await self.rooms.serve(peer)
         finally:
             await forget_peer(room, peer)
 
