@@ -35,9 +35,10 @@ def serve(
 
     Room name = the document's agent_doc_session. Each room's state lives in
     .agent-doc/share/rooms/<session id>.db (the source of truth); each file is
-    rewritten as a projection of its room, and edits made to a file from outside are merged
-    into its room. Clients send the project token (.agent-doc/share/token) as
-    "Authorization: Bearer <token>". Put TLS in front with a reverse proxy.
+    rewritten as a projection of its room, and edits made to a file from
+    outside are merged into its room. Clients send the project token
+    (.agent-doc/share/token) as "Authorization: Bearer <token>". Put TLS in
+    front with a reverse proxy.
     Stops on Ctrl-C / SIGTERM after writing every room to its file.
     """
     import logging
