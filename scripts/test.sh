@@ -22,6 +22,8 @@ echo "== mypy"; .venv/bin/mypy
 echo "== lint-imports"; .venv/bin/lint-imports
 if [ $# -eq 0 ]; then  # the full run (CI): also prove the Quick start on a clean install
   echo "== fresh install"; PYTHON="$PY" bash scripts/check_fresh_install.sh
-  echo "== lowest versions"; PYTHON="$PY" bash scripts/check_lowest_versions.sh
+  # the unit tests, and a real serve, presence and run --room (the share floors)
+  echo "== lowest versions"; PYTHON="$PY" bash scripts/check_lowest_versions.sh \
+    tests/unit tests/share/test_serve.py tests/share/test_presence.py tests/share/test_room_run.py
 fi
 echo "== pytest"; .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
