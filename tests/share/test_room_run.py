@@ -196,6 +196,29 @@ async def test_a_cli_agent_answers_into_the_room_keeping_a_peers_edit(
     assert git(host.checkout, "status", "--porcelain", "pair.md").strip()  # no commit
 
 
+async def test_a_second_run_at_once_is_refused_and_sends_nothing(
+    served: ServeProcess, host: AgentHost
+) -> None:
+    """One turn per document on the agent host, --room or not: a second
+    ``run --room`` while the first waits for its agent is refused at once,
+    calls no agent, and the first answer lands exactly once."""
+    token = token_of(served.root)
+    first = host.run(served.url, "--agent", "gated")
+    await wait_file(host.calls, lambda t: t.strip() != "", timeout=30)
+    second = host.run(served.url, "--agent", "gated")
+    code, err = await finished(second)
+    assert code == 1, err
+    assert f"pair.md already has a turn running (pid {first.pid}, " in err
+    assert len(host.calls.read_text().splitlines()) == 1  # no second agent call
+    host.gate.touch()
+    code, err = await finished(first)
+    assert code == 0, err
+    async with peer(served.room(), token) as alice:
+        text = await alice.until(lambda t: "It is 42." in t)
+    assert text.count("It is 42.") == 1
+    assert len(host.calls.read_text().splitlines()) == 1
+
+
 async def test_an_acp_answer_streams_into_the_room_with_presence(
     served: ServeProcess, host: AgentHost
 ) -> None:
