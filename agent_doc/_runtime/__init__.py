@@ -19,7 +19,10 @@ not pay on every start lives here, each with the reason it earns its place:
   caller goes on (two fsyncs of a write overlap);
 - :mod:`.fast_exit` — a fast command ends with ``os._exit`` after its
   ``atexit`` handlers ran, skipping the interpreter's teardown; it refuses while
-  background work is pending.
+  background work is pending;
+- :mod:`.faults` — named crash points for the exactly-once sweeps: a test sets
+  ``AGENT_DOC_CRASH_AT`` and the process ends there with ``os._exit``, as a
+  ``kill -9`` at that step would (read once; a no-op otherwise).
 
 CPython's private names appear in this package only: ``atexit._run_exitfuncs``
 in :mod:`.fast_exit` (CPython has no public way to run the handlers early) and
