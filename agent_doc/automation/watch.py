@@ -46,6 +46,7 @@ from agent_doc.automation.turns import run_cycle_tracked
 from agent_doc.automation.user_typing import is_typing
 from agent_doc.automation.user_typing import timings_for
 from agent_doc.cycle.cancel import TurnCancelled
+from agent_doc.cycle.cost_guard import cost_guard_for
 from agent_doc.cycle.preflight import current_text
 from agent_doc.cycle.turn_lock import running_turn
 from agent_doc.document.boundary import remove_all_boundaries
@@ -270,6 +271,7 @@ class Watcher:
             outcome = run_cycle_tracked(
                 path, command="watch", agent=self.options.agent, link=self.link,
                 no_git=self.options.no_git, timeout=self.options.timeout_s,
+                guard=cost_guard_for(path),  # nobody to ask: a big prompt waits
             )  # fmt: skip
             written = outcome.write.target if outcome.write else None
             self.emit("cycle-done", path, written=written, committed=outcome.committed)

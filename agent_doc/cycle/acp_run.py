@@ -38,6 +38,8 @@ from agent_doc.store.atomic import atomic_write_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_doc.cycle.room_turn import AnswerStream
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand
@@ -188,8 +190,12 @@ def run_acp_from_console(
     link: ServerLink | None,
     timeout: float,
     stream: AnswerStream | None = None,
+    full_prompt: Callable[[], str] | None = None,
 ) -> tuple[str, str, TurnCancelled | None, str]:
     """Run one ACP turn for ``agent-doc run``.
+
+    ``full_prompt`` builds the whole-document prompt a new session gets when a
+    resumed one is lost (default: the turn's own; the cost guard checks it).
 
     With ``stream`` (a shared room) the answer streams into it as it comes,
     and the final answer (marked when interrupted, with its ``resume`` patch)
@@ -241,7 +247,9 @@ def run_acp_from_console(
             turn.prompt,
             resume=turn.front.resume,
             timeout=timeout,
-            full_prompt=turn.full_prompt if turn.mode == "resumed" else None,
+            full_prompt=(full_prompt or turn.full_prompt)
+            if turn.mode == "resumed"
+            else None,
         )
 
     with signals_routed(on_signal):

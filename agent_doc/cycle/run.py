@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from agent_doc.cycle.agents import AgentInvocation
     from agent_doc.cycle.agents import AgentReply
     from agent_doc.cycle.cancel import TurnCancelled
+    from agent_doc.cycle.cost_guard import CostGuard
     from agent_doc.cycle.room_turn import RoomSide
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.write.pipeline import WriteOutcome
@@ -98,6 +99,7 @@ def run_cycle(
     timeout: float | None = None,
     progress: bool = False,
     room: RoomSide | None = None,
+    guard: CostGuard | None = None,
 ) -> RunOutcome:
     """Run one agent cycle on ``path`` and return what happened.
 
@@ -111,6 +113,11 @@ def run_cycle(
     With ``room`` the document's text is read from a shared room (before the
     agent is called) and the answer written there, streamed for an ACP agent;
     the local copy and snapshot follow (:mod:`agent_doc.cycle.room_turn`).
+
+    ``guard`` checks each prompt's size before it is sent (the first one
+    before any branch is made; a lost session's full prompt when it is built):
+    above the limit the person is asked, or the turn refused with nothing sent
+    (:mod:`agent_doc.cycle.cost_guard`).
     """
     path = Path(path)
     require_session_document(path)
@@ -144,6 +151,9 @@ def run_cycle(
         agents.require_installed(invocation, config)  # before any branch or status
     if branch or not no_git:
         require_git_ready(path, branch=branch)
+    if guard is not None:
+        guard.check_turn(turn)  # before a branch, a status or the agent
+    full_prompt = guard.full_prompt_of(turn) if guard is not None else None
     branch_name = create_branch(open_repo(path), path) if branch else None
     timeout = timeout or agents.DEFAULT_TIMEOUT_S
     session_id: str | None
@@ -152,7 +162,13 @@ def run_cycle(
     stream = room.stream(turn) if room is not None and acp else None
     if acp and configured is not None:
         response, session_id, cancelled, sent = run_acp_from_console(
-            turn, name, configured, link=link, timeout=timeout, stream=stream
+            turn,
+            name,
+            configured,
+            link=link,
+            timeout=timeout,
+            stream=stream,
+            full_prompt=full_prompt,
         )
     else:
         waiting = f"waiting for {name}"
@@ -161,7 +177,11 @@ def run_cycle(
         )
         with shown:
             reply, sent = send_turn(
-                turn, invocation, lambda: invocation_for(None), timeout=timeout
+                turn,
+                invocation,
+                lambda: invocation_for(None),
+                timeout=timeout,
+                full_prompt=full_prompt,
             )
         response, session_id = reply.text, reply.session_id
     response = with_resume(response, session_id, turn.front)
@@ -203,12 +223,14 @@ def send_turn(
     fresh: Callable[[], AgentInvocation],
     *,
     timeout: float,
+    full_prompt: Callable[[], str] | None = None,
 ) -> tuple[AgentReply, str]:
     """Send the turn's prompt; return the reply and the prompt it answered.
 
     A resumed prompt whose session was lost (the agent's error says so, or it
     answers from another session) is sent once more in full, through
-    ``fresh()`` (the invocation that starts a new session).
+    ``fresh()`` (the invocation that starts a new session); ``full_prompt``
+    builds that prompt (default: the turn's; the cost guard checks it).
     """
     try:
         reply = agents.send(invocation, turn.prompt, cwd=turn.root, timeout=timeout)
@@ -223,5 +245,5 @@ def send_turn(
     logger.warning(
         "agent-doc: the agent %s; sending the whole document in a new session", why
     )
-    full = turn.full_prompt()
+    full = (full_prompt or turn.full_prompt)()
     return agents.send(fresh(), full, cwd=turn.root, timeout=timeout), full

@@ -22,6 +22,7 @@ CONVERSATION_KEYS: tuple[str, ...] = (
     "compact_keep_turns",
     "compact_suggest_bytes",
     "compact_archive_dir",
+    "prompt_limit_bytes",
 )
 """Long-conversation keys, known in both files (the project's win)."""
 GLOBAL_KEYS: tuple[str, ...] = (

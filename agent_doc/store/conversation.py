@@ -7,6 +7,7 @@ Read from the project's ``.agent-doc/config.toml`` first, then the global
     compact_keep_turns = 10       # turns ``agent-doc compact`` keeps
     compact_suggest_bytes = 1000000   # preflight suggests compact past this
     compact_archive_dir = ""      # archive folder (default: beside the document)
+    prompt_limit_bytes = 200000   # ask before sending a bigger prompt; 0: never ask
 
 A value of the wrong type is a :class:`~agent_doc.errors.ConfigError` naming
 the file and the key.
@@ -31,12 +32,20 @@ PROMPT_MODES = ("auto", "full")
 """``auto``: a resumed session gets the diff and context; ``full``: always all."""
 DEFAULT_KEEP_TURNS = 10
 DEFAULT_SUGGEST_BYTES = 1_000_000
+DEFAULT_PROMPT_LIMIT_BYTES = 200_000
+"""About 50 k tokens: a prompt above it is sent only once the person agrees."""
 
 
 class ConversationSettings(Record):
     """How long conversations are sent and compacted (fully defaulted)."""
 
-    __slots__ = ("prompt", "keep_turns", "suggest_bytes", "archive_dir")
+    __slots__ = (
+        "prompt",
+        "keep_turns",
+        "suggest_bytes",
+        "archive_dir",
+        "prompt_limit_bytes",
+    )
 
     def __init__(
         self,
@@ -44,6 +53,7 @@ class ConversationSettings(Record):
         keep_turns: int = DEFAULT_KEEP_TURNS,
         suggest_bytes: int = DEFAULT_SUGGEST_BYTES,
         archive_dir: str | None = None,
+        prompt_limit_bytes: int = DEFAULT_PROMPT_LIMIT_BYTES,
     ) -> None:
         self.prompt = prompt
         """``auto`` or ``full`` (see :data:`PROMPT_MODES`)."""
@@ -53,6 +63,9 @@ class ConversationSettings(Record):
         """Document size past which ``preflight`` suggests ``compact``."""
         self.archive_dir = archive_dir
         """Folder of archive documents (relative to the project root), or beside."""
+        self.prompt_limit_bytes = prompt_limit_bytes
+        """Prompts above this many bytes are sent only when the person agrees
+        (``run --yes``, a terminal's answer, the editor's); 0: no limit."""
 
 
 def _value(
@@ -96,4 +109,7 @@ def load_conversation_settings(root: Path) -> ConversationSettings:
         keep_turns=keep,
         suggest_bytes=_int("compact_suggest_bytes", sources, DEFAULT_SUGGEST_BYTES),
         archive_dir=archive or None,
+        prompt_limit_bytes=_int(
+            "prompt_limit_bytes", sources, DEFAULT_PROMPT_LIMIT_BYTES
+        ),
     )

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import weakref
+from collections.abc import Callable
 from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
@@ -51,6 +52,7 @@ from agent_doc_lsp.features.agent_status import add_lens_provider
 from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
 from agent_doc_lsp.features.commands import path_of
+from agent_doc_lsp.features.cost_consent import run_with_consent
 from agent_doc_lsp.features.local_link import LocalLink
 from agent_doc_lsp.server import AgentDocLanguageServer
 
@@ -71,6 +73,8 @@ class AgentArgs:
 
     uri: str
     """The session document."""
+    yes: bool = False
+    """Send a prompt above ``prompt_limit_bytes`` without asking."""
 
 
 @attrs.define
@@ -126,10 +130,14 @@ def _acp_agent(turn: PreparedTurn) -> tuple[str, AgentCommand]:
     return name, agent
 
 
-async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
+async def run_agent(
+    ls: AgentDocLanguageServer, uri: str, approved: bool = False
+) -> dict[str, Any]:
     """Run one ACP turn on ``uri`` (see the module docstring).
 
-    Refused while another process (``run``, ``watch``) runs a turn on it.
+    Refused while another process (``run``, ``watch``) runs a turn on it, and
+    (:class:`~agent_doc.cycle.cost_guard.PromptTooLarge`) when its prompt is
+    above the limit and not ``approved``.
     """
     path = path_of(uri)
     state = state_of(ls)
@@ -138,15 +146,16 @@ async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     _refuse_if_busy(path)
     held = await asyncio.to_thread(acquire_turn, path, "server", hint=SERVER_HINT)
     try:
-        return await _run_holding(ls, uri, path)
+        return await _run_holding(ls, uri, path, approved)
     finally:
         held.release()
 
 
 async def _run_holding(
-    ls: AgentDocLanguageServer, uri: str, path: Path
+    ls: AgentDocLanguageServer, uri: str, path: Path, approved: bool
 ) -> dict[str, Any]:
     """The turn of :func:`run_agent`, once the document's turn lock is held."""
+    from agent_doc.cycle.cost_guard import cost_guard_for
     from agent_doc.cycle.turn import prepare_turn
     from agent_doc.write.outcome import normalize_text
     from agent_doc.write.stream import StreamedAnswer
@@ -157,6 +166,8 @@ async def _run_holding(
     if turn is None:
         return {"noChanges": True}
     name, agent = await asyncio.to_thread(_acp_agent, turn)
+    guard = await asyncio.to_thread(cost_guard_for, path, approved=approved)
+    guard.check_turn(turn)  # before anything is shown or sent
     buffer = ls.buffers.by_path(path)
     stream = None
     if buffer is not None:
@@ -172,7 +183,8 @@ async def _run_holding(
     try:
         live = await acp_agents.agent_for(ls, host.uri, name, agent, turn.root)
         with _generating(ls, path, host.uri, name):
-            return await _answer(ls, link, turn, acp_turn, host, live)
+            full_prompt = guard.full_prompt_of(turn)
+            return await _answer(ls, link, turn, acp_turn, host, live, full_prompt)
     finally:
         state.running.pop(uri, None)
         await acp_agents.turn_ended(ls, host.uri)
@@ -212,6 +224,7 @@ async def _answer(
     acp_turn: AcpTurn,
     host: EditorHost,
     live: LiveAgent,
+    full_prompt: Callable[[], str],
 ) -> dict[str, Any]:
     from agent_doc.cycle.acp_run import final_answer
     from agent_doc.cycle.agents import DEFAULT_TIMEOUT_S
@@ -225,7 +238,7 @@ async def _answer(
             resume=turn.front.resume,
             timeout=DEFAULT_TIMEOUT_S,
             live=live,
-            full_prompt=turn.full_prompt if turn.mode == "resumed" else None,
+            full_prompt=full_prompt if turn.mode == "resumed" else None,
         )
     except AgentDocError as exc:
         # The agent died or timed out: keep what it already said, marked.
@@ -373,7 +386,7 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.command(RUN_AGENT)
     async def run_agent_(ls: AgentDocLanguageServer, args: AgentArgs) -> Any:
-        return await _guarded(run_agent(ls, args.uri))
+        return await _guarded(run_with_consent(ls, args.uri, args.yes, run_agent))
 
     @server.command(STOP_AGENT)
     async def stop_agent_(ls: AgentDocLanguageServer, args: AgentArgs) -> Any:

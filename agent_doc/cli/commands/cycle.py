@@ -14,6 +14,8 @@ from agent_doc.cycle.turn_lock import TurnRecord
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from agent_doc.cycle.cost_guard import CostGuard
+    from agent_doc.cycle.cost_guard import PromptCost
     from agent_doc.cycle.room_turn import RoomSide
     from agent_doc.cycle.run import RunOutcome
 
@@ -53,6 +55,15 @@ def run(
     ] = False,
     room: RoomOption = None,
     token_file: TokenFileOption = None,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "-y",
+            "--yes",
+            help="Send a prompt above prompt_limit_bytes (default 200 KB) "
+            "without asking.",
+        ),
+    ] = False,
 ) -> None:
     """Send FILE's changes to the agent and write its response back (§7.1).
 
@@ -63,6 +74,8 @@ def run(
     (refused before the agent is called when the room cannot be reached), the
     answer written into it (streamed, for an ACP agent), and FILE and its
     snapshot then follow the room.
+    A prompt above prompt_limit_bytes (a first turn, a lost session) is sent
+    only after you agree: asked on a terminal, else refused unless --yes.
     """
     from agent_doc.automation.turns import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
@@ -92,6 +105,7 @@ def run(
             link=ServerLink(),
             timeout=timeout,
             room=shared,
+            guard=None if dry_run else cost_guard(file, yes=yes),
         )
     if verbose and outcome.prompt:
         info(f"agent-doc: {describe_prompt(outcome)}")
@@ -107,6 +121,29 @@ def run(
         where = f"room {outcome.room}" if outcome.room else outcome.write.target
         extra = ", committed" if outcome.committed else ""
         info(f"{outcome.agent} answered; wrote {file} ({where}{extra})")
+
+
+def cost_guard(file: Path, *, yes: bool) -> CostGuard:
+    """The turn's cost guard: asks on a terminal, refuses without one."""
+    import sys
+
+    from agent_doc.cli._output import info
+    from agent_doc.cycle.cost_guard import cost_guard_for
+
+    terminal = sys.stdin.isatty() and sys.stderr.isatty()
+    return cost_guard_for(
+        file, approved=yes, ask=ask_on_terminal if terminal else None, announce=info
+    )
+
+
+def ask_on_terminal(cost: PromptCost) -> bool:
+    """Ask on the terminal whether a big prompt may be sent (``[y/N]``)."""
+    import sys
+
+    sys.stderr.write(f"agent-doc: {cost.describe()}. Send it? [y/N] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
 
 
 def room_turn(file: Path, room: str | None, token_file: Path | None) -> RoomSide | None:
