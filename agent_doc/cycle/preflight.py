@@ -59,6 +59,7 @@ class PreflightResult(Record):
         "prompt_bytes",
         "prompt_mode",
         "compact_hint",
+        "excerpts",
     )
 
     def __init__(
@@ -72,6 +73,7 @@ class PreflightResult(Record):
         prompt_bytes: int = 0,
         prompt_mode: str | None = None,
         compact_hint: str | None = None,
+        excerpts: str | None = None,
     ) -> None:
         self.recovered = recovered
         self.committed = committed
@@ -85,6 +87,9 @@ class PreflightResult(Record):
         """``full`` or ``resumed`` (None with no changes)."""
         self.compact_hint = compact_hint
         """Set when the document is past ``compact_suggest_bytes``: what to run."""
+        self.excerpts = excerpts
+        """With ``--excerpts`` on a document the agent has seen: the parts it
+        needs (as a resumed prompt's ``<excerpts>``) in place of ``document``."""
 
     @property
     def no_changes(self) -> bool:
@@ -99,8 +104,13 @@ class PreflightResult(Record):
             "claims": self.claims,
             "diff": self.diff,
             "no_changes": self.no_changes,
-            "document": self.document,
         }
+        if self.excerpts is None:
+            out["document"] = self.document
+            out["document_form"] = "full"
+        else:
+            out["excerpts"] = self.excerpts
+            out["document_form"] = "excerpts"
         if self.linked_changes:
             out["linked_changes"] = [c.to_json() for c in self.linked_changes]
         out["prompt_bytes"] = self.prompt_bytes
@@ -179,11 +189,16 @@ def run_preflight(
     *,
     settle: bool = True,
     allow_network: bool = True,
+    excerpts: bool = False,
 ) -> PreflightResult:
     """Run the pre-agent steps for ``path`` and return their result.
 
     ``allow_network=False`` (a language server on an untrusted workspace) lists
     URL links unfetched (see :func:`agent_doc.cycle.links.check_links`).
+    ``excerpts`` (the caller's conversation has seen the document) puts the
+    resumed prompt's excerpts in place of the whole document — when a snapshot
+    says what it saw and the config's ``prompt`` is not ``"full"``; otherwise,
+    and on a first turn, the whole document as always.
     """
     path = Path(path)
     front = parse_frontmatter(read_document(path).text)
@@ -222,10 +237,22 @@ def run_preflight(
     else:
         diff = compute_diff(snapshot or "", document)
     size, mode = _prompt_of(path, root, document, snapshot, diff)
+    parts = None
+    if excerpts and snapshot is not None and diff is not None:
+        parts = _excerpts_of(root, snapshot, document)
     return PreflightResult(
         recovered, committed, claims, diff, document, linked, size, mode,
-        compact_hint(path, root, document),
+        compact_hint(path, root, document), parts,
     )  # fmt: skip
+
+
+def _excerpts_of(root: Path, snapshot: str, document: str) -> str | None:
+    """The resumed prompt's excerpts, unless the config says ``prompt = "full"``."""
+    from agent_doc.document.excerpt import resumed_context
+
+    if not resumed_allowed(load_conversation_settings(root).prompt):
+        return None
+    return resumed_context(snapshot, document)
 
 
 def _prompt_of(

@@ -106,6 +106,7 @@ CASES: dict[str, list[tuple[list[str], Any]]] = {
     "preflight": [
         (["d.md"], {}),
         (["d.md", "--no-wait"], {"no_wait": True}),
+        (["d.md", "--excerpts", "--no-wait"], {"no_wait": True, "excerpts": True}),
         (["d.md", "--no-wait=1"], USAGE),
         (["d.md", "--wait"], USAGE),
         ([], USAGE),

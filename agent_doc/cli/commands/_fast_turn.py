@@ -88,8 +88,9 @@ def describe_state(status: AgentStatus) -> str:
     return text
 
 
-def do_preflight(file: Path, *, no_wait: bool) -> int:
-    """``agent-doc preflight``: every pre-agent step, the §7.26 JSON on stdout."""
+def do_preflight(file: Path, *, no_wait: bool, excerpts: bool = False) -> int:
+    """``agent-doc preflight``: every pre-agent step, the §7.26 JSON on stdout
+    (with ``excerpts``, the parts the agent needs in place of the document)."""
     import contextlib
 
     from agent_doc.automation.busy import set_status
@@ -98,7 +99,8 @@ def do_preflight(file: Path, *, no_wait: bool) -> int:
     from agent_doc.errors import AgentDocError
     from agent_doc.write.server_link import ServerLink
 
-    emit_json(run_preflight(file, ServerLink(), settle=not no_wait).to_json())
+    result = run_preflight(file, ServerLink(), settle=not no_wait, excerpts=excerpts)
+    emit_json(result.to_json())
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(file, "generating")  # the skill now answers; write resets it
     return 0
@@ -141,7 +143,7 @@ def _seconds(text: str) -> float:
 _SPECS = {
     "outline": Spec(positionals=("file",), flags=("json",)),
     "status": Spec(flags=("json",), options={"root": (Path, None)}),
-    "preflight": Spec(positionals=("file",), flags=("no-wait",)),
+    "preflight": Spec(positionals=("file",), flags=("no-wait", "excerpts")),
     "route": Spec(
         positionals=("file",),
         flags=("json",),
@@ -174,7 +176,7 @@ def run_turn_command(args: list[str]) -> int | None:
         if command == "outline":
             return do_outline(file, as_json=ns["json"])
         if command == "preflight":
-            return do_preflight(file, no_wait=ns["no_wait"])
+            return do_preflight(file, no_wait=ns["no_wait"], excerpts=ns["excerpts"])
         return do_route(
             file, pane=ns["pane"], debounce=ns["debounce"], as_json=ns["json"],
             prompt_timeout=ns["prompt_timeout"],

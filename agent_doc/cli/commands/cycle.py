@@ -187,11 +187,24 @@ def preflight(
     no_wait: Annotated[
         bool, typer.Option("--no-wait", help="Skip the edit-settling debounce.")
     ] = False,
+    excerpts: Annotated[
+        bool,
+        typer.Option(
+            "--excerpts",
+            help="Your conversation has seen FILE before: print the parts you "
+            "need (excerpts) instead of the whole document.",
+        ),
+    ] = False,
 ) -> None:
-    """Run every pre-agent step and print the §7.26 JSON on stdout."""
+    """Run every pre-agent step and print the §7.26 JSON on stdout.
+
+    With --excerpts (and a snapshot of what the agent saw, and prompt not
+    "full") the JSON carries "excerpts" — the changed components and the
+    exchange's tail — in place of "document"; "document_form" says which.
+    """
     from agent_doc.cli.commands._fast_turn import do_preflight
 
-    do_preflight(file, no_wait=no_wait)
+    do_preflight(file, no_wait=no_wait, excerpts=excerpts)
 
 
 def commit(file: FileArg, as_json: JsonOpt = False) -> None:

@@ -1,0 +1,104 @@
+"""``preflight --excerpts``: a conversation that has seen the document gets the
+parts it needs, not the whole document again.
+
+Real CLI and git; the first answer comes from ``run`` with the stand-in
+``tests/data/fake_claude.py`` (it only has to leave a snapshot behind).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_doc.store.config import global_config_path
+from tests.cli_runner import cli
+
+FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
+OLD_TURNS = "\n\n".join(
+    f"## User\n\nOld question {i}?\n\n### Re: old {i}\n\n" + "Old answer text. " * 60
+    for i in range(300)
+)
+DOC = f"""---
+agent_doc_session: 11111111-2222-3333-4444-555555555555
+agent_doc_format: template
+agent: fake
+---
+# Plan
+
+<!-- agent:status patch=replace -->
+idle
+<!-- /agent:status -->
+
+<!-- agent:exchange patch=append -->
+{OLD_TURNS}
+
+## User
+
+What is 2 + 2?
+<!-- /agent:exchange -->
+"""
+
+
+@pytest.fixture
+def answered(project: Path) -> Path:
+    """plan.md (about 330 KB of old turns) answered once, then a new question."""
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.fake]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
+    )
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    env = {"FAKE_CLAUDE_REPLY": "### Re: sum\n\nIt is 4."}
+    assert cli(project, "run", "plan.md", "--yes", env=env).returncode == 0
+    close = "<!-- /agent:exchange -->"
+    doc.write_text(doc.read_text().replace(close, f"And 3 + 3?\n{close}"))
+    return doc
+
+
+def preflight(project: Path, *args: str) -> dict[str, object]:
+    result = cli(project, "preflight", "plan.md", "--no-wait", *args)
+    assert result.returncode == 0, result.stderr
+    out: dict[str, object] = json.loads(result.stdout)
+    return out
+
+
+def test_excerpts_replace_the_document_once_it_was_seen(
+    project: Path, answered: Path
+) -> None:
+    out = preflight(project, "--excerpts")
+    assert "document" not in out
+    assert out["document_form"] == "excerpts"
+    excerpts = str(out["excerpts"])
+    assert "### Re: sum" in excerpts
+    assert "And 3 + 3?" in excerpts
+    assert "Old question 3?" not in excerpts  # far above the change
+    assert len(excerpts) < 20_000 < len(answered.read_text())
+    assert "+And 3 + 3?" in str(out["diff"])
+
+
+def test_without_the_flag_the_document_is_whole(project: Path, answered: Path) -> None:
+    out = preflight(project)
+    assert out["document"] == answered.read_text()
+    assert out["document_form"] == "full"
+    assert "excerpts" not in out
+
+
+def test_prompt_full_keeps_the_whole_document(project: Path, answered: Path) -> None:
+    (project / ".agent-doc" / "config.toml").write_text('prompt = "full"\n')
+    out = preflight(project, "--excerpts")
+    assert out["document"] == answered.read_text()
+    assert out["document_form"] == "full"
+
+
+def test_a_first_turn_gets_the_whole_document(project: Path) -> None:
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    out = preflight(project, "--excerpts")
+    assert out["document"] == DOC
+    assert out["document_form"] == "full"
