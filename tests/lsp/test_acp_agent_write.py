@@ -20,6 +20,8 @@ from pytest_lsp import LanguageClient
 
 from tests.acp_standin import SESSION_DOC as DOC
 from tests.lsp.acp_editor import start
+from tests.lsp.editor_client import ApplyMode
+from tests.lsp.editor_client import Editor
 
 TYPED = "typed while the agent worked"
 
@@ -113,3 +115,43 @@ async def test_crlf_frontmatter_names_the_agent(
     assert "\n" not in text.replace("\r\n", "")  # still CRLF everywhere
     assert text.count("# Plan (agent)\r\n") == 1
     assert "Done." in text
+
+
+async def test_the_agent_is_told_a_write_that_did_not_land(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """An editor that never takes the agent's edit (every attempt goes stale,
+    and like Neovim it still answers ``applied``): the agent gets an error
+    result, not success; the buffer keeps what the person typed."""
+    session = await start(client, tmp_path, writeTimeoutMs=3000)
+    doc, uri = session.open_document()
+    log = tmp_path / "acp.jsonl"
+    session.configure(
+        ACP_AGENT_READ=str(doc),
+        ACP_AGENT_WRITE=str(doc),
+        ACP_AGENT_EDIT_FROM="# Plan",
+        ACP_AGENT_EDIT_TO="# Plan (agent)",
+        ACP_AGENT_LOG=str(log),
+        ACP_AGENT_REPLY="Done.",
+    )
+    editor = session.editor
+    editor.mode = ApplyMode.SKIP_STALE
+    typed: list[str] = []
+
+    def type_first(ed: Editor) -> None:  # the person is always one key ahead
+        if ed.applied[-1].label == "agent file write":
+            typed.append("x")
+            ed.append(uri, "x")
+
+    editor.before_apply = type_first
+
+    result = await asyncio.wait_for(session.run(uri), 60)
+
+    [write] = logged(log, "write")
+    assert write["ok"] is False
+    assert "did not apply the edit in time" in str(write["error"])
+    text = editor.text(uri)
+    assert "write failed" in text
+    assert "# Plan (agent)" not in text
+    assert typed and text.endswith("".join(typed))
+    assert result["target"] == "server"
