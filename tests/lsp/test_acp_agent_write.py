@@ -153,5 +153,6 @@ async def test_the_agent_is_told_a_write_that_did_not_land(
     text = editor.text(uri)
     assert "write failed" in text
     assert "# Plan (agent)" not in text
-    assert typed and text.endswith("".join(typed))
+    assert typed
+    assert text.endswith("".join(typed))
     assert result["target"] == "server"
