@@ -35,6 +35,8 @@ from agent_doc.cycle.turn import with_resume
 from agent_doc.errors import AgentError
 from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
+from agent_doc.write.agent_write import AGENT_WRITE_LABEL
+from agent_doc.write.agent_write import AgentView
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from agent_doc.cycle.room_turn import AnswerStream
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand
+    from agent_doc.write.server_link import ServerHandle
     from agent_doc.write.server_link import ServerLink
 
 INTERRUPTED_NOTE = "*(interrupted)*"
@@ -98,6 +101,8 @@ class ConsoleHost:
         """The person ran the agent themselves: their shell, their trust."""
         self.cancelled: asyncio.Event | None = None
         """Set when the turn is cancelled (a question on the terminal ends)."""
+        self.view = AgentView()
+        """What the agent saw of each file (the base of its writes)."""
 
     async def on_text(self, text: str) -> None:
         """Stream the answer so far into the room; locally nothing (the
@@ -159,27 +164,65 @@ class ConsoleHost:
 
     async def read_file(self, path: Path) -> str:
         """The live buffer when an editor has ``path`` open, else the file;
-        the room's text for the document of a ``run --room``."""
+        the room's text for the document of a ``run --room``. An open buffer
+        and the turn's document come in the core's form (``\\n``, no BOM)."""
+        from agent_doc.write.agent_write import read_for_agent
+        from agent_doc.write.outcome import normalize_text
+
         resolved = within(path, self.root)
         if self.stream is not None and resolved == self.document:
             return self.stream.current_text()
-        if self.link is not None:
-            handle = await asyncio.to_thread(self.link.find_owner, resolved)
-            if handle is not None:
-                return handle.text
-        return resolved.read_text(encoding="utf-8")
+        handle = await self._owner(resolved)
+        if handle is not None:
+            return self.view.saw(resolved, normalize_text(handle.text))
+        if resolved == self.document:
+            text = await asyncio.to_thread(read_for_agent, resolved)
+            return self.view.saw(resolved, text)
+        return self.view.saw(resolved, resolved.read_text(encoding="utf-8"))
 
     async def write_file(self, path: Path, content: str) -> None:
-        """Write ``path`` atomically (inside the project only; never the
-        document of a ``run --room``, whose text lives in the room)."""
+        """Write ``path`` as an answer is written (inside the project only).
+
+        A file open in an editor: one verified edit of its buffer, merged with
+        what was typed since the agent read it (the editor's language server
+        applies it); the turn's document: merged into the file under its lock,
+        line endings and BOM kept (:mod:`agent_doc.write.agent_write`); any
+        other file: written atomically. Never the document of a ``run
+        --room``, whose text lives in the room. Returns only once the write
+        landed; raises otherwise.
+        """
+        from agent_doc.write.agent_write import merge_into_file
+        from agent_doc.write.outcome import normalize_text
+
         resolved = within(path, self.root)
         if self.stream is not None and resolved == self.document:
             raise ValueError(
                 f"{path.name} is shared in a room: put the answer in your "
                 "message; it is written into the room"
             )
-        resolved.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(resolved, content)
+        handle = await self._owner(resolved)
+        base = self.view.base(resolved)
+        if handle is not None and self.link is not None:
+            if base is None:
+                base = normalize_text(handle.text)
+            await asyncio.to_thread(
+                self.link.merge, handle, base, content, label=AGENT_WRITE_LABEL
+            )
+            if handle.others:
+                await asyncio.to_thread(self.link.notify_stale, handle)
+        elif resolved == self.document:
+            await asyncio.to_thread(merge_into_file, resolved, base, content)
+        else:
+            resolved.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(resolved, content)
+        self.view.saw(resolved, normalize_text(content))
+
+    async def _owner(self, path: Path) -> ServerHandle | None:
+        """The language server that has ``path`` open (``None``: none, or no
+        link); raises when one may have it but did not answer."""
+        if self.link is None:
+            return None
+        return await asyncio.to_thread(self.link.find_owner, path)
 
 
 def run_acp_from_console(
@@ -210,6 +253,7 @@ def run_acp_from_console(
     """
     host = ConsoleHost(name, agent, turn.root, link, stream)
     host.document = turn.path.resolve()
+    host.view = AgentView(host.document, turn.text)
     acp_turn = AcpTurn(name, agent, host, turn.root)
     latch = SignalLatch()
     loops: list[asyncio.AbstractEventLoop] = []

@@ -30,6 +30,7 @@ from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
+from agent_doc.write.outcome import normalize_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -178,9 +179,12 @@ def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bo
 
 
 def current_text(path: Path, link: ServerLink | None) -> str:
-    """The document as the user sees it: the live buffer if open, else the file."""
+    """The document as the user sees it: the live buffer if open, else the
+    file; in the core's form either way (``\\n`` line endings, no BOM: an
+    editor may hold a CRLF buffer, whose frontmatter and diff must read as
+    the file's do)."""
     owner = link.find_owner(path) if link is not None else None
-    return owner.text if owner is not None else read_document(path).text
+    return normalize_text(owner.text) if owner is not None else read_document(path).text
 
 
 def run_preflight(

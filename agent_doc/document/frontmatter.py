@@ -272,7 +272,13 @@ def _int(raw: dict[str, Any], key: str, lines: dict[str, int]) -> int | None:
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
-    """Parse and validate the frontmatter (a document without one gets defaults)."""
+    """Parse and validate the frontmatter (a document without one gets defaults).
+
+    ``text`` may be an editor's buffer with a BOM or CRLF line endings: it is
+    read as the file is (the CLI reads files in the core's form).
+    """
+    if text.startswith(("\ufeff", "---\r\n")):
+        text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     block = split_frontmatter(text)
     if block is None or not block.yaml.strip():
         return Frontmatter(raw={})

@@ -439,15 +439,25 @@ class ServerLink:
             raise ServerLinkError("server reply to patch lacks text")
         return text
 
-    def merge(self, handle: ServerHandle, baseline: str, target: str) -> str:
+    def merge(
+        self,
+        handle: ServerHandle,
+        baseline: str,
+        target: str,
+        *,
+        label: str | None = None,
+    ) -> str:
         """Ask the owner to turn ``baseline`` into ``target`` in its buffer,
-        keeping what was typed since; return the new buffer text."""
+        keeping what was typed since; return the new buffer text. ``label``
+        names the edit in the editor (default: ``agent-doc compact``)."""
         request = {
             "type": "merge",
             "file": handle.file,
             "baseline": baseline,
             "target": target,
         }
+        if label is not None:
+            request["label"] = label
         text = self._send(handle, request).get("text")
         if not isinstance(text, str):
             raise ServerLinkError("server reply to merge lacks text")

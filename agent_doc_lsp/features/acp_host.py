@@ -13,8 +13,11 @@
   as for tmux prompts); a dismissed question or a stopped turn answers
   ``cancelled``;
 - **files**: ``fs/read_text_file`` of an open document returns the live buffer,
-  ``fs/write_text_file`` to one becomes a workspace edit; other files only
-  inside the workspace folders. Terminals only in a trusted workspace.
+  ``fs/write_text_file`` to one becomes one verified, minimal workspace edit
+  merged with what the person typed since the agent read it (the seam answers
+  take, :mod:`agent_doc.write.agent_write`); the turn's document when closed
+  is merged into the file under its lock; other files only inside the
+  workspace folders. Terminals only in a trusted workspace.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
 from agent_doc.tmux.agent_state import NEEDS_INPUT
 from agent_doc.tmux.agent_state import RUNNING
-from agent_doc.write.live import plan_from_text
+from agent_doc.write.agent_write import AGENT_WRITE_LABEL
+from agent_doc.write.agent_write import AgentView
+from agent_doc.write.outcome import normalize_text
 from agent_doc.write.stream import StreamedAnswer
 from agent_doc_lsp import convert
 from agent_doc_lsp.features import agent_status
@@ -85,8 +90,14 @@ class EditorHost:
         *,
         title: str,
         roots: list[Path],
+        document: Path | None = None,
+        prompt_text: str | None = None,
     ) -> None:
         self.ls = ls
+        self.document = document.resolve() if document is not None else None
+        """The turn's session document."""
+        self.view = AgentView(self.document, prompt_text)
+        """What the agent saw of each file (the base of its writes)."""
         self.uri = uri
         self.stream = stream
         self.roots = [r.resolve() for r in roots]
@@ -210,30 +221,51 @@ class EditorHost:
         return future.result()
 
     async def read_file(self, path: Path) -> str:
-        """The live buffer of an open document, else the file (workspace only)."""
+        """The live buffer of an open document, else the file (workspace only);
+        an open buffer and the turn's document in the core's form (``\\n``)."""
+        from agent_doc.write.agent_write import read_for_agent
+
         buffer = self.ls.buffers.by_path(path)
         if buffer is not None:
-            return buffer.text
-        return self._inside(path).read_text(encoding="utf-8")
+            return self.view.saw(path, normalize_text(buffer.text))
+        target = self._inside(path)
+        if target == self.document:
+            return self.view.saw(
+                target, await asyncio.to_thread(read_for_agent, target)
+            )
+        return self.view.saw(target, target.read_text(encoding="utf-8"))
 
     async def write_file(self, path: Path, content: str) -> None:
-        """Open document: a workspace edit; else an atomic write (workspace only)."""
+        """Write ``path`` as an answer is written (workspace only).
+
+        An open document: one verified, minimal edit of its buffer, merged
+        with what the person typed since the agent read it; the turn's
+        document when it is not open: merged into the file under its lock,
+        line endings and BOM kept; any other file: an atomic write. Returns
+        only once the write landed (raises otherwise).
+        """
         from agent_doc.store.atomic import atomic_write_text
+        from agent_doc.write.agent_write import buffer_planner
+        from agent_doc.write.agent_write import merge_into_file
 
         buffer = self.ls.buffers.by_path(path)
+        base = self.view.base(path)
         if buffer is not None:
-            tracker = writes.state_of(self.ls).tracker
             await apply_live(
                 self.ls,
-                tracker,
+                writes.state_of(self.ls).tracker,
                 buffer.uri,
-                lambda live: plan_from_text(live, content, content),
-                label="agent file write",
+                buffer_planner(base, content),
+                label=AGENT_WRITE_LABEL,
             )
-            return
-        target = self._inside(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(target, content)
+        else:
+            target = self._inside(path)
+            if target == self.document:
+                await asyncio.to_thread(merge_into_file, target, base, content)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(target, content)
+        self.view.saw(path, normalize_text(content))
 
     def _inside(self, path: Path) -> Path:
         resolved = path.resolve()

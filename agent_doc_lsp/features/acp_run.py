@@ -175,8 +175,9 @@ async def _run_holding(
         stream = StreamedAnswer(normalize_text(turn.text), configs)
     roots = ls.roots() or [turn.root]
     host = EditorHost(
-        ls, buffer.uri if buffer else uri, stream, title=name, roots=roots
-    )
+        ls, buffer.uri if buffer else uri, stream, title=name, roots=roots,
+        document=path, prompt_text=turn.text,
+    )  # fmt: skip
     acp_turn = AcpTurn(name, agent, host, turn.root)
     state.running[uri] = Running(acp_turn, host)
     refresh_lenses(ls)

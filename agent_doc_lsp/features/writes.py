@@ -146,15 +146,17 @@ async def merge_buffer(
     baseline: str,
     target: str,
     timeout_ms: int | None = None,
+    label: str = "agent-doc compact",
 ) -> LivePlan:
     """Bring the open buffer ``uri`` from ``baseline`` to ``target``, merged
-    with what was typed since (``compact``): one verified workspace edit."""
+    with what was typed since (``compact``, an agent's own write of the
+    file): one verified workspace edit."""
     return await apply_live(
         ls,
         state_of(ls).tracker,
         uri,
         lambda text: live_write.plan_merge(baseline, target, text),
-        label="agent-doc compact",
+        label=label,
         timeout_ms=timeout_ms,
     )
 
@@ -312,7 +314,10 @@ async def _patch(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
 async def _merge(ls: AgentDocLanguageServer, uri: str, message: Message) -> Message:
     baseline = text_field(message, "baseline") or ""
     target = text_field(message, "target") or ""
-    plan = await merge_buffer(ls, uri, baseline, target, _timeout_ms(message))
+    label = text_field(message, "label", optional=True) or "agent-doc compact"
+    plan = await merge_buffer(
+        ls, uri, baseline, target, _timeout_ms(message), label=label
+    )
     return {"text": plan.merged}
 
 

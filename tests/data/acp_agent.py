@@ -13,6 +13,11 @@ It speaks the real protocol over stdio. What it does is set by environment:
   ``ACP_AGENT_READ_LINE=N`` reads only line N (1-based);
 - ``ACP_AGENT_WRITE=PATH`` (with ``ACP_AGENT_WRITE_TEXT``): write PATH with
   ``fs/write_text_file`` (after an allowed permission when ``ACP_AGENT_ASK=1``);
+  with ``ACP_AGENT_EDIT_FROM``/``ACP_AGENT_EDIT_TO`` the text written is what
+  ``ACP_AGENT_READ`` read with the first FROM replaced by TO (an edit tool's
+  way); ``ACP_AGENT_WRITE_GATE=FILE``: the write waits (60 s at most) until
+  FILE exists, so a test can type between the read and the write (the read's
+  text and the write's result are logged as ``read`` and ``write``);
 - ``ACP_AGENT_TERMINAL=1``: run ``echo term-ok`` through ``terminal/*``;
 - ``ACP_AGENT_LOG=FILE``: one JSON line per call received (method + details);
 - ``ACP_AGENT_CRASH_AFTER=N``: exit abruptly after N chunks;
@@ -40,6 +45,7 @@ import signal
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION
@@ -80,6 +86,18 @@ class StandInAgent:
     def __init__(self) -> None:
         self.client: Any = None
         self.cancelled: dict[str, asyncio.Event] = {}
+
+    read_text: str | None = None
+    """The text the last ``fs/read_text_file`` returned."""
+
+    def write_content(self) -> str:
+        """The text to write: the read text edited, or ``ACP_AGENT_WRITE_TEXT``."""
+        old, new = setting("ACP_AGENT_EDIT_FROM"), setting("ACP_AGENT_EDIT_TO")
+        if old is not None and new is not None and self.read_text is not None:
+            if old not in self.read_text:
+                raise AssertionError(f"{old!r} is not in the text read")
+            return self.read_text.replace(old, new, 1)
+        return setting("ACP_AGENT_WRITE_TEXT", "written by acp\n") or ""
 
     def on_connect(self, conn: Any) -> None:
         self.client = conn
@@ -196,19 +214,22 @@ class StandInAgent:
                     line=int(line) if line else None,
                     limit=1 if line else None,
                 )
+                self.read_text = got.content
+                log("read", content=got.content)
                 first = got.content.splitlines()[0] if got.content else ""
                 head += f"read: {first}\n\n"
             except Exception as exc:
                 head += f"read failed: {exc}\n\n"
         if (path := setting("ACP_AGENT_WRITE")) and allowed:
+            await gate_open(setting("ACP_AGENT_WRITE_GATE"))
             try:
                 await self.client.write_text_file(
-                    session_id=session_id,
-                    path=path,
-                    content=setting("ACP_AGENT_WRITE_TEXT", "written by acp\n"),
+                    session_id=session_id, path=path, content=self.write_content()
                 )
+                log("write", ok=True)
                 head += "wrote: ok\n\n"
             except Exception as exc:
+                log("write", ok=False, error=str(exc))
                 head += f"write failed: {exc}\n\n"
         if setting("ACP_AGENT_TERMINAL") == "1":
             try:
@@ -228,6 +249,17 @@ class StandInAgent:
             except Exception as exc:
                 head += f"terminal failed: {exc}\n\n"
         return head
+
+
+async def gate_open(gate: str | None) -> None:
+    """Wait until the file ``gate`` exists (60 s at most); no gate: at once."""
+    if not gate:
+        return
+    log("waiting", gate=gate)
+    for _ in range(600):
+        if await asyncio.to_thread(Path(gate).exists):
+            return
+        await asyncio.sleep(0.1)
 
 
 if __name__ == "__main__":

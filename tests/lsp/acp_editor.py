@@ -63,7 +63,7 @@ class Session:
 
 
 async def start(
-    client: LanguageClient, tmp_path: Path, *, trusted: bool = False
+    client: LanguageClient, tmp_path: Path, *, trusted: bool = False, **options: Any
 ) -> Session:
     root = tmp_path / "ws"
     (root / ".agent-doc").mkdir(parents=True)
@@ -104,7 +104,7 @@ async def start(
         client,
         root=root,
         client_caps=caps,
-        initialization_options={"trustWorkspace": trusted},
+        initialization_options={"trustWorkspace": trusted, **options},
     )
     holder.append(Session(editor, root, settings))
     return holder[0]

@@ -366,3 +366,16 @@ def test_set_field_property(text: str, key: str, value: str | None) -> None:
         return out_lines
 
     assert others(out) == others(text)
+
+
+@pytest.mark.parametrize("prefix", ["", "\ufeff"])
+def test_a_crlf_buffer_reads_as_its_file(prefix: str) -> None:
+    """An editor's CRLF buffer (with or without a BOM) names the same agent
+    and session as the file the CLI reads in the core's form (issue 35)."""
+    text = (
+        "---\nagent_doc_session: 11111111-2222-3333-4444-555555555555\n"
+        "agent: standin\nresume: acp-1\n---\n# Plan\n"
+    )
+    buffer = prefix + text.replace("\n", "\r\n")
+    assert parse_frontmatter(buffer) == parse_frontmatter(text)
+    assert parse_frontmatter(buffer).agent == "standin"
