@@ -167,11 +167,13 @@ def test_preflight_json_shape(project: Path) -> None:
         "diff",
         "no_changes",
         "document",
+        "document_form",
         "prompt_bytes",
         "prompt_tokens_estimate",
         "prompt_mode",
         "suggest_compact",
     }
+    assert data["document_form"] == "full"
     assert data["prompt_mode"] == "full"  # the first turn: the whole document
     assert data["prompt_bytes"] > len(DOC)
     assert data["claims"] == ["Claimed plan.md for pane %3"]
