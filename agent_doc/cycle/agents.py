@@ -249,6 +249,9 @@ def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
             + (f": {detail}" if detail else "")
         )
     if status != 0:
+        reported = reported_error(stdout)
+        if reported:
+            raise AgentError(f"agent '{name}' failed (exit {status}): {reported}")
         raise AgentError(
             f"agent '{name}' exited with status {status}"
             + (f": {detail}" if detail else " and printed no error")
@@ -259,6 +262,25 @@ def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
             + (f"; stderr: {detail}" if detail else "")
         )
     return parse_reply(stdout, name)
+
+
+def reported_error(stdout: str) -> str | None:
+    """The cause an agent that failed put in its JSON (``is_error``, ``result``).
+
+    claude exits 1 with an empty stderr when the model's API fails (401, 429,
+    529, a dropped stream) and says why only there: ``"API Error: 529
+    Overloaded…"``, ``"Invalid API key · Fix external API key"``.
+    """
+    try:
+        data = json.loads(stdout)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or not data.get("is_error"):
+        return None
+    result = data.get("result")
+    if not isinstance(result, str) or not result.strip():
+        return None
+    return _excerpt(result, limit=300)
 
 
 def _excerpt(text: str, limit: int = 80) -> str:
