@@ -124,13 +124,17 @@ def agent_env(home: Path, base_url: str) -> dict[str, str]:
 
 
 def codex_config(home: Path, base_url: str, model: str = "gpt-5") -> None:
-    """Write ``~/.codex/config.toml`` pointing codex at the scripted Responses API."""
+    """Write ``~/.codex/config.toml`` pointing codex at the scripted Responses API.
+
+    No retries: a scripted fault reaches ``codex exec`` at once.
+    """
     folder = home / ".codex"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.toml").write_text(
         f'model = "{model}"\nmodel_provider = "stub"\n\n'
         "[model_providers.stub]\n"
         f'name = "stub"\nbase_url = "{base_url}/v1"\n'
-        'wire_api = "responses"\nenv_key = "STUB_API_KEY"\n',
+        'wire_api = "responses"\nenv_key = "STUB_API_KEY"\n'
+        "request_max_retries = 0\nstream_max_retries = 0\n",
         encoding="utf-8",
     )
