@@ -20,6 +20,7 @@ from tests.model_replies import OVERLOADED
 from tests.model_replies import Cut
 from tests.model_replies import Fault
 from tests.model_replies import Text
+from tests.model_replies import ToolUse
 from tests.model_server import ModelServer
 
 DOC = """---
@@ -126,3 +127,20 @@ def test_a_model_fault_is_one_line_naming_the_cause(
     assert doc.read_text() == DOC
     assert state_files(project) == before_state
     assert head(project) == before_head
+
+
+def test_codex_runs_a_command_that_writes_in_the_project(
+    project: Path, model: ModelServer, codex_env: dict[str, str]
+) -> None:
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    command = {"cmd": "echo made > made.txt"}
+    model.script(ToolUse("exec_command", command), Text("I wrote made.txt."))
+    result = run(project, codex_env)
+    assert result.returncode == 0, result.stderr
+    _, after_tool = model.model_calls()
+    output = after_tool.body["input"][-1]
+    assert output["type"] == "function_call_output"
+    assert "exited with code 0" in output["output"]
+    assert (project / "made.txt").read_text() == "made\n"  # workspace-write
+    assert doc.read_text().count("I wrote made.txt.") == 1
