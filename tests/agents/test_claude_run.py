@@ -24,6 +24,7 @@ from tests.model_replies import RATE_LIMITED
 from tests.model_replies import UNAUTHORIZED
 from tests.model_replies import Cut
 from tests.model_replies import Fault
+from tests.model_replies import Hang
 from tests.model_replies import Text
 from tests.model_replies import ToolUse
 from tests.model_server import ModelServer
@@ -215,3 +216,22 @@ def test_claude_edits_another_file_with_its_edit_tool(
                            capture_output=True, text=True, check=True).stdout  # fmt: skip
     assert "plan.md" in shown
     assert "notes.txt" not in shown
+
+
+def test_a_hanging_model_ends_at_the_timeout_with_nothing_changed(
+    project: Path, model: ModelServer, claude_env: dict[str, str]
+) -> None:
+    doc = project / "plan.md"
+    doc.write_text(DOC)
+    before_state, before_head = state_files(project), head(project)
+    model.script(Hang())
+    result = run(project, claude_env, "--timeout", "8")
+    assert result.returncode == 1
+    assert result.stderr == (
+        "agent-doc: agent 'claude' timed out after 8 s and was stopped; "
+        "the document is unchanged\n"
+    )
+    assert len(model.model_calls()) == 1  # it was waiting on the model
+    assert doc.read_text() == DOC
+    assert state_files(project) == before_state
+    assert head(project) == before_head
