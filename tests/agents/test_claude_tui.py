@@ -1,17 +1,21 @@
-"""``agent-doc prompt`` (§7.14) reads and answers the real Claude Code dialog.
+"""The real Claude Code TUI: ``agent-doc prompt`` (§7.14) and the skill flow.
 
 The pinned ``claude`` runs interactively in a pane of a private tmux server,
 with ``--permission-mode default`` (claude 2.1.x otherwise decides its own
 prompts), its onboarding and folder trust answered in its private
 ``~/.claude.json``. The scripted model asks for a Bash tool call; claude shows
 its permission dialog; ``agent-doc prompt FILE`` reports it as JSON and
-``--answer 1`` presses "Yes".
+``--answer 1`` presses "Yes". In the skill flow ``agent-doc route FILE`` types
+``/agent-doc FILE`` and the scripted model follows SKILL.md: preflight, write
+with the baseline, commit, each a Bash tool call claude runs.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,7 +61,7 @@ def screen_with(tmux: Tmux, pane: str, text: str, timeout: float = 60) -> str:
     return seen[0]
 
 
-def start_claude(tmux: Tmux, project: Path, env: dict[str, str]) -> str:
+def start_claude(tmux: Tmux, project: Path, env: dict[str, str], *args: str) -> str:
     """The real claude TUI in a new pane, past onboarding; its pane id."""
     key = env["ANTHROPIC_API_KEY"]
     (Path(env["HOME"]) / ".claude.json").write_text(
@@ -71,7 +75,8 @@ def start_claude(tmux: Tmux, project: Path, env: dict[str, str]) -> str:
         )
     )
     assigned = " ".join(f"{k}={shlex.quote(env[k])}" for k in CLAUDE_ENV if k in env)
-    command = f"exec env {assigned} claude --permission-mode default"
+    extra = shlex.join(args)
+    command = f"exec env {assigned} claude --permission-mode default {extra}"
     pane = tmux.run(
         "new-window", "-d", "-P", "-F", "#{pane_id}", "-c", str(project), command
     )[0]
@@ -115,3 +120,64 @@ def test_prompt_reads_and_answers_claudes_permission_dialog(
     assert not tool_result.get("is_error")
     assert (project / "made.txt").read_text() == "made\n"
     screen_with(tmux, pane, "Done.")
+
+
+SKILL_DOC = """---
+agent_doc_session: 2c1f7e0a-5b3d-4e8f-9a61-7d0b2e4c9f13
+agent_doc_format: template
+---
+# Plan
+
+<!-- agent:exchange patch=append -->
+## User
+
+What is 2 + 2?
+<!-- /agent:exchange -->
+"""
+ANSWER = (
+    "<!-- patch:exchange -->\\n### Re: sum\\n\\nIt is 4.\\n<!-- /patch:exchange -->\\n"
+)
+
+
+def bash(command: str) -> ToolUse:
+    """A Bash tool call, as the skill tells claude to make."""
+    return ToolUse("Bash", {"command": command, "description": command[:40]})
+
+
+def test_route_runs_the_skill_in_the_real_tui(
+    tmux: Tmux, project: Path, model: ModelServer, claude_env: dict[str, str]
+) -> None:
+    doc = project / "plan.md"
+    doc.write_text(SKILL_DOC)
+    installed = agent_doc("skill", "install", cwd=project)
+    assert installed.returncode == 0, installed.stderr
+    model.script(
+        bash("agent-doc preflight plan.md"),
+        bash(
+            f"printf '{ANSWER}' | agent-doc write plan.md --origin skill "
+            '--baseline-file "$(agent-doc skill baseline plan.md)"'
+        ),
+        bash("agent-doc commit plan.md"),
+        Text("Answered in plan.md."),
+    )
+    env = {**claude_env, "PATH": f"{Path(sys.executable).parent}:{claude_env['PATH']}"}
+    pane = start_claude(tmux, project, env, "--allowedTools", "Bash")
+    claim(doc, pane=pane, tmux=tmux)
+    routed = agent_doc("route", "plan.md", cwd=project)
+    assert routed.returncode == 0, routed.stderr
+    calls = model.wait_for_calls(4, timeout=90)
+    asked = calls[0].texts()
+    assert "agent-doc: answer a session document" in asked  # the skill, loaded
+    assert "plan.md" in asked
+    preflight_result = calls[1].body["messages"][-1]["content"][0]
+    assert '"diff"' in str(preflight_result["content"])  # preflight's JSON
+    screen_with(tmux, pane, "Answered in plan.md.")
+    text = doc.read_text()
+    assert text.count("It is 4.") == 1
+    assert text.index("What is 2 + 2?") < text.index("### Re: sum")
+    log = subprocess.run(["git", "-C", str(project), "log", "--format=%s"],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert log.count("agent-doc(plan)") >= 1
+    shown = subprocess.run(["git", "-C", str(project), "show", "HEAD:plan.md"],
+                           capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert "It is 4." in shown
