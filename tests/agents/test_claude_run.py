@@ -235,3 +235,24 @@ def test_a_hanging_model_ends_at_the_timeout_with_nothing_changed(
     assert doc.read_text() == DOC
     assert state_files(project) == before_state
     assert head(project) == before_head
+
+
+def test_claude_edits_the_session_document_itself(
+    project: Path, model: ModelServer, claude_env: dict[str, str]
+) -> None:
+    doc = project / "plan.md"
+    doc.write_text(DOC.replace("# Plan\n", "# Plan\n\nIntro line.\n"))
+    edit = {"file_path": str(doc), "old_string": "Intro line.",
+            "new_string": "Intro line, edited by claude."}  # fmt: skip
+    model.script(ToolUse("Edit", edit), Text("The answer is 4."))
+    result = run(project, claude_env)
+    assert result.returncode == 0, result.stderr
+    text = doc.read_text()
+    assert "Intro line, edited by claude." in text
+    assert text.count("The answer is 4.") == 1
+    # Not part of the answer's snapshot: the next turn's diff shows the edit.
+    ask(doc, "And 3 + 3?")
+    dry = agent_doc("run", "plan.md", "--dry-run", cwd=project, env=claude_env)
+    diff = dry.stdout.split("<diff>", 1)[1].split("</diff>", 1)[0]
+    assert "+And 3 + 3?" in diff
+    assert "+Intro line, edited by claude." in diff
