@@ -30,6 +30,7 @@ from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
+from agent_doc.write.backlog import tidy_backlog
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -59,6 +60,7 @@ class PreflightResult(Record):
         "prompt_bytes",
         "prompt_mode",
         "compact_hint",
+        "backlog",
     )
 
     def __init__(
@@ -72,6 +74,7 @@ class PreflightResult(Record):
         prompt_bytes: int = 0,
         prompt_mode: str | None = None,
         compact_hint: str | None = None,
+        backlog: dict[str, Any] | None = None,
     ) -> None:
         self.recovered = recovered
         self.committed = committed
@@ -85,6 +88,9 @@ class PreflightResult(Record):
         """``full`` or ``resumed`` (None with no changes)."""
         self.compact_hint = compact_hint
         """Set when the document is past ``compact_suggest_bytes``: what to run."""
+        self.backlog = backlog
+        """The backlog step's report (:func:`agent_doc.write.backlog.tidy_backlog`),
+        ``None`` without a backlog or icebox."""
 
     @property
     def no_changes(self) -> bool:
@@ -109,6 +115,8 @@ class PreflightResult(Record):
         out["suggest_compact"] = self.compact_hint is not None
         if self.compact_hint is not None:
             out["compact_hint"] = self.compact_hint
+        if self.backlog is not None:
+            out["backlog"] = self.backlog
         return out
 
 
@@ -167,6 +175,20 @@ def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bo
     return committed
 
 
+def _tidy_backlog(
+    path: Path, link: ServerLink | None, document: str
+) -> tuple[dict[str, Any] | None, str]:
+    """The backlog step (ids, boxes and reaping, in the document and the
+    snapshot): its report and the document after it. Only documents whose
+    text names an item list pay for it."""
+    if "agent:backlog" not in document and "agent:icebox" not in document:
+        return None, document
+    report = tidy_backlog(path, link)
+    if report is not None:
+        document = current_text(path, link)
+    return report, document
+
+
 def current_text(path: Path, link: ServerLink | None) -> str:
     """The document as the user sees it: the live buffer if open, else the file."""
     owner = link.find_owner(path) if link is not None else None
@@ -209,6 +231,7 @@ def run_preflight(
         if git is not None:
             git.close()
     document = current_text(path, link)
+    backlog, document = _tidy_backlog(path, link, document)
     store.save_baseline(path, document)
     claims = read_claims(root)
     linked: list[LinkedChange] = []
@@ -224,7 +247,7 @@ def run_preflight(
     size, mode = _prompt_of(path, root, document, snapshot, diff)
     return PreflightResult(
         recovered, committed, claims, diff, document, linked, size, mode,
-        compact_hint(path, root, document),
+        compact_hint(path, root, document), backlog,
     )  # fmt: skip
 
 
