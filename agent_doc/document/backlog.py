@@ -20,6 +20,10 @@ from __future__ import annotations
 from agent_doc._runtime.digest import sha1_hex
 from agent_doc._runtime.record import Record
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 OPEN = " "
 GATED = "/"
 DONE = "x"
@@ -202,8 +206,9 @@ class Tidied(Record):
         self.gated = gated
 
 
-def tidy_items(content: str) -> Tidied:
-    """Give every item an id and a box and remove the done ones.
+def tidy_items(content: str, also_remove: Collection[str] = ()) -> Tidied:
+    """Give every item an id and a box and remove the done ones (and those
+    whose id is in ``also_remove``: done in the document, for its snapshot).
 
     An id used twice (a copied line) is replaced on the later item; lines that
     are already in order are kept byte for byte.
@@ -222,7 +227,7 @@ def tidy_items(content: str) -> Tidied:
             item_id = new_id(item.text, taken | seen)
             backfilled.append(item_id)
         seen.add(item_id)
-        if item.state == DONE:
+        if item.state == DONE or item_id in also_remove:
             reaped.append(item_id)
             changed = True
             continue

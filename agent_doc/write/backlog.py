@@ -135,13 +135,20 @@ def change_items(
     return ItemsOutcome(found[-1] if found else None, changed, target)
 
 
-def _tidy_text(text: str, report: dict[str, Any] | None = None) -> str:
+def _tidy_text(
+    text: str,
+    report: dict[str, Any] | None = None,
+    reaped: dict[str, Any] | None = None,
+) -> str:
+    """``text`` with each list of items tidied; what was done goes in
+    ``report``; items the document's tidy reaped (``reaped``) go too."""
     scan = scan_components(text)
     for name in ITEM_COMPONENTS:
         component = find_component(scan.components, name)
         if component is None:
             continue
-        tidied = tidy_items(component.content(text))
+        gone = reaped[name].reaped if reaped and name in reaped else ()
+        tidied = tidy_items(component.content(text), gone)
         if report is not None:
             report[name] = tidied
         if tidied.content != component.content(text):
@@ -168,7 +175,7 @@ def tidy_backlog(path: Path, link: ServerLink | None) -> dict[str, Any] | None:
         order_before[:] = item_ids(component.content(snapshot)) if component else []
         return _tidy_text(text, report)
 
-    _land(path, change, _tidy_text, link)
+    _land(path, change, lambda snap: _tidy_text(snap, None, report), link)
     if not report:
         return None
     out: dict[str, Any] = {}

@@ -140,7 +140,8 @@ def test_tidy_backfills_ids_and_boxes_and_reaps_only_done() -> None:
     tidied = tidy_items(content)
     lines = tidied.content.splitlines()
     assert lines[0] == ""
-    assert lines[1].startswith("- [ ] [#") and lines[1].endswith("] fix the build")
+    assert lines[1].startswith("- [ ] [#")
+    assert lines[1].endswith("] fix the build")
     assert lines[2] == "- [/] [#gate1] waits for the release"
     assert lines[4] == "- [ ] [#mine] named by the person"
     assert "shipped" not in tidied.content
