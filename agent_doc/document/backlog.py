@@ -125,6 +125,22 @@ def parse_item_line(line: str) -> tuple[str | None, str | None, str] | None:
     return state, item_id, rest.rstrip()
 
 
+def stray_token(line: str) -> tuple[int, int] | None:
+    """The span of a bracket after an item line's box and id that is neither
+    (``- [?] text``, ``- [#no way] text``), ``None`` when there is none."""
+    body = line.rstrip("\n")
+    if not body.startswith(_BULLETS):
+        return None
+    rest = body[2:].lstrip(" ")
+    while (found := _token(rest)) is not None:
+        rest = found[2].lstrip(" ")
+    close = rest.find("]")
+    if not rest.startswith("[") or close < 0:
+        return None
+    start = len(body) - len(rest)
+    return start, start + close + 1
+
+
 def split_items(content: str) -> tuple[list[str], list[Item]]:
     """The lines before the first item, and the items, of a component's content."""
     head: list[str] = []

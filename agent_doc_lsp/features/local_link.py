@@ -103,6 +103,17 @@ class LocalLink(ServerLink):
 
         return self._call(run())
 
+    def merge(self, handle: ServerHandle, baseline: str, target: str) -> str:
+        """Bring the live buffer from ``baseline`` to ``target``, merged with
+        the typing since (one verified edit); return the new text."""
+
+        async def run() -> str:
+            uri = self._uri(handle)
+            plan = await writes.merge_buffer(self.ls, uri, baseline, target)
+            return plan.merged
+
+        return self._call(run())
+
     def reposition(self, path: Path) -> bool:
         """Reposition the boundary in the live buffer; ``False`` if not open."""
 
