@@ -175,7 +175,7 @@ def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bo
     return committed
 
 
-def _tidy_backlog(
+def tidy_backlog_step(
     path: Path, link: ServerLink | None, document: str
 ) -> tuple[dict[str, Any] | None, str]:
     """The backlog step (ids, boxes and reaping, in the document and the
@@ -231,7 +231,7 @@ def run_preflight(
         if git is not None:
             git.close()
     document = current_text(path, link)
-    backlog, document = _tidy_backlog(path, link, document)
+    backlog, document = tidy_backlog_step(path, link, document)
     store.save_baseline(path, document)
     claims = read_claims(root)
     linked: list[LinkedChange] = []

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.cycle.preflight import current_text
+from agent_doc.cycle.preflight import tidy_backlog_step
 from agent_doc.cycle.prompt import build_prompt
 from agent_doc.cycle.prompt import resumed_allowed
 from agent_doc.cycle.prompt import turn_prompt
@@ -79,14 +80,16 @@ def prepare_turn(
     shared room, :mod:`agent_doc.cycle.room_turn`); by default the live
     buffer of an open editor, else the file.
 
-    A document with a ``resume`` id and a snapshot gets the resumed prompt
+    The backlog is tidied first, as preflight does (ids, boxes, done items
+    removed). A document with a ``resume`` id and a snapshot gets the resumed prompt
     unless the project's config says ``prompt = "full"``; every other turn
     the full prompt. The caller sends :meth:`PreparedTurn.full_prompt` instead
     when the agent's session turns out to be lost.
     """
     path = Path(path)
     root = project_root_for(path)
-    text = current_text(path, link) if text is None else text
+    if text is None:  # a shared room's text is tidied by nobody here
+        text = tidy_backlog_step(path, link, current_text(path, link))[1]
     front = parse_frontmatter(text)
     snapshot = StateStore(root).load_snapshot(path)
     if snapshot is None and nothing_typed(text):

@@ -244,3 +244,34 @@ def test_a_whole_list_replace_is_refused(project: Path, doc: Path) -> None:
     assert code == 1
     assert "never replaced whole" in err
     assert doc.read_bytes() == before
+
+
+def test_run_tidies_the_backlog_before_the_agent_sees_it(project: Path) -> None:
+    import sys
+
+    from agent_doc.store.config import global_config_path
+
+    fake = Path(__file__).parent.parent / "data" / "fake_claude.py"
+    config = global_config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[agents.fake]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{fake}", "-p", "--output-format", "json"]\n'
+    )
+    doc = project / "work.md"
+    doc.write_text(
+        DOC.replace("format: template\n", "format: template\nagent: fake\n").replace(
+            "- [ ] [#b2] document it\n", "- [x] [#b2] document it\n- new idea\n"
+        )
+    )
+    result = agent_doc(
+        "run", "work.md", cwd=project, env={"FAKE_CLAUDE_REPLY": "### Re: go on\n\nOk."}
+    )
+    assert result.returncode == 0, result.stderr
+    items = backlog(doc.read_text())
+    assert [t for _, _, t in items] == [
+        "write the parser", "ship 1.0 (gate: the release)", "new idea",
+    ]  # fmt: skip
+    assert all(s == " " or s == "/" for s, _, _ in items)
+    assert all(i for _, i, _ in items)
