@@ -103,9 +103,14 @@ def _add(content: str, op: BacklogOp) -> OpResult:
     head, items = split_items(content)
     text = _one_line(op.text)
     item_id = op.id
-    parsed = parse_item_line(f"- {text}")
-    if item_id is None and parsed is not None and parsed[1] is not None:
-        item_id, text = parsed[1], _one_line(parsed[2])
+    # "text", "id=NAME text" or a whole item line ("- [ ] [#NAME] text")
+    parsed = parse_item_line(
+        text if text.startswith(("- ", "* ", "+ ")) else f"- {text}"
+    )
+    if parsed is not None:
+        text = _one_line(parsed[2])
+        if item_id is None:
+            item_id = parsed[1]
     if item_id is not None and not valid_id(item_id):
         raise PatchError(f"invalid id {item_id!r}: 1-32 letters, digits, _ or -")
     for item in items:

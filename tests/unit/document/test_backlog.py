@@ -81,6 +81,8 @@ def test_add_goes_on_top_with_a_short_id_and_is_idempotent() -> None:
     assert "- [ ] [#rel] cut a release\n" in named.content
     with pytest.raises(PatchError, match="already another item"):
         apply_op(named.content, BacklogOp("add", text="id=rel something else"))
+    line = apply_op(content, BacklogOp("add", text="- [ ] [#ln] a whole line"))
+    assert (line.id, line.content.splitlines()[1]) == ("ln", "- [ ] [#ln] a whole line")
     with pytest.raises(PatchError, match="invalid id"):
         apply_op(content, BacklogOp("add", text="x", id="bad id"))
     with pytest.raises(PatchError, match="one non-empty line"):
@@ -227,3 +229,34 @@ def test_a_whole_list_patch_block_is_refused_with_a_reason() -> None:
         refuse_item_list_blocks("<!-- patch:icebox -->\n- a\n<!-- /patch:icebox -->\n")
     refuse_item_list_blocks("<!-- patch:status -->\nok\n<!-- /patch:status -->\n")
     refuse_item_list_blocks("a text that mentions patch:backlog in passing")
+
+
+def test_two_yjs_peers_backfilling_one_bullet_end_with_one_item() -> None:
+    """Two peers of a shared room (real pycrdt documents) fill in the same
+    bullet at once: Yjs keeps both inserts; the reading picks one id and the
+    next tidy writes the bullet once, on both peers alike."""
+    import pycrdt
+
+    base = "\n- [ ] [#a1] old\n- fix the build\n"
+    filled = tidy_items(base).content
+    token = filled.split("\n")[2].removesuffix("fix the build").removeprefix("- ")
+    first = pycrdt.Doc()
+    text_a = first.get("t", type=pycrdt.Text)
+    text_a += base
+    second = pycrdt.Doc()
+    second.apply_update(first.get_update())
+    text_b = second.get("t", type=pycrdt.Text)
+    at = base.index("fix the build")
+    text_a.insert(at, token)
+    text_b.insert(at, token)
+    update_a, update_b = first.get_update(), second.get_update()
+    first.apply_update(update_b)
+    second.apply_update(update_a)
+    merged = str(text_a)
+    assert merged == str(text_b)
+    assert merged.count(token) == 2  # Yjs kept both inserts
+    assert [(i.state, i.id, i.text) for i in split_items(merged)[1]] == [
+        (OPEN, "a1", "old"),
+        (OPEN, item_ids(filled)[1], "fix the build"),
+    ]
+    assert tidy_items(merged).content == filled
