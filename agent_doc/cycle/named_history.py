@@ -102,10 +102,13 @@ def tag_before_compact(path: Path, name: str | None = None) -> str | None:
     ``name`` is the tag to create (refused when it names another commit);
     without it, the next ``agent-doc/<doc>/pre-compact-N``, or the one that
     already points at that commit (a compaction retried). ``None`` when the
-    document has no commit yet.
+    document is not in git or has no commit yet.
     """
-    repo = open_repo(path)
-    rel = relative_path(repo, path)
+    try:
+        repo = open_repo(path)
+        rel = relative_path(repo, path)
+    except VcsError:  # not in git: nothing to tag (the commit says so)
+        return None
     commits = _commits(repo, rel)
     if not commits:
         return None
