@@ -189,4 +189,3 @@ def test_bad_names_are_one_line_and_change_nothing(
     assert result.stderr.count("\n") == 1
     assert (compacted / "plan.md").read_bytes() == before
     assert git(compacted, "tag", "--list") == tags
-
