@@ -17,6 +17,7 @@ from pathlib import Path
 from agent_doc.cycle.preflight import current_text
 from agent_doc.cycle.preflight import tidy_backlog_step
 from agent_doc.cycle.prompt import build_prompt
+from agent_doc.cycle.prompt import has_item_lists
 from agent_doc.cycle.prompt import resumed_allowed
 from agent_doc.cycle.prompt import turn_prompt
 from agent_doc.document.diff import compute_diff
@@ -66,6 +67,7 @@ class PreparedTurn:
             first=True,
             template=self.front.format == "template",
             instructions=self.instructions,
+            items_file=str(self.path) if has_item_lists(self.text) else None,
         )
 
 

@@ -265,13 +265,25 @@ def test_run_tidies_the_backlog_before_the_agent_sees_it(project: Path) -> None:
             "- [ ] [#b2] document it\n", "- [x] [#b2] document it\n- new idea\n"
         )
     )
-    result = agent_doc(
-        "run", "work.md", cwd=project, env={"FAKE_CLAUDE_REPLY": "### Re: go on\n\nOk."}
-    )
+    log = project.parent / "agent.log"
+    env = {"FAKE_CLAUDE_REPLY": "### Re: go on\n\nOk.", "FAKE_CLAUDE_LOG": str(log)}
+    result = agent_doc("run", "work.md", cwd=project, env=env)
     assert result.returncode == 0, result.stderr
+    prompt = json.loads(log.read_text().splitlines()[-1])["prompt"]
+    assert "Never answer with a patch:backlog or patch:icebox block" in prompt
+    assert "agent-doc backlog done|gate|ungate|add|edit work.md ID" in prompt
+    assert "document it" not in prompt  # reaped before the agent read it
     items = backlog(doc.read_text())
     assert [t for _, _, t in items] == [
         "write the parser", "ship 1.0 (gate: the release)", "new idea",
     ]  # fmt: skip
-    assert all(s == " " or s == "/" for s, _, _ in items)
+    assert all(s in (" ", "/") for s, _, _ in items)
     assert all(i for _, i, _ in items)
+    # preflight sizes the same prompt run sends (the hint counted)
+    with doc.open("a") as fh:
+        fh.write("one more line\n")
+    data = json.loads(
+        agent_doc("preflight", "work.md", "--no-wait", cwd=project).stdout
+    )
+    dry = agent_doc("run", "work.md", "--dry-run", cwd=project).stdout
+    assert data["prompt_bytes"] == len(dry.encode())
