@@ -155,3 +155,28 @@ async def test_the_cli_lands_in_the_open_buffer(ed: Editor, project: Path):
     assert all(e.range.start.line == e.range.end.line == A1_LINE for e in edits)
     assert all(len(e.new_text) <= 3 for e in edits)
     assert doc.read_text() == DOC
+
+
+async def test_write_with_backlog_options_lands_both_in_the_buffer(
+    ed: Editor, project: Path
+):
+    doc = await open_doc(ed, project)
+    uri = doc.as_uri()
+    ed.type(uri, 13, 0, "typed, unsaved\n")
+    answer = (
+        "<!-- patch:exchange -->\nThe parser is written.\n<!-- /patch:exchange -->\n"
+    )
+    code, err = await run_cli(
+        "write", str(doc), "--backlog-done", "a1", "--backlog-add", "id=t1 add tests",
+        stdin=answer,
+    )  # fmt: skip
+    assert code == 0, err
+    text = ed.text(uri)
+    assert text.count("The parser is written.") == 1
+    assert "typed, unsaved\n" in text
+    assert "<!-- agent:backlog -->\n- [ ] [#t1] add tests\n- [x] [#a1] write" in text
+    snapshot = StateStore(project).load_snapshot(doc)
+    assert snapshot is not None
+    assert "- [x] [#a1] write the parser" in snapshot  # the agent's own change
+    assert "- [ ] [#t1] add tests" in snapshot
+    assert doc.read_text() == DOC
