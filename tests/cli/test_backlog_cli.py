@@ -287,3 +287,27 @@ def test_run_tidies_the_backlog_before_the_agent_sees_it(project: Path) -> None:
     )
     dry = agent_doc("run", "work.md", "--dry-run", cwd=project).stdout
     assert data["prompt_bytes"] == len(dry.encode())
+
+
+MATRIX = {
+    ("done", " "): "x", ("done", "/"): "x", ("done", "x"): "x",
+    ("gate", " "): "/", ("gate", "/"): "/", ("gate", "x"): None,
+    ("ungate", " "): None, ("ungate", "/"): " ", ("ungate", "x"): None,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("op", "state"), sorted(MATRIX))
+def test_the_transition_matrix_from_the_cli(project: Path, op: str, state: str) -> None:
+    path = project / "work.md"
+    path.write_text(DOC.replace("- [ ] [#a1]", f"- [{state}] [#a1]"))
+    before = path.read_bytes()
+    code, out, err = run(project, "backlog", op, "work.md", "a1", "--json")
+    expected = MATRIX[(op, state)]
+    if expected is None:
+        assert code == 1
+        assert f"cannot {op} an item that is" in err
+        assert path.read_bytes() == before
+        return
+    assert code == 0, err
+    assert json.loads(out)["changed"] is (expected != state)
+    assert backlog(path.read_text())[0] == (expected, "a1", "write the parser")
