@@ -159,7 +159,8 @@ def _tidy_text(
 
 def tidy_backlog(path: Path, link: ServerLink | None) -> dict[str, Any] | None:
     """Preflight's step: fill in ids and boxes and remove done items, in the
-    document and the snapshot; report the counts and a reorder by the person.
+    document and the snapshot; report the counts, a reorder by the person and
+    the items the person deleted (gone without being done).
 
     ``None`` when the document has no backlog or icebox.
     """
@@ -186,6 +187,11 @@ def tidy_backlog(path: Path, link: ServerLink | None) -> dict[str, Any] | None:
             gated=backlog.gated,
             order=backlog.order,
             reordered_by_person=reordered(order_before, backlog.order),
+            removed_by_person=[
+                i
+                for i in order_before
+                if i not in backlog.order and i not in backlog.reaped
+            ],
         )
     out["backfilled"] = [i for t in report.values() for i in t.backfilled]
     out["reaped"] = [i for t in report.values() for i in t.reaped]

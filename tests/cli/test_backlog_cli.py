@@ -195,6 +195,7 @@ def test_preflight_backfills_reaps_and_keeps_the_snapshot_in_step(
     assert (report["open"], report["gated"]) == (3, 1)
     assert report["order"] == [i for _, i, _ in items]
     assert report["reordered_by_person"] is False
+    assert report["removed_by_person"] == []
     assert report["icebox"] == 1
     # the snapshot: done items gone there too, so the agent's diff shows the
     # new items with their ids and nothing of the reaping
@@ -222,6 +223,7 @@ def test_a_reorder_by_the_person_is_kept_and_reported(project: Path, doc: Path) 
     report = json.loads(out)["backlog"]
     assert report["reordered_by_person"] is True
     assert report["order"] == ["g1", "a1", "b2"]
+    assert report["removed_by_person"] == []
     assert [i for _, i, _ in backlog(doc.read_text())] == ["g1", "a1", "b2"]
     # once the agent has answered (its snapshot holds the new order), no more
     assert run(project, "write", "work.md", stdin=ANSWER)[0] == 0
@@ -311,3 +313,16 @@ def test_the_transition_matrix_from_the_cli(project: Path, op: str, state: str) 
     assert code == 0, err
     assert json.loads(out)["changed"] is (expected != state)
     assert backlog(path.read_text())[0] == (expected, "a1", "write the parser")
+
+
+def test_an_item_deleted_by_the_person_is_told_from_a_done_one(
+    project: Path, doc: Path
+) -> None:
+    text = doc.read_text().replace("- [ ] [#b2] document it\n", "")
+    doc.write_text(text.replace("- [ ] [#a1]", "- [x] [#a1]"))
+    code, out, err = run(project, "preflight", "work.md", "--no-wait")
+    assert code == 0, err
+    report = json.loads(out)["backlog"]
+    assert report["reaped"] == ["a1"]
+    assert report["removed_by_person"] == ["b2"]
+    assert report["order"] == ["g1"]
