@@ -25,7 +25,7 @@ from agent_doc.cycle import agents
 from agent_doc.cycle.acp_run import run_acp_from_console
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
-from agent_doc.cycle.preconditions import require_session_document
+from agent_doc.cycle.preconditions import require_runnable_document
 from agent_doc.cycle.room_turn import keep_unwritten
 from agent_doc.cycle.room_turn import settle_locally
 from agent_doc.cycle.turn import build_prompt
@@ -113,7 +113,7 @@ def run_cycle(
     the local copy and snapshot follow (:mod:`agent_doc.cycle.room_turn`).
     """
     path = Path(path)
-    require_session_document(path)
+    require_runnable_document(path)
     config = load_global_config()
 
     if room is not None:
