@@ -41,7 +41,9 @@ from agent_doc.store.procs import pid_alive
 from agent_doc.store.state import doc_hash
 from agent_doc.tmux.registry import load
 
-PER_DOCUMENT = ("snapshots", "baselines", "pending", "crdt", "typing", "status")
+PER_DOCUMENT = (
+    "snapshots", "baselines", "pending", "crdt", "typing", "status", "landing",
+)
 TRANSIENT = ("typing", "status")
 TRANSIENT_MAX_AGE_S = 3600
 LINKS_MAX_AGE_S = 30 * 86400
