@@ -366,3 +366,26 @@ def test_regression_compact_killed_between_archive_and_document() -> None:
     model.recover(None)
     model.compact(None)
     model.reported_answers_once_typing_kept()
+
+
+def test_regression_a_landed_id_again_keeps_another_answers_pending_copy() -> None:
+    """Found by the model: writing a landed answer again cleared the pending
+    copy of another answer (a crashed one), which was then lost."""
+    model = LandingModel()
+    model.second_writer_answers()
+    model.agent_answers("write.pending_saved", stale=False)
+    model.writing_a_landed_answer_again_changes_nothing()
+    model.recover(None)
+
+
+def test_regression_a_write_after_a_crashed_compaction_keeps_it_undoable() -> None:
+    """Found by the model: a write between a compaction's archive and its
+    document drops the boundary marker the moved turns held; recover took the
+    turns for gone and completed the compaction (turns in both files)."""
+    model = LandingModel()
+    model.agent_answers("write.pending_saved", stale=False)
+    model.second_writer_answers()
+    model.compact("compact.archive_written")
+    model.second_writer_answers()
+    model.recover(None)
+    model.reported_answers_once_typing_kept()
