@@ -129,11 +129,16 @@ def _write_utf8(
     changed = not final.equals(theirs)
     pieces = final.pieces()
     as_merged = pieces != (ours_data,)
-    answer.accept(ours_data, data_digest(pieces) if as_merged else None)
-    if changed:
-        write_document(path, PLAIN, None, pieces)
-    answer.written()
-    _save_snapshot_and_state(store, path, ours_data, utf8_state_parts(pieces), answer)
+    final_digest = data_digest(pieces) if as_merged else None
+
+    def land() -> None:
+        answer.accept(ours_data, final_digest)
+        if changed:
+            write_document(path, PLAIN, None, pieces)
+        answer.written()
+        answer.land(ours_data)
+
+    _land_beside_state(store, path, utf8_state_parts(pieces), land)
     return WriteOutcome(
         path=path,
         content_ours=ours,
@@ -172,11 +177,16 @@ def _write_text(
             data = _yrs.utf8_in_state(state)
     changed = final != current.text
     snapshot = ours_data if ours_data is not None else ours
-    answer.accept(snapshot, data_digest(final) if final != ours else None)
-    if changed:
-        write_document(path, current, final, data)
-    answer.written()
-    _save_snapshot_and_state(store, path, snapshot, state, answer)
+    final_digest = data_digest(final) if final != ours else None
+
+    def land() -> None:
+        answer.accept(snapshot, final_digest)
+        if changed:
+            write_document(path, current, final, data)
+        answer.written()
+        answer.land(snapshot)
+
+    _land_beside_state(store, path, state, land)
     return WriteOutcome(
         path=path,
         content_ours=ours,
@@ -187,19 +197,18 @@ def _write_text(
     )
 
 
-def _save_snapshot_and_state(
+def _land_beside_state(
     store: StateStore,
     path: Path,
-    snapshot: bytes | str,
     state: bytes | tuple[bytes | memoryview, ...],
-    answer: _Answer,
+    land: Callable[[], None],
 ) -> None:
-    """Land the staged snapshot (durable) and the answer in the record and,
-    meanwhile on another thread, save the CRDT state (all after the document:
-    a reader never sees a snapshot newer than the file)."""
+    """Run the landing steps (snapshot staged, document, snapshot, record)
+    while another thread saves the CRDT state (not fsynced, read by no
+    merge: it may be ahead of a document a crash left unwritten)."""
     state_saved = in_background(lambda: store.save_crdt(path, state))
     try:
-        answer.land(snapshot)
+        land()
     except BaseException:
         wait_quietly(state_saved)
         raise
