@@ -59,7 +59,7 @@ def finish(
     content_ours, final = normalize_text(content_ours), normalize_text(final)
     store = StateStore.for_document(path)
     land_bookkeeping(path, answer_id, content_ours)
-    store.delete_pending(path)
+    store.delete_pending_of(path, answer_id)
     if origin:
         logs = store.state_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)

@@ -221,6 +221,13 @@ class StateStore:
         _delete(self.pending_path(doc))
         _delete(self.expected_path(doc))
 
+    def delete_pending_of(self, doc: Path, answer_id: str) -> None:
+        """Remove the pending response if it is answer ``answer_id``'s (a
+        concurrent write's copy is left to it)."""
+        found = self.load_pending_answer(doc)
+        if found is not None and found[1] == answer_id:
+            self.delete_pending(doc)
+
     def expected_path(self, doc: Path) -> Path:
         """``pending/<hash>.expect``: the digest of a pending write's content_ours.
 

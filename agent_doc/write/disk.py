@@ -97,6 +97,7 @@ def write_to_disk(
     answer = _Answer(store, path, answer_id, ours_digest)
     with doc_lock(path, root=store.root):
         if has_landed(path, answer_id, store):  # another process landed it
+            ours_digest()  # (computed on another thread: waited for)
             text = read_document(path).text
             return WriteOutcome(path, ours, text, "disk", changed=False)
         theirs, base_data = reads.read_plain_utf8(path), reads.utf8_of(baseline)

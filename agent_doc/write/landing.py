@@ -192,6 +192,15 @@ def landing_verdict(
     return Verdict("landed" if landed else "lost", landing, in_snapshot)
 
 
+def _drop_pending(store: StateStore, path: Path, answer_id: str | None) -> None:
+    """Remove the settled answer's pending copy (an older version's copy,
+    which names no id, is the one settled)."""
+    if answer_id is None:
+        store.delete_pending(path)
+    else:
+        store.delete_pending_of(path, answer_id)
+
+
 def settle_interrupted(
     path: Path, answer_id: str | None, current: str | None = None
 ) -> WriteOutcome | None:
@@ -214,7 +223,7 @@ def settle_interrupted(
         )  # fmt: skip
         if verdict.state == "recorded":
             drop_staged_snapshot(store, path)
-            store.delete_pending(path)
+            _drop_pending(store, path, answer_id)
             ours = store.load_snapshot(path) or text
             return WriteOutcome(path, ours, text, "disk", changed=False)
         if verdict.state == "lost":
@@ -231,5 +240,5 @@ def settle_interrupted(
         if done is not None:
             save_record(store, path, record.land(done, data_digest(ours)))
         crash_point("recover.landed")
-        store.delete_pending(path)
+        _drop_pending(store, path, answer_id)
     return WriteOutcome(path, ours, text, "disk", changed=False, merged=text != ours)

@@ -121,15 +121,13 @@ def write_response(
     if request.answer_id is None:
         request.answer_id = new_answer_id()
     elif has_landed(path, request.answer_id, store):  # landing is idempotent
-        found = store.load_pending_answer(path)
-        if found is not None and found[1] == request.answer_id:
-            store.delete_pending(path)  # only its own copy
+        store.delete_pending_of(path, request.answer_id)  # only its own copy
         return _already_landed(path, store, reads)
     _land_orphan(path, request.answer_id, store, link)
     store.save_pending(path, request.response, request.answer_id)
     crash_point("write.pending_saved")
     outcome = _write_after_pending(request, link, path, disk, store, reads)
-    store.delete_pending(path)
+    store.delete_pending_of(path, request.answer_id)
     if request.origin:
         _log_origin(store, path, request.origin)
     if on_written is not None:
