@@ -42,7 +42,13 @@ from agent_doc.store.state import doc_hash
 from agent_doc.tmux.registry import load
 
 PER_DOCUMENT = (
-    "snapshots", "baselines", "pending", "crdt", "typing", "status", "landing",
+    "snapshots",
+    "baselines",
+    "pending",
+    "crdt",
+    "typing",
+    "status",
+    "landing",
 )
 TRANSIENT = ("typing", "status")
 TRANSIENT_MAX_AGE_S = 3600
