@@ -25,10 +25,8 @@ from pathlib import Path
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.digest import blake2b_256_hex
-from agent_doc._runtime.digest import sha256_hex
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.lazy import lazy_logger
-from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.patch_blocks import patch_block_warnings
@@ -63,11 +61,6 @@ logger = lazy_logger(__name__)
 def read_baseline_file(path: Path, reads: ReadCache | None = None) -> str:
     """Read a ``--baseline-file`` (UTF-8, BOM/CRLF normalised)."""
     return read_document(Path(path), reads).text
-
-
-def _crdt_state_of(text: str) -> bytes:
-    """CRDT state holding exactly ``text``."""
-    return encode_text_state(text)
 
 
 def _log_origin(store: StateStore, path: Path, origin: str) -> None:
@@ -244,16 +237,6 @@ def text_digest(text: str, data: bytes | None = None) -> str:
     if data is None:
         data = text.encode("utf-8", "surrogatepass")
     return DIGEST_PREFIX + blake2b_256_hex(data)
-
-
-def digest_matches(text: str, expected: str) -> bool:
-    """True when ``expected`` (from :func:`text_digest`, or an older SHA-256
-    hex digest) is the digest of ``text``."""
-    if expected.startswith(DIGEST_PREFIX):
-        return text_digest(text) == expected
-
-    data = text.encode("utf-8", "surrogatepass")
-    return sha256_hex(data) == expected
 
 
 def _utf8(text: str) -> bytes | None:
