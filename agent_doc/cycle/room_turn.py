@@ -23,9 +23,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from agent_doc._runtime.faults import declare_points
 from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_hash
 from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
@@ -34,9 +36,22 @@ from agent_doc.write.stream import finish_stream
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
     from types import TracebackType
 
     from agent_doc.cycle.turn import PreparedTurn
+    from agent_doc.cycle.turn_lock import TurnRecord
+
+declare_points(
+    {
+        "room.run.after_agent": "the agent answered; nothing written anywhere",
+        "room.run.after_room": "the answer, its snapshot and id are in the room; "
+        "the host's copy and snapshot not moved yet",
+        "room.run.after_settle": "the host's copy and snapshot follow the room; "
+        "not committed",
+    }
+)
 
 
 class RoomWrite:
@@ -103,6 +118,22 @@ class RoomSide:
         """The document's current text in the room (``ShareError`` if refused)."""
         raise NotImplementedError
 
+    def read_turn(self) -> tuple[str, str | None]:
+        """The room's text and its snapshot (what the agent has seen, from any
+        host; ``None`` before the first answer)."""
+        raise NotImplementedError
+
+    def hold_turn(
+        self,
+        command: str,
+        wait_s: float = 0.0,
+        on_wait: Callable[[TurnRecord], None] | None = None,
+    ) -> AbstractContextManager[None]:
+        """Hold the room's turn (one turn per room, every host and editor):
+        :class:`~agent_doc.errors.TurnRunning` as a local second turn gets,
+        or waiting up to ``wait_s`` seconds."""
+        raise NotImplementedError
+
     def write_answer(self, baseline: str, response: str) -> RoomWrite:
         """Write a whole answer (generated against ``baseline``) into the room."""
         raise NotImplementedError
@@ -133,6 +164,42 @@ def settle_locally(path: Path, written: RoomWrite) -> WriteOutcome:
         target="room",
         changed=changed,
         merged=final != written.content_ours,
+    )
+
+
+def follow_room(path: Path, snapshot: str) -> None:
+    """The host's snapshot of ``path`` becomes the room's (atomically): a
+    local diff is then taken from what the agent has seen, on any host."""
+    store = StateStore.for_document(path)
+    if store.load_snapshot(path) != snapshot:
+        store.save_snapshot(path, snapshot)
+
+
+SESSIONS_DIR = "room-sessions"
+"""Folder of ``.agent-doc/`` keeping this host's agent session per shared
+document: a session belongs to the host whose agent holds it, never to the
+room's frontmatter (another host's agent never had it)."""
+
+
+def host_session(path: Path) -> str | None:
+    """This host's agent session id for the shared document ``path``."""
+    store = StateStore.for_document(path)
+    try:
+        found = (store.state_dir / SESSIONS_DIR / f"{doc_hash(path)}.txt").read_text(
+            encoding="utf-8"
+        )
+    except OSError:
+        return None
+    return found.strip() or None
+
+
+def keep_host_session(path: Path, session_id: str | None) -> None:
+    """Keep ``session_id`` as this host's session for ``path`` (atomically)."""
+    if not session_id or session_id == host_session(path):
+        return
+    store = StateStore.for_document(path)
+    atomic_write_text(
+        store.state_dir / SESSIONS_DIR / f"{doc_hash(path)}.txt", session_id + "\n"
     )
 
 

@@ -5,7 +5,9 @@ effective AGENTS.md) → optional ``agent-doc/<stem>`` branch → the agent → 
 session id kept as ``resume`` → the response written through the one write path
 (so an open editor receives it as a workspace edit) → snapshot → git commit.
 With ``--room`` the text comes from a shared room and the answer goes into it
-(:mod:`agent_doc.cycle.room_turn`); the local copy and snapshot follow.
+(:mod:`agent_doc.cycle.room_turn`): the diff is taken from the room's
+snapshot, the agent's session is this host's own, and the local copy and
+snapshot follow the room.
 
 A CLI agent that resumes its session gets the resumed prompt (the diff and
 excerpts, :mod:`agent_doc.cycle.turn`). When it turns out the session was lost
@@ -20,12 +22,17 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.cycle import agents
 from agent_doc.cycle.acp_run import run_acp_from_console
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
 from agent_doc.cycle.preconditions import require_session_document
+from agent_doc.cycle.room_turn import follow_room
+from agent_doc.cycle.room_turn import host_session
+from agent_doc.cycle.room_turn import keep_host_session
+from agent_doc.cycle.room_turn import RoomWrite
 from agent_doc.cycle.room_turn import keep_unwritten
 from agent_doc.cycle.room_turn import settle_locally
 from agent_doc.cycle.turn import build_prompt
@@ -118,7 +125,14 @@ def run_cycle(
 
     if room is not None:
         link = None  # the room is the document: no local editor is involved
-    turn = prepare_turn(path, link, room.read_text() if room is not None else None)
+        text, seen = room.read_turn()
+        if seen is not None:  # what the agent has seen, from whichever host
+            follow_room(path, seen)
+        turn = prepare_turn(path, None, text, resume=host_session(path))
+        if turn is None and seen is not None:  # the copy follows the room too
+            settle_locally(path, RoomWrite(seen, text))
+    else:
+        turn = prepare_turn(path, link)
     if turn is None:
         return RunOutcome(prompt="", no_changes=True)
     if dry_run:
@@ -164,7 +178,11 @@ def run_cycle(
                 turn, invocation, lambda: invocation_for(None), timeout=timeout
             )
         response, session_id = reply.text, reply.session_id
-    response = with_resume(response, session_id, turn.front)
+    if room is None:
+        response = with_resume(response, session_id, turn.front)
+    else:  # the session is this host's: never in the room's frontmatter
+        keep_host_session(path, session_id)
+        crash_point("room.run.after_agent")
     if room is None:
         request = WriteRequest(path, response, baseline=turn.text, origin="run")
         outcome = write_response(request, link)
@@ -179,7 +197,9 @@ def run_cycle(
             raise keep_unwritten(
                 path, turn.text, response, exc, streamed=streamed
             ) from None
+        crash_point("room.run.after_room")
         outcome = settle_locally(path, written)
+        crash_point("room.run.after_settle")
     committed = False
     if not no_git:
         committed, _ = commit_and_refresh(path, link)

@@ -68,16 +68,23 @@ class PreparedTurn:
         )
 
 
+FROM_TEXT = "\0from the document"
+"""``prepare_turn``'s ``resume`` default: the document's own ``resume`` id."""
+
+
 def prepare_turn(
     path: Path,
     link: ServerLink | None,
     text: str | None = None,
+    *,
+    resume: str | None = FROM_TEXT,
 ) -> PreparedTurn | None:
     """Read, diff and build the prompt; ``None`` when nothing changed.
 
     ``text`` is the document's current text when it was read elsewhere (a
     shared room, :mod:`agent_doc.cycle.room_turn`); by default the live
-    buffer of an open editor, else the file.
+    buffer of an open editor, else the file. ``resume`` replaces the
+    frontmatter's session id (a shared document: this host's own session).
 
     A document with a ``resume`` id and a snapshot gets the resumed prompt
     unless the project's config says ``prompt = "full"``; every other turn
@@ -88,6 +95,8 @@ def prepare_turn(
     root = project_root_for(path)
     text = current_text(path, link) if text is None else text
     front = parse_frontmatter(text)
+    if resume != FROM_TEXT:
+        front = front._replace(resume=resume)
     snapshot = StateStore(root).load_snapshot(path)
     if snapshot is None and nothing_typed(text):
         return None  # a fresh document: only what ``init`` wrote
