@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
 from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
@@ -165,6 +166,43 @@ def settle_locally(path: Path, written: RoomWrite) -> WriteOutcome:
         changed=changed,
         merged=final != written.content_ours,
     )
+
+
+def prepare_room_turn(path: Path, room: RoomSide) -> PreparedTurn | None:
+    """The turn on the room's text, diffed against the room's snapshot (the
+    host's follows it), with this host's own agent session; ``None`` when
+    nothing changed (the host's copy then follows the room too)."""
+    from agent_doc.cycle.turn import prepare_turn
+
+    text, seen = room.read_turn()
+    if seen is not None:  # what the agent has seen, from whichever host
+        follow_room(path, seen)
+    turn = prepare_turn(path, None, text, resume=host_session(path))
+    if turn is None and seen is not None:
+        settle_locally(path, RoomWrite(seen, text))
+    return turn
+
+
+def land_in_room(
+    room: RoomSide, turn: PreparedTurn, response: str, stream: AnswerStream | None
+) -> WriteOutcome:
+    """Write the answer into the room (unless it streamed there), then bring
+    the host's copy and snapshot up to it; an answer the room cannot take is
+    kept (:func:`keep_unwritten`)."""
+    crash_point("room.run.after_agent")
+    try:
+        if stream is not None and stream.failure is not None:
+            raise stream.failure
+        written = stream.written if stream is not None else None
+        written = written or room.write_answer(turn.text, response)
+    except ShareError as exc:  # the agent's answer is not lost with the room
+        raise keep_unwritten(
+            turn.path, turn.text, response, exc, streamed=stream is not None
+        ) from None
+    crash_point("room.run.after_room")
+    outcome = settle_locally(turn.path, written)
+    crash_point("room.run.after_settle")
+    return outcome
 
 
 def follow_room(path: Path, snapshot: str) -> None:

@@ -22,26 +22,21 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.cycle import agents
 from agent_doc.cycle.acp_run import run_acp_from_console
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
 from agent_doc.cycle.preconditions import require_session_document
-from agent_doc.cycle.room_turn import follow_room
-from agent_doc.cycle.room_turn import host_session
 from agent_doc.cycle.room_turn import keep_host_session
-from agent_doc.cycle.room_turn import RoomWrite
-from agent_doc.cycle.room_turn import keep_unwritten
-from agent_doc.cycle.room_turn import settle_locally
+from agent_doc.cycle.room_turn import land_in_room
+from agent_doc.cycle.room_turn import prepare_room_turn
 from agent_doc.cycle.turn import build_prompt
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.cycle.turn import with_resume
 from agent_doc.cycle.vcs import create_branch
 from agent_doc.cycle.vcs import open_repo
 from agent_doc.errors import AgentError
-from agent_doc.errors import ShareError
 from agent_doc.store.config import load_global_config
 from agent_doc.store.config import resolve_claude_args
 from agent_doc.write.pipeline import WriteRequest
@@ -125,12 +120,7 @@ def run_cycle(
 
     if room is not None:
         link = None  # the room is the document: no local editor is involved
-        text, seen = room.read_turn()
-        if seen is not None:  # what the agent has seen, from whichever host
-            follow_room(path, seen)
-        turn = prepare_turn(path, None, text, resume=host_session(path))
-        if turn is None and seen is not None:  # the copy follows the room too
-            settle_locally(path, RoomWrite(seen, text))
+        turn = prepare_room_turn(path, room)
     else:
         turn = prepare_turn(path, link)
     if turn is None:
@@ -180,26 +170,11 @@ def run_cycle(
         response, session_id = reply.text, reply.session_id
     if room is None:
         response = with_resume(response, session_id, turn.front)
-    else:  # the session is this host's: never in the room's frontmatter
-        keep_host_session(path, session_id)
-        crash_point("room.run.after_agent")
-    if room is None:
         request = WriteRequest(path, response, baseline=turn.text, origin="run")
         outcome = write_response(request, link)
-    else:
-        try:
-            if stream is not None and stream.failure is not None:
-                raise stream.failure
-            written = stream.written if stream is not None else None
-            written = written or room.write_answer(turn.text, response)
-        except ShareError as exc:  # the agent's answer is not lost with the room
-            streamed = stream is not None
-            raise keep_unwritten(
-                path, turn.text, response, exc, streamed=streamed
-            ) from None
-        crash_point("room.run.after_room")
-        outcome = settle_locally(path, written)
-        crash_point("room.run.after_settle")
+    else:  # the session is this host's: never in the room's frontmatter
+        keep_host_session(path, session_id)
+        outcome = land_in_room(room, turn, response, stream)
     committed = False
     if not no_git:
         committed, _ = commit_and_refresh(path, link)

@@ -14,8 +14,8 @@ lease ends a ttl later).
 
 from __future__ import annotations
 
+import logging
 import socket
-import sys
 import threading
 import time
 import uuid
@@ -35,6 +35,8 @@ from agent_doc.share.room_link import room_failure
 from agent_doc.share.turn_state import Claim
 from agent_doc.share.turn_state import claims_map
 from agent_doc.share.turn_state import current_lease
+
+logger = logging.getLogger(__name__)
 
 DECISION_S = 10.0
 """Seconds the server has to decide on a claim (an older ``serve`` never does)."""
@@ -110,8 +112,8 @@ class _LeaseThread:
                 self._failure = exc if isinstance(exc, TurnRunning) else _failed(
                     exc, self.target.url
                 )
-            else:
-                sys.stderr.write(f"agent-doc: the room's turn: {exc}\n")
+            else:  # the turn reports the room's failure itself, if it matters
+                logger.debug("holding the room's turn failed: %s", exc)
         finally:
             self._decided.set()
 
