@@ -6,9 +6,9 @@ order, so the decision is the server's, the one place every claim passes:
 the lease goes to the claim the server saw first while no lease is live,
 and stays with it until the claim is deleted (the turn ended) or its ``beat``
 has not changed for the lease's ttl (the holder died: its lease is ended and
-its claim deleted). Waiting claims then get the lease in the order the server
-saw them (``run --wait`` queues). A server restarted mid-turn gives a claim it
-finds the full ttl to beat again.
+its claim deleted, and never granted again). Waiting claims then get the
+lease in the order the server saw them (``run --wait`` queues). A server
+restarted mid-turn gives a claim it finds the full ttl to beat again.
 """
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ class LeaseArbiter:
         """Claim id → (its beat, when the server last saw it change)."""
         self._order: dict[str, int] = {}
         """Claim id → the order the server first saw it in."""
+        self._expired: set[str] = set()
+        """Claims whose lease expired: a holder that comes back (a stopped
+        process continued) never gets the turn again with them."""
         self._changed = anyio.Event()
         self._subscription = claims_map(doc).observe(lambda _e: self._changed.set())
 
@@ -74,6 +77,11 @@ class LeaseArbiter:
         """Bring the lease up to the claims as they are at ``now``."""
         claims = claims_map(self.doc)
         live: dict[str, Claim] = {}
+        stale = [key for key in claims if key in self._expired]
+        if stale:
+            with self.doc.transaction():
+                for key in stale:
+                    del claims[key]
         for key, raw in list(claims.items()):
             claim = Claim.decode(raw)
             if claim is None:
@@ -101,6 +109,7 @@ class LeaseArbiter:
                 )
                 del claims[holder.id]
                 live.pop(holder.id)
+                self._expired.add(holder.id)
             waiting = sorted(live, key=lambda key: self._order[key])
             if waiting:
                 granted = live[waiting[0]]

@@ -43,6 +43,7 @@ from agent_doc.share.room_link import RoomLink
 from agent_doc.share.room_link import RoomTarget
 from agent_doc.share.room_link import room_failure
 from agent_doc.share.turn_state import answer_id
+from agent_doc.share.turn_state import current_lease
 from agent_doc.share.turn_state import has_landed
 from agent_doc.share.turn_state import room_snapshot
 from agent_doc.store.state import project_root_for
@@ -109,7 +110,12 @@ def room_target(
 
 
 def write_to_room(
-    target: RoomTarget, file: Path, response: str, baseline: str | None = None
+    target: RoomTarget,
+    file: Path,
+    response: str,
+    baseline: str | None = None,
+    *,
+    holder: str | None = None,
 ) -> RoomOutcome:
     """Apply an agent response to the room's document (as ``agent-doc write``).
 
@@ -119,7 +125,9 @@ def write_to_room(
     becomes the baseline with the response applied, in the same transaction
     as the text; with ``baseline`` the answer's id too, and an answer whose id
     the room has already landed is not written again (``edits`` 0,
-    ``already`` set).
+    ``already`` set). With ``holder`` (``run --room``'s claim of the
+    room's turn) the answer lands only while the room's lease is still that
+    claim's; otherwise :class:`ShareError` and nothing is written.
     """
     if not response.strip():
         raise PatchError("empty response — nothing to write")
@@ -137,17 +145,28 @@ def write_to_room(
     import anyio
 
     try:
-        return anyio.run(_land_answer, target, compute, answer)
+        return anyio.run(_land_answer, target, compute, answer, holder)
     except Exception as exc:
         raise room_failure(exc, target.url) from None
 
 
 async def _land_answer(
-    target: RoomTarget, compute: Callable[[str], tuple[str, str]], answer: str | None
+    target: RoomTarget,
+    compute: Callable[[str], tuple[str, str]],
+    answer: str | None,
+    holder: str | None,
 ) -> RoomOutcome:
-    """Join, check the answer's id, write text, snapshot and id, wait for the ack."""
+    """Join, check the lease and the answer's id, write text, snapshot and id,
+    wait for the ack."""
     async with RoomLink(target) as link:
         before = link.current()
+        lease = current_lease(link.doc)
+        if holder is not None and (lease is None or lease.id != holder):
+            now = f"; {lease.host} pid {lease.pid} holds it now" if lease else ""
+            raise ShareError(
+                f"{target.url}: this run's turn was taken back (no renewal "
+                f"within its lease{now}), its answer is not written"
+            )
         if answer is not None and has_landed(link.doc, answer):
             ours = room_snapshot(link.doc) or before
             return RoomOutcome(target.url, before, before, 0, ours, already=True)

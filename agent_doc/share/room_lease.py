@@ -55,13 +55,14 @@ def hold_room_turn(
     *,
     wait_s: float = 0.0,
     on_wait: Callable[[TurnRecord], None] | None = None,
-) -> Iterator[None]:
+) -> Iterator[str]:
     """Hold the room's turn for the block (``label`` names the document in
-    messages); :class:`TurnRunning` when another host or process holds it."""
+    messages), which gets the claim id the lease names while it is held;
+    :class:`TurnRunning` when another host or process holds it."""
     holder = _LeaseThread(target, label, command, wait_s, on_wait)
     holder.start()
     try:
-        yield
+        yield holder.claim.id
     finally:
         holder.stop()
 
@@ -109,8 +110,10 @@ class _LeaseThread:
             anyio.run(self._hold)
         except BaseException as exc:  # reported to the turn, never lost
             if not self._decided.is_set():
-                self._failure = exc if isinstance(exc, TurnRunning) else _failed(
-                    exc, self.target.url
+                self._failure = (
+                    exc
+                    if isinstance(exc, TurnRunning)
+                    else _failed(exc, self.target.url)
                 )
             else:  # the turn reports the room's failure itself, if it matters
                 logger.debug("holding the room's turn failed: %s", exc)
@@ -172,8 +175,17 @@ class _LeaseThread:
         interval = max((lease.ttl if lease else 30.0) / 4, 0.05)
         beat = self.claim.beat
         while not await anyio.to_thread.run_sync(self._stopping.wait, interval):
+            lease = current_lease(link.doc)
+            claims = claims_map(link.doc)
+            if (
+                lease is None
+                or lease.id != self.claim.id
+                or self.claim.id not in claims
+            ):
+                logger.debug("the room's turn was taken back (no beat for its ttl)")
+                return  # the answer's landing is refused (it checks the lease)
             beat += 1
-            claims_map(link.doc)[self.claim.id] = Claim(
+            claims[self.claim.id] = Claim(
                 self.claim.id,
                 self.claim.host,
                 self.claim.pid,

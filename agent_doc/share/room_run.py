@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +63,8 @@ class RoomTurn(RoomSide):
         self.target = target
         self.file = Path(file)
         self.url = target.url
+        self.claim: str | None = None
+        """The claim id of the room's turn while this process holds it."""
 
     def read_text(self) -> str:
         """The room's current text; :class:`ShareError` when refused or unreachable."""
@@ -76,14 +80,32 @@ class RoomTurn(RoomSide):
         wait_s: float = 0.0,
         on_wait: Callable[[TurnRecord], None] | None = None,
     ) -> AbstractContextManager[None]:
-        """The room's turn for this process (:func:`hold_room_turn`)."""
-        return hold_room_turn(
-            self.target, str(self.file), command, wait_s=wait_s, on_wait=on_wait
-        )
+        """The room's turn for this process (:func:`hold_room_turn`); the
+        answer written meanwhile lands only while the lease is still ours."""
+        return self._holding(command, wait_s, on_wait)
+
+    @contextmanager
+    def _holding(
+        self,
+        command: str,
+        wait_s: float,
+        on_wait: Callable[[TurnRecord], None] | None,
+    ) -> Iterator[None]:
+        label = str(self.file)
+        with hold_room_turn(
+            self.target, label, command, wait_s=wait_s, on_wait=on_wait
+        ) as claim:
+            self.claim = claim
+            try:
+                yield
+            finally:
+                self.claim = None
 
     def write_answer(self, baseline: str, response: str) -> RoomWrite:
         """One transaction: ``response`` on ``baseline``, merged with the room."""
-        outcome = write_to_room(self.target, self.file, response, baseline)
+        outcome = write_to_room(
+            self.target, self.file, response, baseline, holder=self.claim
+        )
         assert outcome.ours is not None  # a write always reports it
         return RoomWrite(outcome.ours, outcome.after)
 

@@ -281,3 +281,30 @@ async def test_an_edit_made_while_serve_was_down_is_in_the_first_turn(
     merged = next(i for i, line in enumerate(log) if "outside edit of" in line)
     opened = next(i for i, line in enumerate(log) if f"room {SESSION} open" in line)
     assert merged < opened  # merged before the room took its first peer
+
+
+async def test_a_holder_stopped_past_its_lease_does_not_land_its_answer(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """A holder alive but silent past its lease (SIGSTOP: a laptop lid
+    closed) loses the turn; when it continues, its answer is kept, not
+    landed beside the answer of the host that took the turn over."""
+    a = host_a.run(served.url, "--agent", "gated")
+    await wait_file(host_a.calls, lambda t: t.strip() != "", timeout=30)
+    a.send_signal(signal.SIGSTOP)
+    try:
+        host_b.gate.touch()
+        b = host_b.run(served.url, "--agent", "gated", "--wait", "--timeout", "60")
+        code, err = await finished(b)
+        assert code == 0, err
+    finally:
+        a.send_signal(signal.SIGCONT)
+    host_a.gate.touch()
+    code, err = await finished(a)
+    assert code == 1, err
+    assert "this run's turn was taken back" in err
+    assert "the answer is kept in" in err
+    text = await room_text(served)
+    assert text.count("It is 42.") == 1
+    kept = list((host_a.checkout / ".agent-doc" / "room-answers").glob("*.answer.md"))
+    assert len(kept) == 1
