@@ -55,11 +55,13 @@ def hold_room_turn(
     *,
     wait_s: float = 0.0,
     on_wait: Callable[[TurnRecord], None] | None = None,
+    hint: str | None = WAIT_HINT,
 ) -> Iterator[str]:
     """Hold the room's turn for the block (``label`` names the document in
     messages), which gets the claim id the lease names while it is held;
-    :class:`TurnRunning` when another host or process holds it."""
-    holder = _LeaseThread(target, label, command, wait_s, on_wait)
+    :class:`TurnRunning` (ending with ``hint``) when another host or process
+    holds it."""
+    holder = _LeaseThread(target, label, command, wait_s, on_wait, hint)
     holder.start()
     try:
         yield holder.claim.id
@@ -77,11 +79,13 @@ class _LeaseThread:
         command: str,
         wait_s: float,
         on_wait: Callable[[TurnRecord], None] | None,
+        hint: str | None,
     ) -> None:
         self.target = target
         self.label = label
         self.wait_s = wait_s
         self.on_wait = on_wait
+        self.hint = hint
         self.claim = Claim(
             uuid.uuid4().hex, socket.gethostname(), _pid(), command, time.time()
         )
@@ -147,7 +151,7 @@ class _LeaseThread:
                 if self.wait_s <= 0:
                     await self._release(link)
                     raise TurnRunning(
-                        turn_refusal(self.label, record_of(lease), WAIT_HINT)
+                        turn_refusal(self.label, record_of(lease), self.hint)
                     )
                 if not waited:
                     waited, deadline = True, time.monotonic() + self.wait_s

@@ -52,6 +52,7 @@ from agent_doc_lsp.features.agent_status import refresh_lenses
 from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
 from agent_doc_lsp.features.commands import path_of
 from agent_doc_lsp.features.local_link import LocalLink
+from agent_doc_lsp.features.share_sync import room_turn
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -138,7 +139,8 @@ async def run_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
     _refuse_if_busy(path)
     held = await asyncio.to_thread(acquire_turn, path, "server", hint=SERVER_HINT)
     try:
-        return await _run_holding(ls, uri, path)
+        async with room_turn(ls, uri, path, "server", SERVER_HINT):
+            return await _run_holding(ls, uri, path)
     finally:
         held.release()
 

@@ -21,8 +21,10 @@ map its undo keys to ``agentDoc.undo`` / ``agentDoc.redo`` (:mod:`.share_undo`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -36,6 +38,7 @@ from agent_doc.share.mirror import BufferMirror
 from agent_doc.share.mirror import room_for
 from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
+from agent_doc.share.room_link import RoomTarget
 from agent_doc.store.docfile import read_document
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
@@ -114,6 +117,38 @@ def join(ls: AgentDocLanguageServer, uri: str) -> None:
     task = asyncio.get_running_loop().create_task(peer.run())
     state.joined[uri] = Joined(mirror, task)
     show_status(ls, uri, peer.status)
+
+
+def room_target(ls: AgentDocLanguageServer, uri: str) -> RoomTarget | None:
+    """Where the open document ``uri``'s room is (``None``: not shared)."""
+    buffer = ls.buffers.get(uri)
+    if uri not in state_of(ls).joined or buffer is None or buffer.path is None:
+        return None
+    options = ls.options
+    room = room_for(buffer.path, buffer.text, options.sync, options.sync_token_file)
+    return None if room is None else RoomTarget(room.url, room.token())
+
+
+@contextlib.asynccontextmanager
+async def room_turn(
+    ls: AgentDocLanguageServer, uri: str, path: Path, command: str, hint: str
+) -> AsyncIterator[None]:
+    """A shared document's room-wide turn (every host and editor of the
+    room), held for the block; refused (``TurnRunning`` ending with
+    ``hint``) as the local turn is. Nothing for a document not shared."""
+    from agent_doc.share.room_lease import hold_room_turn
+
+    target = room_target(ls, uri)
+    if target is None:
+        yield
+        return
+    held = contextlib.ExitStack()
+    hold = hold_room_turn(target, str(path), command, hint=hint)
+    await asyncio.to_thread(held.enter_context, hold)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(held.close)
 
 
 def _joined_from(path: Path, text: str) -> str:
