@@ -13,12 +13,15 @@ import asyncio
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcServerError
 from pytest_lsp import LanguageClient
 
+from tests.acp_standin import configure_standin
+from tests.lsp.editor_client import start_editor
 from tests.lsp.test_share_sync import sharing_editor
 from tests.share.agent_hosts import finished
 from tests.share.agent_hosts import git
@@ -28,6 +31,15 @@ from tests.share.rooms import ServeProcess
 from tests.share.rooms import wait_file
 
 pytestmark = pytest.mark.timeout(120)
+
+
+async def run_agent(client: LanguageClient, uri: str) -> Any:
+    """``agentDoc.runAgent`` on ``uri``."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="agentDoc.runAgent", arguments=[{"uri": uri}]
+        )
+    )
 
 
 @pytest.fixture
@@ -54,14 +66,7 @@ async def test_run_agent_is_refused_while_another_host_answers_in_the_room(
     )
     uri = (project / "pair.md").as_uri()
     with pytest.raises(JsonRpcServerError) as refused:
-        await asyncio.wait_for(
-            client.workspace_execute_command_async(
-                types.ExecuteCommandParams(
-                    command="agentDoc.runAgent", arguments=[{"uri": uri}]
-                )
-            ),
-            30,
-        )
+        await asyncio.wait_for(run_agent(client, uri), 30)
     why = str(refused.value)
     holder = f"pid {answering.pid} on {socket.gethostname()}, `run`, since "
     assert f"already has a turn running ({holder}" in why, why
@@ -71,3 +76,38 @@ async def test_run_agent_is_refused_while_another_host_answers_in_the_room(
     assert code == 0, err
     text = await wait_file(project / "pair.md", lambda t: "It is 42." in t)
     assert text.count("It is 42.") == 1
+
+
+async def test_an_editors_turn_moves_the_rooms_snapshot_and_keeps_its_session(
+    client: LanguageClient, project: Path, tmp_path: Path
+) -> None:
+    """The editor's agent answers a shared document: its session id stays on
+    the editor's host (not in the room's frontmatter), and the room's
+    snapshot is its answer, so another host's ``run --room`` has nothing to
+    send."""
+    text = DOC.replace(
+        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    )
+    (project / "pair.md").write_text(text, encoding="utf-8")
+    git(project, "add", "pair.md")
+    git(project, "commit", "-qm", "pair")
+    configure_standin(tmp_path, {"ACP_AGENT_REPLY": "Forty-two."})
+    server = ServeProcess(project).start()
+    try:
+        host = new_host(tmp_path, project, server)
+        editor = await start_editor(client, root=project, settings={"sync": server.url})
+        uri = (project / "pair.md").as_uri()
+        editor.open(uri, text)
+        answered = await asyncio.wait_for(run_agent(client, uri), 60)
+        assert answered["target"] == "server"
+        landed = await wait_file(project / "pair.md", lambda t: "Forty-two." in t)
+        assert "resume:" not in landed
+        kept = list((project / ".agent-doc" / "room-sessions").glob("*.txt"))
+        assert len(kept) == 1  # the editor's host keeps its agent's session
+        assert kept[0].read_text().strip() == answered["sessionId"]
+        code, err = await finished(host.run(server.url, "--agent", "gated"))
+        assert code == 0, err
+        assert "nothing to send" in err, err
+        assert host.prompts() == []
+    finally:
+        server.kill()
