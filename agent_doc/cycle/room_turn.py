@@ -168,17 +168,21 @@ def settle_locally(path: Path, written: RoomWrite) -> WriteOutcome:
     )
 
 
-def prepare_room_turn(path: Path, room: RoomSide) -> PreparedTurn | None:
+def prepare_room_turn(
+    path: Path, room: RoomSide, *, follow: bool = True
+) -> PreparedTurn | None:
     """The turn on the room's text, diffed against the room's snapshot (the
     host's follows it), with this host's own agent session; ``None`` when
-    nothing changed (the host's copy then follows the room too)."""
+    nothing changed (the host's copy then follows the room too). With
+    ``follow`` false (a dry run) the same prompt, and nothing of the host is
+    written."""
     from agent_doc.cycle.turn import prepare_turn
 
     text, seen = room.read_turn()
-    if seen is not None:  # what the agent has seen, from whichever host
+    if seen is not None and follow:  # what the agent has seen, from any host
         follow_room(path, seen)
-    turn = prepare_turn(path, None, text, resume=host_session(path))
-    if turn is None and seen is not None:
+    turn = prepare_turn(path, None, text, resume=host_session(path), snapshot=seen)
+    if turn is None and seen is not None and follow:
         settle_locally(path, RoomWrite(seen, text))
     return turn
 

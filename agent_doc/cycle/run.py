@@ -120,7 +120,7 @@ def run_cycle(
 
     if room is not None:
         link = None  # the room is the document: no local editor is involved
-        turn = prepare_room_turn(path, room)
+        turn = prepare_room_turn(path, room, follow=not dry_run)
     else:
         turn = prepare_turn(path, link)
     if turn is None:

@@ -78,13 +78,15 @@ def prepare_turn(
     text: str | None = None,
     *,
     resume: str | None = FROM_TEXT,
+    snapshot: str | None = None,
 ) -> PreparedTurn | None:
     """Read, diff and build the prompt; ``None`` when nothing changed.
 
     ``text`` is the document's current text when it was read elsewhere (a
     shared room, :mod:`agent_doc.cycle.room_turn`); by default the live
     buffer of an open editor, else the file. ``resume`` replaces the
-    frontmatter's session id (a shared document: this host's own session).
+    frontmatter's session id (a shared document: this host's own session);
+    ``snapshot`` the stored snapshot (a shared room's, for a dry run).
 
     A document with a ``resume`` id and a snapshot gets the resumed prompt
     unless the project's config says ``prompt = "full"``; every other turn
@@ -97,7 +99,8 @@ def prepare_turn(
     front = parse_frontmatter(text)
     if resume != FROM_TEXT:
         front = front._replace(resume=resume)
-    snapshot = StateStore(root).load_snapshot(path)
+    if snapshot is None:
+        snapshot = StateStore(root).load_snapshot(path)
     if snapshot is None and nothing_typed(text):
         return None  # a fresh document: only what ``init`` wrote
     diff = compute_diff(snapshot or "", text)
