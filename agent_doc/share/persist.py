@@ -37,7 +37,11 @@ BATCH_WINDOW = 0.25
 """Seconds between two store writes of one room (the most a crash can lose)."""
 
 declare_points(
-    {"serve.store.after_write": "a batch of the room's updates is in its store"}
+    {
+        "serve.store.before_write": "a batch of the room's updates applied in "
+        "memory (and sent to the peers), not stored",
+        "serve.store.after_write": "a batch of the room's updates is in its store",
+    }
 )
 
 
@@ -110,6 +114,7 @@ class RoomPersister:
                 return
             merged = batch[0] if len(batch) == 1 else pycrdt.merge_updates(*batch)
             try:
+                crash_point("serve.store.before_write")
                 await self.store.write(merged)
                 crash_point("serve.store.after_write")
             except Exception:

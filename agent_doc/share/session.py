@@ -170,6 +170,7 @@ class ShareSession:
         room = await self.open_room(path.removeprefix("/"))
         await send({"type": "websocket.accept"})
         peer = PeerSocket(receive, send, path)
+        peer.stored = self.persisters[path.removeprefix("/")].stored
         known = greeting(room)
         try:
             if known is not None:

@@ -40,7 +40,11 @@ LEASE = {"AGENT_DOC_ROOM_LEASE_S": "2"}
 
 WRITE_POINTS = ["room.write.before_transaction", "room.write.after_ack"]
 RUN_POINTS = ["room.run.after_agent", "room.run.after_room", "room.run.after_settle"]
-SERVE_POINTS = ["serve.store.after_write@3", "serve.projection.after_file@2"]
+SERVE_POINTS = [
+    "serve.store.before_write@3",
+    "serve.store.after_write@3",
+    "serve.projection.after_file@2",
+]
 """The seed is stored write 1 and the typing write 2 (projection 1): the
 crash comes with the answer."""
 
@@ -150,8 +154,11 @@ async def test_serve_crashed_then_restarted_keeps_the_answer_once(
         baseline = host.checkout.parent / "baseline.md"
         baseline.write_text(await type_first(server))
         args = ("--baseline-file", str(baseline))
-        host.write(server.url, ANSWER, *args)  # the server dies on the way
+        first = host.write(server.url, ANSWER, *args)  # the server dies on the way
         assert server.proc.wait(timeout=30) == CRASH_EXIT
+        if point.startswith("serve.store.before_write"):  # never acknowledged:
+            assert first.returncode == 1, first.stderr  # the writer knows
+            assert first.stderr.count("\n") == 1, first.stderr
     finally:
         server.kill()
     again = ServeProcess(project, env=LEASE).start()
