@@ -183,9 +183,9 @@ async def test_an_acp_answer_streams_into_the_room_with_presence(
     assert "word79" not in partial[0]  # it streamed, in steps
     first_partial = events.index(("text", partial[0]))
     assert ("writing", True) in events[:first_partial]  # "agent writing" while
-    assert events[-1] == ("writing", False), [
-        (k, t if k != "text" else str(t)[-300:]) for k, t in events[-4:]
-    ]
+    # the watcher reports text from a task of its own: the final text may be
+    # reported just after the presence change that followed it
+    assert [e for e in events if e[0] == "writing"][-1] == ("writing", False)
     assert await wait_file(served.root / "pair.md", lambda t: t == text) == text
     assert (host.checkout / "pair.md").read_text() == text
     snapshot = snapshot_of(host)
