@@ -25,6 +25,7 @@ from pathlib import Path
 
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
+from agent_doc.cycle.turn import prepare_turn
 from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.state import StateStore
@@ -176,8 +177,6 @@ def prepare_room_turn(
     nothing changed (the host's copy then follows the room too). With
     ``follow`` false (a dry run) the same prompt, and nothing of the host is
     written."""
-    from agent_doc.cycle.turn import prepare_turn
-
     text, seen = room.read_turn()
     if seen is not None and follow:  # what the agent has seen, from any host
         follow_room(path, seen)

@@ -56,6 +56,8 @@ class LeaseArbiter:
         """Claim id → (its beat, when the server last saw it change)."""
         self._order: dict[str, int] = {}
         """Claim id → the order the server first saw it in."""
+        self._next = 0
+        """The order number of the next new claim."""
         self._expired: set[str] = set()
         """Claims whose lease expired: a holder that comes back (a stopped
         process continued) never gets the turn again with them."""
@@ -89,8 +91,13 @@ class LeaseArbiter:
             beat, _ = self._seen.get(key, (claim.beat - 1, now))
             if claim.beat != beat:
                 self._seen[key] = (claim.beat, now)
-            self._order.setdefault(key, len(self._order))
             live[key] = claim
+        # claims new since the last decision queue in the order of their
+        # ``since`` (the server saw them at once: no order of its own)
+        new = sorted((c.since, k) for k, c in live.items() if k not in self._order)
+        for _since, key in new:
+            self._order[key] = self._next
+            self._next += 1
         for key in list(self._seen):
             if key not in live:
                 self._seen.pop(key)

@@ -15,6 +15,7 @@ lease ends a ttl later).
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import threading
 import time
@@ -225,6 +226,4 @@ def _failed(exc: BaseException, url: str) -> BaseException:
 
 
 def _pid() -> int:
-    import os
-
     return os.getpid()

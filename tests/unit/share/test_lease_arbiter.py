@@ -38,8 +38,9 @@ async def test_the_first_claim_seen_holds_and_the_next_waits_in_order(
     claim(doc, "a")
     arbiter.decide(0.0)
     claim(doc, "c")
-    claim(doc, "b")
     arbiter.decide(1.0)
+    claim(doc, "b")
+    arbiter.decide(1.5)
     assert holder(doc) == "a"
     lease = current_lease(doc)
     assert lease is not None
