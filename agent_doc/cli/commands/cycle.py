@@ -54,7 +54,7 @@ def run(
     room: RoomOption = None,
     token_file: TokenFileOption = None,
 ) -> None:
-    """Send FILE's changes to the agent and write its response back (§7.1).
+    """Send FILE's changes to the agent and write its response back.
 
     One turn per document at a time: while another ``run``, ``watch`` or the
     language server answers FILE, this is refused at once (or waits, --wait).
@@ -151,14 +151,14 @@ def preflight(
         bool, typer.Option("--no-wait", help="Skip the edit-settling debounce.")
     ] = False,
 ) -> None:
-    """Run every pre-agent step and print the §7.26 JSON on stdout."""
+    """Run every pre-agent step and print their outcome as JSON on stdout."""
     from agent_doc.cli.commands._fast_turn import do_preflight
 
     do_preflight(file, no_wait=no_wait)
 
 
 def commit(file: FileArg, as_json: JsonOpt = False) -> None:
-    """Commit FILE's snapshot (the agent's response) with (HEAD) markers (§7.15)."""
+    """Commit FILE's snapshot (the agent's response) with (HEAD) markers."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.cycle.commit import commit_and_refresh
@@ -172,7 +172,7 @@ def commit(file: FileArg, as_json: JsonOpt = False) -> None:
 
 
 def clean(file: FileArg, as_json: JsonOpt = False) -> None:
-    """Squash FILE's consecutive agent-doc commits at HEAD into one (§7.6)."""
+    """Squash FILE's consecutive agent-doc commits at HEAD into one."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.cycle.commit import squash_document_commits
@@ -197,7 +197,7 @@ def history(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List FILE's exchange versions in git, or restore one with --restore (§7.24).
+    """List FILE's exchange versions in git, or restore one with --restore.
 
     With --archived, list the answers in FILE's archive document instead.
     """
