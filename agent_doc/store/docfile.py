@@ -211,6 +211,23 @@ def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     return _decode_document(path, _read_regular(path))
 
 
+def require_session_document(path: Path) -> None:
+    """:func:`require_document`, and the frontmatter must parse.
+
+    The one rule of every command that takes a session document (``run``,
+    ``diff``, ``outline``, ``compact``, ``mode``…): a broken frontmatter is
+    refused before anything happens, with one error naming the file.
+    """
+    from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.errors import FrontmatterError
+
+    require_document(path)
+    try:
+        parse_frontmatter(read_document(path).text)
+    except FrontmatterError as exc:
+        raise FrontmatterError(f"{path}: {exc}") from exc
+
+
 PLAIN = DocumentFile("", "\n", False)
 """How a plain document is stored (UTF-8, ``\\n`` endings, no BOM), for
 :func:`write_document` when only its bytes were read (:func:`read_plain_utf8`)."""

@@ -11,7 +11,8 @@ Two things every ``agent-doc`` command shares, set in one place:
   typer and the fast parser (:mod:`agent_doc.cli.commands._argv`) agree;
 - help shows arguments and option values as upper-case metavars (``FILE``,
   ``--restore TEXT``), the form a person reads in any other tool's help, not
-  typer's ``{file}`` and ``<str>`` (:func:`use_upper_case_metavars`).
+  typer's ``{file}`` and ``<str>`` (:func:`use_upper_case_metavars`);
+- a surplus argument is a usage error (exit 2) before any FILE is checked.
 """
 
 from __future__ import annotations
@@ -69,8 +70,18 @@ def free_text_behind_separator(args: list[str], command: Command) -> list[str]:
     return [*options, "--", *positionals]
 
 
-class UpperCaseArgument(TyperArgument):
-    """A typer argument shown as ``FILE`` (``[FILE]`` when optional) in help."""
+class AgentDocArgument(TyperArgument):
+    """A typer argument shown as ``FILE`` (``[FILE]`` when optional) in help,
+    that refuses extra arguments before its callback checks a file."""
+
+    def handle_parse_result(
+        self, ctx: Context, opts: Any, args: list[str]
+    ) -> tuple[Any, list[str]]:
+        """Refuse a surplus argument as a usage error (exit 2) first: ``diff a
+        b`` with ``a`` missing is a wrong command line, not a missing file."""
+        if args and not ctx.allow_extra_args and not ctx.resilient_parsing:
+            ctx.fail(f"Got unexpected extra argument(s) ({' '.join(args)})")
+        return super().handle_parse_result(ctx, opts, args)
 
     def _shown(self) -> str:
         name = self.metavar or (self.name or "arg").upper()
@@ -108,7 +119,7 @@ def use_upper_case_metavars(command: Command) -> None:
     """Show ``command``'s arguments and option values as ``FILE``/``TEXT``."""
     for param in command.params:  # the classes only add behaviour, no state
         if type(param) is TyperArgument:
-            param.__class__ = UpperCaseArgument
+            param.__class__ = AgentDocArgument
         elif type(param) is TyperOption:
             param.__class__ = UpperCaseOption
 
