@@ -28,6 +28,7 @@ from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.compaction import answer_starts
 from agent_doc.document.compaction import archive_entry
+from agent_doc.document.compaction import count_turns
 from agent_doc.document.compaction import plan_compaction
 from agent_doc.errors import StateError
 from agent_doc.store.conversation import load_conversation_settings
@@ -196,7 +197,7 @@ def compact_document(
             text = normalize_text(handle.text) if handle else current.text
             plan = plan_compaction(text, keep, _link_to(archive, path))
             if plan is None:
-                return CompactOutcome(path, archive, 0, 0, keep)
+                return CompactOutcome(path, archive, 0, 0, count_turns(text))
             state = _compacted_state(store, path, plan)  # may refuse: first
             archive.parent.mkdir(parents=True, exist_ok=True)
             entry = archive_entry(plan, stamp, path.name)

@@ -32,3 +32,22 @@ def test_text_patched_into_the_exchange_starts_a_paragraph(project: Path) -> Non
     result = cli(project, "patch", "plan.md", "exchange", stdin="And 3 + 3?\n")
     assert result.returncode == 0, result.stderr
     assert "It is 4.\n\nAnd 3 + 3?\n<!-- /agent:exchange -->" in doc.read_text()
+
+
+def _turns(count: int) -> str:
+    turns = "".join(
+        f"## User\n\nQ{n}?\n\n### Re: Q{n}\n\nA{n}.\n\n" for n in range(1, count + 1)
+    )
+    return DOC.split("## User")[0] + turns + "<!-- /agent:exchange -->\n"
+
+
+def test_compact_reports_the_turns_there_are(project: Path) -> None:
+    (project / "plan.md").write_text(_turns(4))
+    result = cli(project, "compact", "plan.md", "--keep", "5", "--json", "--no-git")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["moved"], report["kept"]) == (0, 4)
+    text = cli(project, "compact", "plan.md", "--keep", "5", "--no-git")
+    assert "4 turns, none beyond those kept" in text.stderr
+    moved = cli(project, "compact", "plan.md", "--keep", "3", "--no-git")
+    assert "moved 1 turn of plan.md" in moved.stderr, moved.stderr
