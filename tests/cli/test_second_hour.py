@@ -51,3 +51,22 @@ def test_compact_reports_the_turns_there_are(project: Path) -> None:
     assert "4 turns, none beyond those kept" in text.stderr
     moved = cli(project, "compact", "plan.md", "--keep", "3", "--no-git")
     assert "moved 1 turn of plan.md" in moved.stderr, moved.stderr
+
+
+def test_upgrade_from_a_checkout_says_git_pull(tmp_path: Path) -> None:
+    """These tests run agent-doc from its git checkout (an editable install)."""
+    checkout = Path(__file__).resolve().parents[2]
+    assert (checkout / ".git").exists()
+    env = {"AGENT_DOC_INDEX_URL": "http://127.0.0.1:9/json"}  # never asked
+    result = cli(tmp_path, "upgrade", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        f"agent-doc runs from the git checkout {checkout}: pip does not upgrade "
+        f"it; update it with git -C {checkout} pull (and reinstall with "
+        f"pip install -e {checkout} if its dependencies changed)\n"
+    )
+    as_json = json.loads(cli(tmp_path, "upgrade", "--json", env=env).stdout)
+    assert as_json == {
+        "checkout": str(checkout),
+        "command": ["git", "-C", str(checkout), "pull"],
+    }
