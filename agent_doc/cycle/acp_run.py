@@ -188,15 +188,16 @@ def run_acp_from_console(
     link: ServerLink | None,
     timeout: float,
     stream: AnswerStream | None = None,
-) -> tuple[str, str, TurnCancelled | None, str]:
+) -> tuple[str, str, TurnCancelled | None, str, str | None]:
     """Run one ACP turn for ``agent-doc run``.
 
     With ``stream`` (a shared room) the answer streams into it as it comes,
     and the final answer (marked when interrupted, with its ``resume`` patch)
     is written there before this returns (``stream.written``).
 
-    Returns ``(answer, session_id, cancelled, prompt sent)``; the prompt
-    sent is the full form when the turn's session could not be resumed.
+    Returns ``(answer, session_id, cancelled, prompt sent, why full)``; the
+    prompt sent is the full form when the turn's session could not be resumed,
+    and why is :attr:`~agent_doc.cycle.acp_client.AcpTurn.full_because`.
     SIGINT, SIGTERM or SIGHUP cancel the turn (``session/cancel``; the agent's
     process group is stopped if it does not end the turn within the grace
     period, at once on a second signal), and ``cancelled`` then says so; the
@@ -255,7 +256,8 @@ def run_acp_from_console(
             latch.first,
         )
     sent = acp_turn.sent_prompt or turn.prompt
-    return final_answer(reply, name), reply.session_id, cancelled, sent
+    answer_text = final_answer(reply, name)
+    return answer_text, reply.session_id, cancelled, sent, acp_turn.full_because
 
 
 def _pid_note(pid: int | None) -> str:

@@ -87,7 +87,7 @@ class AgentDocArgument(TyperArgument):
         name = self.metavar or (self.name or "arg").upper()
         return name + ("..." if self.nargs != 1 else "")
 
-    def get_usage_pieces(self, ctx: Context) -> list[str]:
+    def get_usage_pieces(self, ctx: Context) -> list[str]:  # noqa: ARG002
         """The argument on the usage line: ``FILE``, ``[FILE]`` or ``FILE...``."""
         return [self._shown() if self.required else f"[{self._shown()}]"]
 
@@ -97,7 +97,12 @@ class AgentDocArgument(TyperArgument):
         return None if record is None else (self._shown(), record[1])
 
 
-_VALUE_NAMES = {"<str>": "TEXT", "<int>": "INTEGER", "<float>": "NUMBER", "<path>": "PATH"}
+_VALUE_NAMES = {
+    "<str>": "TEXT",
+    "<int>": "INTEGER",
+    "<float>": "NUMBER",
+    "<path>": "PATH",
+}
 """typer's (0.29) value labels and the names click always showed for them."""
 
 

@@ -140,7 +140,9 @@ def describe_prompt(outcome: RunOutcome) -> str:
         "resumed": "resumed: diff and excerpts",
         "full": "full: diff and the whole document",
     }[outcome.prompt_mode]
-    if outcome.resent_full:
+    if outcome.full_because == "no-load":
+        form = "full: the agent cannot load sessions, a new one gets the whole document"
+    elif outcome.resent_full:
         form = "full: the session was lost, sent again with the whole document"
     return f"prompt: {size} bytes (~{tokens} tokens), {form}"
 
