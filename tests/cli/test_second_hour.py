@@ -70,3 +70,26 @@ def test_upgrade_from_a_checkout_says_git_pull(tmp_path: Path) -> None:
         "checkout": str(checkout),
         "command": ["git", "-C", str(checkout), "pull"],
     }
+
+
+def test_convert_to_inline_says_what_is_lost_before_doing_it(project: Path) -> None:
+    created = cli(project, "init", "notes.md")
+    assert created.returncode == 0, created.stderr
+    doc = project / "notes.md"
+    before = doc.read_text()
+    assert "<!-- agent:status" in before
+    refused = cli(project, "convert", "notes.md", "--to", "inline")
+    assert refused.returncode == 1
+    assert refused.stderr == (
+        "agent-doc: converting notes.md to inline drops the status component "
+        "(its text stays, no longer a component) and the exchange's settings "
+        "(patch=append); converting back does not restore them (it adds a "
+        "## Exchange heading): pass --force to convert anyway\n"
+    )
+    assert doc.read_text() == before
+    forced = cli(project, "convert", "notes.md", "--to", "inline", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert "agent_doc_format: inline" in doc.read_text()
+    assert "<!-- agent:" not in doc.read_text()
+    plain = cli(project, "convert", "notes.md", "--to", "inline")  # nothing to lose
+    assert plain.returncode == 0, plain.stderr
