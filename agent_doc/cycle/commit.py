@@ -70,7 +70,8 @@ class HistoryEntry(Record):
         """A one-line preview of where the exchange ended at this commit.
 
         The last heading (an answer's ``### Re: …``), or the question under
-        it when that heading only names a speaker (``## User``); boundary and
+        it when that heading only names a speaker (``## User``; an empty one,
+        the prompt left for the next question, is passed over); boundary and
         ``(HEAD)`` markers are never shown.
         """
         text = exchange_end(self.exchange or "") or "(no exchange)"
@@ -91,13 +92,14 @@ def exchange_end(exchange: str) -> str:
         elif line and not fenced and not line.startswith("<!--"):
             lines.append(line)
     headings = [n for n, line in enumerate(lines) if line.startswith("#")]
-    if not headings:
-        return lines[-1] if lines else ""
-    last = headings[-1]
-    title = lines[last].lstrip("#").strip()
-    if len(title.split()) == 1 and last + 1 < len(lines):  # a speaker: ## User
-        return f"{lines[last]}: {lines[last + 1]}"
-    return lines[last]
+    while headings:
+        last = headings.pop()
+        if len(lines[last].lstrip("#").split()) != 1:  # an answer: ### Re: …
+            return lines[last]
+        if last + 1 < len(lines):  # a speaker (## User) and the question
+            return f"{lines[last]}: {lines[last + 1]}"
+        # an empty prompt the answer left for the next question: look above
+    return lines[-1] if lines else ""
 
 
 def start_commit(path: Path, now: datetime | None = None) -> Git:

@@ -17,7 +17,8 @@ def _two_turns(project: Path, log: Path) -> Path:
     assert cli(project, "run", "plan.md", env=env).returncode == 0
     doc.write_text(
         doc.read_text().replace(
-            "<!-- /agent:exchange -->", "## User\n\nAnd 3 + 3?\n<!-- /agent:exchange -->"
+            "<!-- /agent:exchange -->",
+            "## User\n\nAnd 3 + 3?\n<!-- /agent:exchange -->",
         )
     )
     env["FAKE_CLAUDE_REPLY"] = "### Re: the second sum\n\n6."
@@ -26,7 +27,8 @@ def _two_turns(project: Path, log: Path) -> Path:
 
 
 def test_history_shows_each_commits_last_heading(
-    project: Path, fake_agent: Path  # noqa: F811
+    project: Path,
+    fake_agent: Path,  # noqa: F811
 ) -> None:
     _two_turns(project, fake_agent)
     result = cli(project, "history", "plan.md")
@@ -46,7 +48,8 @@ def test_history_of_a_question_shows_the_question(project: Path) -> None:
 
 
 def test_restore_leaves_no_head_markers_and_one_boundary(
-    project: Path, fake_agent: Path  # noqa: F811
+    project: Path,
+    fake_agent: Path,  # noqa: F811
 ) -> None:
     doc = _two_turns(project, fake_agent)
     first = cli(project, "history", "plan.md").stdout.splitlines()[1].split()[0]
@@ -56,3 +59,16 @@ def test_restore_leaves_no_head_markers_and_one_boundary(
     assert "(HEAD)" not in text
     assert text.count("<!-- agent:boundary:") <= 1
     assert text.count("### Re: the sum") == 2  # restored above the current one
+
+
+def test_an_empty_prompt_after_the_answer_is_passed_over(project: Path) -> None:
+    """Agents that leave a fresh ``## User`` below their answer (inline style)."""
+    (project / "plan.md").write_text(
+        DOC.replace(
+            "<!-- /agent:exchange -->",
+            "\n### Re: the sum\n\nIt is 4.\n\n## User\n\n<!-- /agent:exchange -->",
+        )
+    )
+    assert cli(project, "commit", "plan.md").returncode == 0
+    line = cli(project, "history", "plan.md").stdout.strip()
+    assert line.endswith("  ### Re: the sum"), line
