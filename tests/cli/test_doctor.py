@@ -81,13 +81,14 @@ def _doctor(machine: Machine) -> tuple[int, dict[str, str]]:
 
 
 def test_a_complete_set_up_is_all_ok(machine: Machine) -> None:
+    # "tmux server": the tests' guard AGENT_DOC_TMUX_SOCKET (conftest) is set
     code, lines = _doctor(machine)
     assert code == 0, lines
     assert list(lines) == [
         "python", "git", "git identity", "tmux", "tmux server", "agent claude",
         "pane agent",
         "agent-doc-lsp", "runtime dir", "socket dir", "tmux socket dir",
-    ]  # fmt: skip  (tmux server: the tests' guard AGENT_DOC_TMUX_SOCKET)
+    ]  # fmt: skip
     assert all(v.startswith("ok: ") for v in lines.values()), lines
     assert lines["git identity"] == "ok: Ada <ada@example.invalid>"
     assert lines["agent claude"] == f"ok: {machine.bin / 'claude'}"

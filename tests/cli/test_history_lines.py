@@ -37,7 +37,8 @@ def test_history_shows_each_commits_last_heading(
     assert len(lines) == 2
     assert lines[0].endswith("  ### Re: the second sum"), lines
     assert lines[1].endswith("  ### Re: the sum"), lines
-    assert "boundary" not in result.stdout and "(HEAD)" not in result.stdout
+    assert "boundary" not in result.stdout
+    assert "(HEAD)" not in result.stdout
 
 
 def test_history_of_a_question_shows_the_question(project: Path) -> None:

@@ -53,8 +53,7 @@ def compact(
     elif result.moved == 0:
         what = "turn" if result.kept == 1 else "turns"
         info(
-            f"{file}: nothing to compact: "
-            f"{result.kept} {what}, none beyond those kept"
+            f"{file}: nothing to compact: {result.kept} {what}, none beyond those kept"
         )
     else:
         where = " in the editor" if result.target == "server" else ""
