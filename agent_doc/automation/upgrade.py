@@ -201,9 +201,7 @@ def running_checkout() -> Path | None:
 
     pip cannot upgrade a checkout: ``git pull`` there is the update.
     """
-    import agent_doc
-
-    top = Path(agent_doc.__file__).resolve().parent.parent
+    top = Path(__file__).resolve().parents[2]  # agent_doc/automation/upgrade.py
     if (top / "pyproject.toml").is_file() and (top / ".git").exists():
         return top
     return None

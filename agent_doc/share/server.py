@@ -13,6 +13,7 @@ known before the first connection.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import signal
 import socket
@@ -104,8 +105,6 @@ def peer_addresses(sock: socket.socket) -> list[str]:
     machine's name and its non-loopback addresses (those its name resolves to,
     and the one its default route leaves from; no packet is sent) are.
     """
-    import ipaddress
-
     host, port = sock.getsockname()[:2]
     if not ipaddress.ip_address(host).is_unspecified:
         return [address_of(sock)]

@@ -14,8 +14,10 @@ import stat
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
+from agent_doc.errors import FrontmatterError
 from agent_doc.store.atomic import atomic_write_bytes
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -218,9 +220,6 @@ def require_session_document(path: Path) -> None:
     ``diff``, ``outline``, ``compact``, ``mode``…): a broken frontmatter is
     refused before anything happens, with one error naming the file.
     """
-    from agent_doc.document.frontmatter import parse_frontmatter
-    from agent_doc.errors import FrontmatterError
-
     require_document(path)
     try:
         parse_frontmatter(read_document(path).text)
