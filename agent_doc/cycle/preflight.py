@@ -21,7 +21,8 @@ from agent_doc.cycle.prompt import resumed_allowed
 from agent_doc.cycle.prompt import turn_prompt_size
 from agent_doc.cycle.prompt import utf8_length
 from agent_doc.cycle.recovery import recover_pending
-from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff import DEFAULT_CONTEXT
+from agent_doc.document.diff_window import diff_texts
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
 from agent_doc.errors import AgentDocError
@@ -239,7 +240,7 @@ def run_preflight(
     if snapshot is None and nothing_typed(document):
         diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
     else:
-        diff = compute_diff(snapshot or "", document)
+        diff = diff_texts(snapshot or "", document, DEFAULT_CONTEXT)  # the window only
     size, mode = _prompt_of(path, root, document, snapshot, diff)
     parts = None
     if excerpts and snapshot is not None and diff is not None:

@@ -25,7 +25,7 @@ from agent_doc.document import codeblocks
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
 
-__all__ = ["PLAIN", "window_diff"]
+__all__ = ["PLAIN", "diff_texts", "window_diff"]
 
 PLAIN = object()
 """Answer of :func:`window_diff` when only the plain path can decide."""
@@ -217,3 +217,18 @@ def _window_end(
         if end >= len(a) or _neutral(b, end + shift, start, blocks_b):
             return end
         at = end + 1
+
+
+def diff_texts(previous: str, current: str, context: int) -> str | None:
+    """``compute_diff(previous, current, context)``, on their UTF-8 through the
+    window when that decides (a large document then costs its encoding, not
+    its stripping and line split); the plain diff otherwise."""
+    from agent_doc.document.diff import compute_diff
+
+    try:
+        old, new = previous.encode("utf-8"), current.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a live buffer): plain path
+        return compute_diff(previous, current, context)
+    diff = window_diff(old, new, context)
+    del old, new
+    return compute_diff(previous, current, context) if diff is PLAIN else diff  # type: ignore[return-value]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from agent_doc.document import diff_window
 from agent_doc.document.diff import compute_diff
 from agent_doc.document.diff_window import PLAIN
+from agent_doc.document.diff_window import diff_texts
 from agent_doc.document.diff_window import window_diff
 
 PIECES = [
@@ -89,3 +90,16 @@ def test_a_long_document_decodes_only_a_window() -> None:
     assert isinstance(got, str)
     assert "+typed\n" in got
     assert got.count("@@ -17996,9 +17996,11 @@") == 1
+
+
+@pytest.mark.parametrize(
+    ("previous", "current"),
+    [
+        ("a\n\nb\n", "a\n\nb\nc\n"),
+        ("a\r\n\r\nb\r\n", "a\r\n\r\nb\r\nc\r\n"),
+        ("x\n\n\ud800\n", "x\n\n\ud800\ny\n"),
+        ("", "\U0001f680 <!-- c -->\n"),
+    ],
+)
+def test_diff_texts_is_compute_diff(previous: str, current: str) -> None:
+    assert diff_texts(previous, current, 5) == compute_diff(previous, current)
