@@ -35,6 +35,9 @@ _OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
                  b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # fmt: skip
 """Line breaks of ``str.splitlines`` other than ``\\n`` (and ``\\r``), as UTF-8."""
 _SURROGATE = re.compile(b"\xed[\xa0-\xbf]")
+_COMMENT = re.compile(re.escape(b"<!--"))
+_LINKREF = re.compile(re.escape(b"[//]:"))
+"""Literals are found faster by a regular expression than by ``bytes.find``."""
 _MIN_WINDOW = 1 << 12
 
 
@@ -134,11 +137,11 @@ def _stripped_lines(data: bytes, end: int, blocks: list[tuple[int, int]]) -> int
     from agent_doc.document.diff import strip_comments
 
     lines = data.count(b"\n", 0, end)
-    at, link = 0, data.find(b"[//]:", 0, end)
+    at, link = 0, _first(_LINKREF, data, 0, end)
     while True:
         if 0 <= link < at:
-            link = data.find(b"[//]:", at, end)
-        found = [x for x in (data.find(b"<!--", at, end), link) if x >= 0]
+            link = _first(_LINKREF, data, at, end)
+        found = [x for x in (_first(_COMMENT, data, at, end), link) if x >= 0]
         if not found:
             return lines
         lo = max(_neutral_before(data, min(found) + 1, blocks), at)
@@ -146,6 +149,12 @@ def _stripped_lines(data: bytes, end: int, blocks: list[tuple[int, int]]) -> int
         chunk = data[lo:hi].decode("utf-8")
         lines -= chunk.count("\n") - strip_comments(chunk).count("\n")
         at = hi
+
+
+def _first(literal: re.Pattern[bytes], data: bytes, lo: int, hi: int) -> int:
+    """Where ``literal`` first occurs in ``data[lo:hi]``; -1 when it does not."""
+    found = literal.search(data, lo, hi)
+    return -1 if found is None else found.start()
 
 
 def _other_breaks(data: bytes, end: int) -> bool:
