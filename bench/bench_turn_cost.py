@@ -3,7 +3,8 @@
 Two session documents (:mod:`bench._long_docs`): 20 turns (≈ 75 KB) and
 ``--turns`` turns (default 2,500 ≈ 9.5 MB), each in a git repository as the
 agent's last answer left it, with one line typed since. Per command, as whole
-processes forked from a small launcher: ``diff``, ``preflight --no-wait``,
+processes forked from a small launcher: ``diff``, ``preflight --no-wait`` (and
+with ``--excerpts``, row "excerpts"),
 ``run --dry-run`` (every step up to the agent call) and ``write`` of a 3-line
 answer (``--force-disk``, the document as the agent saw it). Each sample runs in
 a fresh copy of the repository; small and large samples alternate; the table
@@ -14,7 +15,7 @@ document's size.
 Goals (issue 37): CPU ≤ 2×, memory above the small one ≤ 3× the document.
 
 Run: ``.venv/bin/python bench/bench_turn_cost.py [--turns 2500] [--runs 5]
-[--commands diff,preflight,run,write]``
+[--commands diff,preflight,excerpts,run,write]``
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ def _prepare(pristine: Path, work: Path, command: str) -> tuple[list[str], str]:
         return [CLI, "diff", "doc.md"], ""
     if command == "preflight":
         return [CLI, "preflight", "doc.md", "--no-wait"], ""
+    if command == "excerpts":  # a later turn of the skill: no whole document
+        return [CLI, "preflight", "doc.md", "--no-wait", "--excerpts"], ""
     return [CLI, "run", "doc.md", "--dry-run"], ""
 
 
@@ -105,7 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", type=int, default=2500)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--commands", default="diff,preflight,run,write")
+    parser.add_argument("--commands", default="diff,preflight,excerpts,run,write")
     args = parser.parse_args()
     compile_packages()
     commands = args.commands.split(",")
