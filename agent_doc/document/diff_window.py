@@ -25,7 +25,11 @@ from agent_doc.document import codeblocks
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
 
-__all__ = ["PLAIN", "diff_texts", "window_diff"]
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["PLAIN", "diff_texts", "same_after", "window_diff"]
 
 PLAIN = object()
 """Answer of :func:`window_diff` when only the plain path can decide."""
@@ -241,3 +245,29 @@ def diff_texts(previous: str, current: str, context: int) -> str | None:
     diff = window_diff(old, new, context)
     del old, new
     return compute_diff(previous, current, context) if diff is PLAIN else diff  # type: ignore[return-value]
+
+
+def same_after(previous: str, current: str, bare: Callable[[str], str]) -> bool:
+    """``bare(previous) == bare(current)``, decided on the changed window only.
+
+    ``bare`` must change lines one at a time, as the code state allows (a
+    marker line outside code removed, a heading's suffix dropped), so it
+    gives the same on both sides of a neutral point; the shared prefix and
+    suffix then come out the same and only the window is compared.
+    """
+    try:
+        a, b = previous.encode("utf-8"), current.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: the whole texts
+        return bare(previous) == bare(current)
+    head = common_prefix(a, b, chunk=1 << 16)
+    tail = common_suffix(a, b, min(len(a), len(b)) - head, chunk=1 << 16)
+    if head == len(a) == len(b):
+        return True
+    blocks_a = block_spans(a)
+    start = _neutral_before(a, head, blocks_a)
+    blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
+    end = _window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
+    old = a[start:end].decode("utf-8")
+    new = b[start : end + len(b) - len(a)].decode("utf-8")
+    del a, b
+    return bare(old) == bare(new)

@@ -10,10 +10,13 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from agent_doc.document import diff_window
+from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.diff import compute_diff
 from agent_doc.document.diff_window import PLAIN
 from agent_doc.document.diff_window import diff_texts
+from agent_doc.document.diff_window import same_after
 from agent_doc.document.diff_window import window_diff
+from agent_doc.document.headings import strip_head_markers
 
 PIECES = [
     "## User\n\n", "Turn 3: what changes — and why?\n", "\n", "\n\n",
@@ -103,3 +106,42 @@ def test_a_long_document_decodes_only_a_window() -> None:
 )
 def test_diff_texts_is_compute_diff(previous: str, current: str) -> None:
     assert diff_texts(previous, current, 5) == compute_diff(previous, current)
+
+
+MARKED = [*PIECES, "### Re: x (HEAD)\n", "**Bold** (HEAD)\n", "## User (HEAD)\n",
+          "<!-- agent:boundary:1234abcd -->\n", "  <!-- agent:boundary:ff -->  \n"]  # fmt: skip
+
+
+def _bare(text: str) -> str:
+    return remove_all_boundaries(strip_head_markers(text))
+
+
+@pytest.mark.parametrize("window", [1, 16, 4096])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    base=st.lists(st.sampled_from(MARKED), max_size=40),
+    edits=st.lists(st.tuples(st.integers(0, 40), st.sampled_from(MARKED)), max_size=3),
+    drops=st.lists(st.integers(0, 40), max_size=2),
+)
+def test_same_after_is_the_whole_comparison(
+    monkeypatch: pytest.MonkeyPatch,
+    window: int,
+    base: list[str],
+    edits: list[tuple[int, str]],
+    drops: list[int],
+) -> None:
+    monkeypatch.setattr(diff_window, "_MIN_WINDOW", window)
+    other = list(base)
+    for at, piece in edits:  # markers and boundaries added, or anything
+        other.insert(min(at, len(other)), piece)
+    for at in drops:
+        if other:
+            del other[at % len(other)]
+    previous, current = "".join(base), "".join(other)
+    expected = _bare(previous) == _bare(current)
+    assert same_after(previous, current, _bare) is expected
+    assert same_after(current, previous, _bare) is expected
