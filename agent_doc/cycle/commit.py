@@ -30,6 +30,7 @@ from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.boundary import reposition_boundary_to_end
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components
+from agent_doc.document.diff_window import same_after
 from agent_doc.document.headings import mark_new_headings
 from agent_doc.document.headings import strip_head_markers
 from agent_doc.errors import AgentDocError
@@ -135,8 +136,6 @@ def commit_document(
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
         snapshot = store.load_snapshot(path)
         cleaned = None
-        if snapshot is not None:
-            cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
         tree = git.work_tree()
         git.settle_index(tree)  # a commit killed before its index followed
         rel = relative_path(tree, path)  # a symlink's target
@@ -149,6 +148,8 @@ def commit_document(
                 return False, "nothing to commit"
             prepared = mark_new_headings(snapshot, head)
             data = encode_document(original, prepared)
+            # only a commit stores it: "nothing to commit" skips the whole-text work
+            cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
         result = git.commit(
             tree, rel, data, git.message, path=path.resolve(), also=also
         )
@@ -194,7 +195,7 @@ def _same_answer(snapshot: str, head: str) -> bool:
     def bare(text: str) -> str:
         return remove_all_boundaries(strip_head_markers(text))
 
-    return snapshot == head or bare(snapshot) == bare(head)
+    return snapshot == head or same_after(snapshot, head, bare)  # the window only
 
 
 def commit_and_refresh(

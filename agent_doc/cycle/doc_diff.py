@@ -5,7 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
+from agent_doc.document.diff import DEFAULT_CONTEXT
 from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff_window import PLAIN
+from agent_doc.document.diff_window import window_diff
+from agent_doc.store.docfile import decode_document
+from agent_doc.store.docfile import read_document_bytes
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import read_document
 
@@ -37,11 +42,33 @@ class DiffResult(Record):
 def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
     """Diff the snapshot against the document (the live buffer when one is open)."""
     path = Path(path)
-    disk = read_document(path)
     handle = link.find_owner(path) if link is not None else None
+    store = StateStore.for_document(path)
+    if handle is None:  # the file: diffed on its bytes, only the window decoded
+        data = read_document_bytes(path)
+        snapshot = store.load_snapshot_bytes(path)
+        diff = _window_diff(snapshot, data)
+        if diff is not PLAIN:
+            return DiffResult(path, diff, "file", snapshot is not None)  # type: ignore[arg-type]
+        disk = decode_document(path, data)
+        del data
+    else:
+        disk = read_document(path)
     live = handle.text.removeprefix("\ufeff").replace("\r\n", "\n") if handle else None
     current = live if live is not None else disk.text  # as outcome.normalize_text
-    previous = StateStore.for_document(path).load_snapshot(path)
+    previous = store.load_snapshot(path)
     diff = compute_diff(previous or "", current)
     source = "buffer" if handle is not None else "file"
     return DiffResult(path, diff, source, previous is not None)
+
+
+def _window_diff(snapshot: bytes | None, data: bytes) -> str | object | None:
+    """:func:`window_diff` of the snapshot's and the document's bytes;
+    :data:`PLAIN` when the plain path must decide (or raise: a NUL byte, bytes
+    that are not UTF-8)."""
+    if b"\0" in data:
+        return PLAIN
+    try:
+        return window_diff(snapshot or b"", data, DEFAULT_CONTEXT)
+    except UnicodeDecodeError:
+        return PLAIN

@@ -21,7 +21,8 @@ from agent_doc.cycle.prompt import resumed_allowed
 from agent_doc.cycle.prompt import turn_prompt_size
 from agent_doc.cycle.prompt import utf8_length
 from agent_doc.cycle.recovery import recover_pending
-from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff import DEFAULT_CONTEXT
+from agent_doc.document.diff_window import diff_texts
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
 from agent_doc.errors import AgentDocError
@@ -262,11 +263,11 @@ def run_preflight(
     if snapshot is None and nothing_typed(document):
         diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
     else:
-        diff = compute_diff(snapshot or "", document)
-    size, mode = _prompt_of(path, root, document, snapshot, diff)
+        diff = diff_texts(snapshot or "", document, DEFAULT_CONTEXT)  # the window only
     parts = None
     if excerpts and snapshot is not None and diff is not None:
         parts = _excerpts_of(root, snapshot, document)
+    size, mode = _prompt_of(path, root, document, snapshot, diff, parts)
     return PreflightResult(
         recovered, committed, claims, diff, document, linked, size, mode,
         compact_hint(path, root, document), parts, backlog,
@@ -283,18 +284,24 @@ def _excerpts_of(root: Path, snapshot: str, document: str) -> str | None:
 
 
 def _prompt_of(
-    path: Path, root: Path, document: str, snapshot: str | None, diff: str | None
+    path: Path,
+    root: Path,
+    document: str,
+    snapshot: str | None,
+    diff: str | None,
+    excerpts: str | None = None,
 ) -> tuple[int, str | None]:
     """Size and form of the prompt ``run`` would send now (``(0, None)``
-    when there is nothing to send)."""
+    when there is nothing to send); ``excerpts`` already made are reused."""
     if diff is None:
         return 0, None
     front = parse_frontmatter(document)
     settings = load_conversation_settings(root)
     resumes = resumed_allowed(settings.prompt)
     return turn_prompt_size(
-        path, root, document, snapshot, diff, front=front, resumed_ok=resumes
-    )
+        path, root, document, snapshot, diff, front=front, resumed_ok=resumes,
+        excerpts=excerpts,
+    )  # fmt: skip
 
 
 def compact_hint(path: Path, root: Path, document: str) -> str | None:

@@ -111,14 +111,17 @@ def turn_prompt_size(
     *,
     front: Frontmatter,
     resumed_ok: bool,
+    excerpts: str | None = None,
 ) -> tuple[int, str]:
     """``(bytes, mode)`` of :func:`turn_prompt`, without building a full
-    prompt around a large document (``preflight`` runs every turn)."""
+    prompt around a large document (``preflight`` runs every turn).
+    ``excerpts``: :func:`resumed_context` of these texts, when already made."""
     resumed = resumed_ok and front.resume is not None and snapshot is not None
     if resumed:
         prompt, mode, _ = turn_prompt(
-            path, root, text, snapshot, diff, front=front, resumed_ok=True
-        )
+            path, root, text, snapshot, diff, front=front, resumed_ok=True,
+            excerpts=excerpts,
+        )  # fmt: skip
         return utf8_length(prompt), mode
     placeholder = "\x00"
     shell, mode, _ = turn_prompt(
@@ -139,18 +142,21 @@ def turn_prompt(
     front: Frontmatter,
     resumed_ok: bool,
     items: bool | None = None,
+    excerpts: str | None = None,
 ) -> tuple[str, str, str | None]:
     """The prompt of a turn on ``text``: ``(prompt, mode, AGENTS.md section)``.
 
     ``mode`` is ``resumed`` when ``resumed_ok``, the document has a ``resume``
     id and a snapshot (the agent saw it); else ``full``. ``items`` says whether
-    the document has a backlog (``None``: look in ``text``).
+    the document has a backlog (``None``: look in ``text``). ``excerpts``:
+    :func:`resumed_context` of ``snapshot`` and ``text`` when the caller
+    already made it (``preflight --excerpts``: one scan, not two).
     """
     found = resolve_instructions(path, root)
     instructions = render_instructions(found) if found else None
     context = None
     if resumed_ok and front.resume is not None and snapshot is not None:
-        context = resumed_context(snapshot, text)
+        context = excerpts if excerpts is not None else resumed_context(snapshot, text)
     prompt = build_prompt(
         text,
         diff,

@@ -20,7 +20,8 @@ from agent_doc.cycle.prompt import build_prompt
 from agent_doc.cycle.prompt import has_item_lists
 from agent_doc.cycle.prompt import resumed_allowed
 from agent_doc.cycle.prompt import turn_prompt
-from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff import DEFAULT_CONTEXT
+from agent_doc.document.diff_window import diff_texts
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.patch_blocks import frontmatter_patch
 from agent_doc.document.scaffold import nothing_typed
@@ -108,7 +109,7 @@ def prepare_turn(
         snapshot = StateStore(root).load_snapshot(path)
     if snapshot is None and nothing_typed(text):
         return None  # a fresh document: only what ``init`` wrote
-    diff = compute_diff(snapshot or "", text)
+    diff = diff_texts(snapshot or "", text, DEFAULT_CONTEXT)  # the window only
     if diff is None and snapshot is not None:
         return None
     resumed = resumed_allowed(load_conversation_settings(root).prompt)

@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["compute_diff", "strip_comments"]
+__all__ = ["compute_diff", "render_diff", "strip_comments"]
 
 DEFAULT_CONTEXT = 5
 """Lines of unchanged context around each hunk (spec §7.28)."""
@@ -159,6 +159,15 @@ def compute_diff(
     a = old.splitlines(keepends=True)
     b = new.splitlines(keepends=True)
     head, tail = _common_ends(a, b)
+    return render_diff(a, b, head, tail, context)
+
+
+def render_diff(
+    a: list[str], b: list[str], head: int, tail: int, context: int, offset: int = 0
+) -> str:
+    """The unified diff of the stripped lines ``a`` → ``b`` sharing ``head``
+    leading and ``tail`` trailing lines; ``offset`` lines precede them both
+    (:mod:`.diff_window` diffs a window of the document)."""
     skip = max(head - context, 0)
     drop = max(tail - context, 0)
     a, b = a[skip : len(a) - drop], b[skip : len(b) - drop]
@@ -168,6 +177,7 @@ def compute_diff(
 
         lines = difflib.unified_diff(a, b, "snapshot", "document", n=context)
     out: list[str] = []
+    skip += offset
     for line in lines:
         if skip and line.startswith("@@"):
             line = _shift_hunk(line, skip)

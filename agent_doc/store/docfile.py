@@ -200,6 +200,18 @@ class ReadCache:
         return data
 
 
+def read_document_bytes(path: Path) -> bytes:
+    """The raw bytes of a document (BOM and CRLF kept, nothing decoded), with
+    :func:`read_document`'s errors for a missing, special or unreadable file;
+    :func:`decode_document` makes them the :class:`DocumentFile`."""
+    return _read_regular(path)
+
+
+def decode_document(path: Path, data: bytes) -> DocumentFile:
+    """:func:`read_document` of bytes already read (:func:`read_document_bytes`)."""
+    return _decode_document(path, data)
+
+
 def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     """Read a UTF-8 document, stripping a BOM and normalising all-CRLF endings.
 

@@ -173,6 +173,10 @@ class StateStore:
         """The snapshot text, or ``None`` when there is none."""
         return _load_text(self.snapshot_path(doc))
 
+    def load_snapshot_bytes(self, doc: Path) -> bytes | None:
+        """The snapshot's UTF-8 bytes (not decoded), or ``None`` when there is none."""
+        return _load_bytes(self.snapshot_path(doc))
+
     def save_snapshot(self, doc: Path, text: str) -> None:
         """Store the snapshot atomically."""
         atomic_write_text(self.snapshot_path(doc), text)

@@ -102,3 +102,15 @@ def test_a_first_turn_gets_the_whole_document(project: Path) -> None:
     out = preflight(project, "--excerpts")
     assert out["document"] == DOC
     assert out["document_form"] == "full"
+
+
+def test_the_excerpts_made_once_give_the_same_prompt_size(
+    project: Path, answered: Path
+) -> None:
+    with_excerpts = preflight(project, "--excerpts")  # excerpts reused for the size
+    whole = preflight(project)  # the size's own excerpts
+    assert with_excerpts["prompt_mode"] == whole["prompt_mode"] == "resumed"
+    assert with_excerpts["prompt_bytes"] == whole["prompt_bytes"]
+    assert isinstance(whole["prompt_bytes"], int)
+    assert str(with_excerpts["excerpts"]).encode() != b""
+    assert whole["prompt_bytes"] > len(str(with_excerpts["excerpts"]).encode())
