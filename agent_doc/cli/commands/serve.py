@@ -65,7 +65,10 @@ def serve(
         if no_token
         else (rotate(project) if rotate_token else ensure_token(project))
     )
-    logging.basicConfig(level=logging.INFO, format="agent-doc serve: %(message)s")
+    # serve's log is its stderr (replacing the CLI's quiet handler, cli/_logs.py)
+    logging.basicConfig(
+        level=logging.INFO, format="agent-doc serve: %(message)s", force=True
+    )
     logging.getLogger("uvicorn.error").addFilter(_quiet_refusals)
     options = ServeOptions(project, host, port, token, token_path(project))
 
