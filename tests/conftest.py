@@ -11,6 +11,23 @@ from pathlib import Path
 
 import pytest
 
+HEAVY = (
+    "tests/editors/test_vscode_",
+    "tests/editors/test_typing_vscode.py",
+    "tests/share/test_serve_load.py",
+    "tests/share/test_many_rooms.py",
+)
+"""Tests that keep a core busy on their own (a browser with code-server, a
+server under load): under pytest-xdist's ``--dist loadgroup`` they run one at a
+time, on one worker, while the other workers run the rest."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the :data:`HEAVY` tests in one ``xdist_group``."""
+    for item in items:
+        if item.nodeid.startswith(HEAVY):
+            item.add_marker(pytest.mark.xdist_group("heavy"))
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
