@@ -24,8 +24,8 @@ CRASH_EXIT = 137
 
 ENV_VAR = "AGENT_DOC_CRASH_AT"
 
-_UNREAD = object()
-_target: object = _UNREAD
+_read = False
+_target: tuple[str, int] | None = None
 _hits: dict[str, int] = {}
 
 #: Every crash point a module declared, by name: ``{point: description}``.
@@ -46,13 +46,14 @@ def _parse(value: str) -> tuple[str, int]:
 def crash_point(name: str) -> None:
     """End the process now, as ``kill -9`` would, when ``AGENT_DOC_CRASH_AT``
     names this point (and this is its N-th hit); otherwise do nothing."""
-    global _target
-    if _target is _UNREAD:
+    global _target, _read
+    if not _read:
         value = os.environ.get(ENV_VAR, "")
         _target = _parse(value) if value else None
+        _read = True
     if _target is None:
         return
-    target_name, nth = _target  # type: ignore[misc]
+    target_name, nth = _target
     if name != target_name:
         return
     _hits[name] = _hits.get(name, 0) + 1
@@ -63,6 +64,6 @@ def crash_point(name: str) -> None:
 def reset_for_tests() -> None:
     """Forget the variable read and the hit counts (for in-process tests that
     set ``AGENT_DOC_CRASH_AT`` between calls)."""
-    global _target
-    _target = _UNREAD
+    global _target, _read
+    _target, _read = None, False
     _hits.clear()
