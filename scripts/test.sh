@@ -30,7 +30,9 @@ fi
 if .venv/bin/python -m pip show agent-doc >/dev/null 2>&1; then
   .venv/bin/python -m pip uninstall -q -y agent-doc
 fi
+echo "== install"
 .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+elapsed
 export PATH="$PWD/.venv/bin:$PATH"
 JOBS=${AGENT_DOC_TEST_JOBS:-4}
 if [ $# -eq 0 ]; then  # the full run: npm caches installed meanwhile, once
