@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,8 +51,9 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
     home.mkdir(exist_ok=True)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    runtime = tmp_path / "run"
-    runtime.mkdir(mode=0o700, exist_ok=True)
+    # short, as /run/user/<uid> is: sockets live there and a Unix socket's
+    # path has at most 107 bytes (tmp_path under pytest-xdist is long)
+    runtime = Path(tempfile.mkdtemp(prefix="agent-doc-run-"))  # mode 0700
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.delenv("TMUX", raising=False)
     monkeypatch.delenv("TMUX_PANE", raising=False)
@@ -71,3 +73,4 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[N
             ["tmux", "-L", guard, "kill-server"], capture_output=True, check=False
         )
     os.environ.pop("AGENT_DOC_CLAUDE_ARGS", None)
+    shutil.rmtree(runtime, ignore_errors=True)
