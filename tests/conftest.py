@@ -30,6 +30,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group("heavy"))
 
 
+def _utf8(text: str) -> str:
+    """``text`` with lone surrogates escaped (``\\ud800``): encodable as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Iterator[None]:
+    """Reports whose captured output or failure text holds a lone surrogate (the
+    hostile-input tests log such text) made a pytest-xdist worker crash
+    (execnet sends UTF-8): such text is escaped."""
+    report: pytest.TestReport = yield  # type: ignore[misc]
+    report.sections = [(title, _utf8(body)) for title, body in report.sections]
+    if report.longrepr is not None:
+        text = str(report.longrepr)
+        if _utf8(text) != text:
+            report.longrepr = _utf8(text)
+    return report  # type: ignore[return-value]
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project folder with an empty ``.agent-doc/`` (a git repository too)."""
