@@ -1,6 +1,8 @@
 """Entry point of ``agent-doc-lsp`` (and ``python -m agent_doc_lsp``).
 
-Logs go to stderr (or ``--log-file``): stdout is the JSON-RPC stream.
+Logs go to stderr (or ``--log-file``): stdout is the JSON-RPC stream. A
+library's records reach them only with ``--log-level debug`` or
+``AGENT_DOC_DEBUG=1``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ def _host_port(value: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
+def _own_records(record: logging.LogRecord) -> bool:
+    """Pass the server's and pygls' records; a library's (the ACP SDK's
+    ``Send loop failed`` and its traceback, asyncio's…) only when debugging."""
+    return record.name.startswith(("agent_doc", "pygls"))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Configure logging, build the server and serve stdio (or TCP)."""
     args = parse_args(argv)
@@ -60,6 +68,8 @@ def main(argv: list[str] | None = None) -> None:
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     )
+    if args.log_level != "debug" and not os.environ.get("AGENT_DOC_DEBUG"):
+        handler.addFilter(_own_records)
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if args.log_level == "debug" else logging.INFO)

@@ -15,6 +15,7 @@ so the server's copy is always encodable.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,8 @@ from agent_doc_lsp.chunked_text import CHUNK
 from agent_doc_lsp.chunked_text import ChunkedText
 from agent_doc_lsp.chunked_text import newlines
 from agent_doc_lsp.convert import codepoints
+
+logger = logging.getLogger(__name__)
 
 
 def line_starts(text: str) -> list[int]:
@@ -132,7 +135,9 @@ class FastWorkspace(Workspace):
     ``didChange`` handler only sees the text after the last. Listeners in
     :attr:`change_listeners` see the document after every single change (an editor
     may coalesce our edit and the person's next keystroke into one
-    notification).
+    notification). A listener that raises is logged and the others still run:
+    an exception escaping here would stop pygls' loop over the notification's
+    changes, and the server's copy of the text would fall behind the editor's.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -151,7 +156,10 @@ class FastWorkspace(Workspace):
             doc = self.get_text_document(text_doc.uri)
             assert isinstance(doc, FastTextDocument)  # made by this workspace
             for listener in list(self.change_listeners):
-                listener(text_doc, doc)
+                try:
+                    listener(text_doc, doc)
+                except Exception:  # as server.emit: the next change must apply
+                    logger.exception("change listener %r failed", listener)
 
     def _create_text_document(
         self,

@@ -52,10 +52,10 @@ class AgentDocProtocol(LanguageServerProtocol):
         try:
             step = next(steps)  # pygls has built its workspace by now
         except StopIteration as done:
-            self._use_fast_workspace()
+            self.use_fast_workspace()
             result: types.InitializeResult = done.value
             return result
-        self._use_fast_workspace()
+        self.use_fast_workspace()
         while True:
             value = yield step
             try:
@@ -64,17 +64,24 @@ class AgentDocProtocol(LanguageServerProtocol):
                 result = done.value
                 return result
 
-    def _use_fast_workspace(self) -> None:
-        plain = self.workspace
+    def use_fast_workspace(self) -> FastWorkspace:
+        """The workspace as a :class:`FastWorkspace`: made from pygls' own
+        (``initialize`` calls this), or an empty one before ``initialize`` (a
+        server driven without a client, as in the tests)."""
+        plain = self._workspace  # pygls#131: the workspace is the protocol's own
         if isinstance(plain, FastWorkspace):
-            return
-        # Private attribute (pygls#131: the workspace is the protocol's own).
-        self._workspace = FastWorkspace(
-            plain.root_uri,
-            types.TextDocumentSyncKind.Incremental,
-            list(plain.folders.values()),
-            plain.position_encoding,
-        )
+            return plain
+        if plain is None:
+            fast = FastWorkspace(None, types.TextDocumentSyncKind.Incremental)
+        else:
+            fast = FastWorkspace(
+                plain.root_uri,
+                types.TextDocumentSyncKind.Incremental,
+                list(plain.folders.values()),
+                plain.position_encoding,
+            )
+        self._workspace = fast
+        return fast
 
     def _send_data(self, data: Any) -> None:
         result = getattr(data, "result", None)

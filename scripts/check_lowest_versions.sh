@@ -50,7 +50,7 @@ try:
     import tomllib
 except ImportError:  # Python 3.10: tomli is a declared dependency there
     import tomli as tomllib
-UNIT = {"pytest", "pytest-asyncio", "pytest-timeout", "hypothesis", "markdown-it-py"}
+UNIT = {"pytest", "pytest-asyncio", "pytest-timeout", "pytest-xdist", "hypothesis", "markdown-it-py"}
 with open(sys.argv[1], "rb") as f:
     extra = tomllib.load(f)["project"]["optional-dependencies"]["test"]
 for req in extra:
@@ -59,7 +59,7 @@ for req in extra:
         print(req)
 PYTOOLS
 )
-[ "${#tools[@]}" -eq 5 ] || fail "expected 5 unit-test tools in the [test] extra, got: ${tools[*]}"
+[ "${#tools[@]}" -eq 6 ] || fail "expected 6 unit-test tools in the [test] extra, got: ${tools[*]}"
 "$UV" pip install -q --python "$VPY" -c "$WORK/runtime.txt" "${tools[@]}" \
   || fail "the unit-test tools do not install beside the minimums"
 
@@ -105,6 +105,10 @@ echo "== smoke: agent-doc --help, agent-doc-lsp --help"
 
 echo "== pytest ${*:-tests/unit} (declared minimums)"
 cd "$SRC"
-PATH="$VENV/bin:$PATH" "$VPY" -m pytest -q -p no:cacheprovider "${@:-tests/unit}" \
+# in parallel as scripts/test.sh runs them (AGENT_DOC_TEST_JOBS workers, 0: one process)
+JOBS=${AGENT_DOC_TEST_JOBS:-4}
+parallel=()
+[ "$JOBS" = 0 ] || parallel=(-n "$JOBS" --dist loadgroup)
+PATH="$VENV/bin:$PATH" "$VPY" -m pytest -q -p no:cacheprovider "${parallel[@]}" "${@:-tests/unit}" \
   || fail "tests failed at the declared minimums"
 echo "check_lowest_versions: ok ($(($(date +%s) - started)) s)"

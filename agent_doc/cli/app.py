@@ -72,10 +72,13 @@ for _info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.nam
 __all__ = ["app"]
 
 
-def run_app(args: list[str], prog_name: str = "agent-doc") -> int:
-    """Run the typer app on ``args``; map every failure to one line and a code."""
+def run_app(
+    args: list[str], prog_name: str = "agent-doc", *, cli: typer.Typer | None = None
+) -> int:
+    """Run the typer app (``cli``, default :data:`app`) on ``args``; map every
+    failure to one line and a code."""
     try:
-        code = app(args=args, prog_name=prog_name, standalone_mode=False)
+        code = (cli or app)(args=args, prog_name=prog_name, standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
     except NoArgsIsHelpError as exc:

@@ -13,7 +13,8 @@ for every other command.
 A command answered on a fast path ends the process without the interpreter's
 teardown (:func:`agent_doc._runtime.fast_exit.end_process`): freeing every
 module and object one by one costs a per-turn command a few milliseconds after
-its work is done.
+its work is done. On the typer path, library log lines and tracebacks are kept
+off the terminal (:mod:`agent_doc.cli._logs`).
 """
 
 from __future__ import annotations
@@ -56,8 +57,10 @@ def console() -> None:
     args = sys.argv[1:]
     code = run_fast_path(args)
     if code is None:
+        from agent_doc.cli._logs import quiet_library_logs
         from agent_doc.cli.app import run_app
 
+        quiet_library_logs()
         sys.exit(run_app(args, prog_name="agent-doc"))
 
     end_process(code)

@@ -130,12 +130,12 @@ class LiveAgent:
         :meth:`kill` end its whole group); its stderr is kept to explain an
         exit. An ``acp-ws`` agent is connected to over its WebSocket.
         """
-        from acp.client.connection import ClientSideConnection
+        from acp import connect_to_agent
 
         quiet_dropped_notifications()
         if self.agent.transport == "acp-ws":
             socket = await connect_socket(self.name, self.agent)
-            conn = ClientSideConnection(cast("Any", client), socket)
+            conn = connect_to_agent(cast("Any", client), socket)
             self.conn, self._socket, self.client = conn, socket, client
             return conn
         if shutil.which(self.agent.command) is None:
@@ -160,7 +160,7 @@ class LiveAgent:
         self._stderr_task = asyncio.get_running_loop().create_task(
             self._keep_stderr(process.stderr)
         )
-        conn = ClientSideConnection(cast("Any", client), process.stdin, process.stdout)
+        conn = connect_to_agent(cast("Any", client), process.stdin, process.stdout)
         self.conn, self._process, self.client = conn, process, client
         return conn
 

@@ -37,6 +37,9 @@ from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.write.agent_write import AGENT_WRITE_LABEL
 from agent_doc.write.agent_write import AgentView
+from agent_doc.write.agent_write import merge_into_file
+from agent_doc.write.agent_write import read_for_agent
+from agent_doc.write.outcome import normalize_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -166,8 +169,6 @@ class ConsoleHost:
         """The live buffer when an editor has ``path`` open, else the file;
         the room's text for the document of a ``run --room``. An open buffer
         and the turn's document come in the core's form (``\\n``, no BOM)."""
-        from agent_doc.write.agent_write import read_for_agent
-        from agent_doc.write.outcome import normalize_text
 
         resolved = within(path, self.root)
         if self.stream is not None and resolved == self.document:
@@ -191,8 +192,6 @@ class ConsoleHost:
         --room``, whose text lives in the room. Returns only once the write
         landed; raises otherwise.
         """
-        from agent_doc.write.agent_write import merge_into_file
-        from agent_doc.write.outcome import normalize_text
 
         resolved = within(path, self.root)
         if self.stream is not None and resolved == self.document:

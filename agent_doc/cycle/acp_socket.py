@@ -6,7 +6,7 @@ here with ``websockets`` directly: the SDK's ``create_websocket_stream`` keeps
 the library's 1 MiB message limit, and one large answer chunk or
 ``fs/write_text_file`` would end the turn; :data:`MESSAGE_LIMIT` is the stdio
 transport's line limit instead. :class:`SocketLink` is an ``acp`` Transport
-(``send``/``receive``/``close``) for ``ClientSideConnection``. The token, read
+(``send``/``receive``/``close``) for ``acp.connect_to_agent``. The token, read
 from ``token_file`` or ``token_env`` when the turn starts, goes in an
 ``Authorization: Bearer`` header, never in the URL; a URL that is not loopback
 is refused without one (checked when the config is read and again here). A

@@ -23,6 +23,7 @@ from agent_doc.cycle.prompt import utf8_length
 from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.diff import DEFAULT_CONTEXT
 from agent_doc.document.diff_window import diff_texts
+from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
 from agent_doc.errors import AgentDocError
@@ -276,7 +277,6 @@ def run_preflight(
 
 def _excerpts_of(root: Path, snapshot: str, document: str) -> str | None:
     """The resumed prompt's excerpts, unless the config says ``prompt = "full"``."""
-    from agent_doc.document.excerpt import resumed_context
 
     if not resumed_allowed(load_conversation_settings(root).prompt):
         return None

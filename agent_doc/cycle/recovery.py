@@ -18,13 +18,18 @@ import os
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
+from agent_doc.cycle.compact_landing import settle_compaction
+from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import TurnRunning
 from agent_doc.store.landing import compacting_records
+from agent_doc.store.landing import load_record
 from agent_doc.store.landing import record_path
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import doc_hash
+from agent_doc.store.state import doc_lock
 from agent_doc.store.state import split_pending
+from agent_doc.write.outcome import normalize_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -111,7 +116,6 @@ def recover_pending(
 
 def _compacting(store: StateStore, doc: Path) -> bool:
     """Whether ``doc``'s landing record names a compaction in progress."""
-    from agent_doc.store.landing import load_record
 
     return record_path(store, doc).is_file() and (
         load_record(store, doc).compacting is not None
@@ -120,10 +124,6 @@ def _compacting(store: StateStore, doc: Path) -> bool:
 
 def _settle_compaction(doc: Path, link: ServerLink | None) -> Recovered | None:
     """Complete or undo a compaction of ``doc`` that a crash interrupted."""
-    from agent_doc.cycle.compact_landing import settle_compaction
-    from agent_doc.cycle.turn_lock import acquire_turn
-    from agent_doc.store.state import doc_lock
-    from agent_doc.write.outcome import normalize_text
 
     store = StateStore.for_document(doc)
     try:
@@ -142,7 +142,6 @@ def _settle_compaction(doc: Path, link: ServerLink | None) -> Recovered | None:
 
 def _recover_one(pending: Path, doc: Path | None, link: ServerLink | None) -> Recovered:
     """Recover one pending response of ``doc`` (``None``: document not found)."""
-    from agent_doc.write.outcome import normalize_text
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import finish_interrupted
     from agent_doc.write.pipeline import write_response

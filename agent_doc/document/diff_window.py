@@ -20,10 +20,14 @@ answers :data:`PLAIN` and the caller takes the plain path.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from agent_doc.document import codeblocks
 from agent_doc.document._linediff import common_prefix
 from agent_doc.document._linediff import common_suffix
+from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff import render_diff
+from agent_doc.document.diff import strip_comments
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -95,7 +99,6 @@ def block_spans(data: bytes, start: int = 0) -> list[tuple[int, int]]:
 
 
 def _inside(blocks: list[tuple[int, int]], at: int) -> bool:
-    from bisect import bisect_right
 
     i = bisect_right(blocks, (at, 1 << 62)) - 1
     return i >= 0 and blocks[i][0] < at < blocks[i][1]
@@ -138,7 +141,6 @@ def _stripped_lines(data: bytes, end: int, blocks: list[tuple[int, int]]) -> int
     """Lines (``str.splitlines``) of the stripped ``data[:end]`` (``end`` neutral,
     no line break but ``\n`` before it): each comment is stripped in the small
     neutral chunk around it."""
-    from agent_doc.document.diff import strip_comments
 
     lines = data.count(b"\n", 0, end)
     at, link = 0, _first(_LINKREF, data, 0, end)
@@ -182,8 +184,6 @@ def _plain_bytes(a: bytes, b: bytes) -> bool:
 def window_diff(previous: bytes, current: bytes, context: int) -> str | object | None:
     """``compute_diff(previous.decode(), current.decode(), context)`` computed on
     the changed window only; :data:`PLAIN` when that cannot be shown the same."""
-    from agent_doc.document.diff import render_diff
-    from agent_doc.document.diff import strip_comments
 
     a, b = previous, current
     if not _plain_bytes(a, b):
@@ -236,7 +236,6 @@ def diff_texts(previous: str, current: str, context: int) -> str | None:
     """``compute_diff(previous, current, context)``, on their UTF-8 through the
     window when that decides (a large document then costs its encoding, not
     its stripping and line split); the plain diff otherwise."""
-    from agent_doc.document.diff import compute_diff
 
     try:
         old, new = previous.encode("utf-8"), current.encode("utf-8")

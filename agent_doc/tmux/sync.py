@@ -338,7 +338,11 @@ def _note_quick_exits(
     Failed: it died with a non-zero status that soon after it was started
     (tmux's ``pane_dead_time``), or its pane vanished that soon (an agent can
     exit before ``remain-on-exit`` is set). An agent that ended with status 0
-    (``/exit``) or was closed later is no failure: §7.20 starts a new one.
+    (``/exit``) or was closed later is no failure: §7.20 starts a new one. So
+    is a dead pane without a status: tmux 3.3 marks a pane dead when its
+    terminal reaches EOF and, when that comes before it reaps the process,
+    never records the status — how the agent ended is not known (an agent
+    that fails at start fails again, and is caught with its status then).
     """
     now = time.time()
     for doc in docs:
@@ -348,7 +352,7 @@ def _note_quick_exits(
         info = panes.get(entry.pane)
         if info is not None and not info.dead:
             continue
-        if info is not None and info.dead_status == 0:
+        if info is not None and info.dead_status in (0, None):
             clear_starting_lock(doc)  # its start is over: a new one may begin
             continue
         try:

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer._click.exceptions import UsageError
 from typer.exceptions import Exit
 from typer.main import get_command
 
+from agent_doc.cli._click import UsageError
 from agent_doc.cli.app import app
 from agent_doc.cli.app import run_app
 from agent_doc.cli.commands import _fast

@@ -8,6 +8,8 @@ It draws a ``❯`` prompt and reads one line at a time:
 * ``ask`` → shows a Claude-style permission dialog, reads the answer in raw mode
   (Up/Down/digits, Enter confirms, Esc cancels) and prints ``answered: N LABEL``;
 * ``/exit [CODE]`` → exits with CODE (default 0);
+* ``/hangup [CODE]`` → closes its terminal, then exits with CODE a moment later
+  (tmux 3.3 then shows the pane dead and never learns the status);
 * ``!COMMAND`` → runs COMMAND in a shell, like an agent's Bash tool, and prints
   ``ran: STATUS``.
 
@@ -114,6 +116,12 @@ def main() -> int:
 
             status = subprocess.run(line[1:], shell=True, check=False).returncode
             out(f"ran: {status}\n")
+        elif line.startswith("/hangup"):
+            parts = line.split()
+            for fd in (0, 1, 2):
+                os.close(fd)
+            time.sleep(0.5)
+            os._exit(int(parts[1]) if len(parts) > 1 else 0)
         elif line.startswith("/exit"):
             parts = line.split()
             return int(parts[1]) if len(parts) > 1 else 0

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -115,14 +115,26 @@ class Emacs:
         return proc.stdout.strip()
 
     def json(self, form: str) -> Any:
-        """Evaluate a form returning a JSON string; decode it."""
-        printed = self.eval(form)
-        if printed in ("nil", ""):
-            return None
-        text = re.sub(r"\\(.)", r"\1", printed[1:-1], flags=re.S)
-        # strict=False: a raw control character Emacs printed inside a string
-        # (a tab or escape in *Messages*) is text, not a broken answer
-        return json.loads(text, strict=False)
+        """Evaluate a form returning a JSON string; decode it.
+
+        Emacs writes the string to a file as UTF-8 and Python reads that: the
+        printed form ``emacsclient`` shows is a Lisp literal whose escapes
+        (and text properties, octal bytes) no regex undoes for every text a
+        buffer such as ``*Messages*`` may hold.
+        """
+        fd, name = tempfile.mkstemp(suffix=".json", dir=self.socket.parent)
+        os.close(fd)
+        out = Path(name)
+        try:
+            self.eval(
+                f"(let ((json {form}) (coding-system-for-write 'utf-8-unix))"
+                f" (with-temp-file {lisp_string(out)} (when json (insert json))) t)"
+            )
+            text = out.read_text("utf-8", errors="replace")
+        finally:
+            out.unlink(missing_ok=True)
+        # strict=False: a raw control character inside a string is text
+        return json.loads(text, strict=False) if text else None
 
 
 EMACS_DRIVER = r"""

@@ -139,9 +139,8 @@ def _run_emacs(tmp_path: Path, project: Path, *, with_markdown: bool) -> dict[st
         timeout=150,
     )
     text = out.read_text("utf-8") if out.exists() else ""
-    assert proc.returncode == 0 and not text.startswith("ERROR"), (
-        text + proc.stdout + proc.stderr
-    )
+    assert proc.returncode == 0, text + proc.stdout + proc.stderr
+    assert not text.startswith("ERROR"), text + proc.stdout + proc.stderr
     return dict(line.split("=", 1) for line in text.splitlines())
 
 

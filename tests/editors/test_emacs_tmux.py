@@ -137,7 +137,8 @@ def test_emacs_claim_and_sync_inside_tmux(
     bound = {e.file: e.pane for e in registry.load(project).entries.values()}
     assert bound["d.md"] != editor
     agent = [p for p in tmux.panes() if p["pane"] == bound["d.md"]]
-    assert agent and agent[0]["dead"] == "0"  # the fake agent, split off Emacs
+    assert agent
+    assert agent[0]["dead"] == "0"  # the fake agent, split off Emacs
     assert "sync failed" not in messages, messages
     assert "KeyError" not in messages
     quick = [p for p in tmux.panes() if p["pane"] == bound.get("o.md")]

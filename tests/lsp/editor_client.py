@@ -246,6 +246,18 @@ class Editor:
                 raise AssertionError(f"timed out after {timeout}s waiting for {what}")
             await asyncio.sleep(0.01)
 
+    async def settled(self, uri: str) -> None:
+        """Return once the server has handled every message sent before: a
+        barrier for "nothing happened". ``documentSymbol``'s handler is a
+        coroutine, and pygls runs each message's coroutine as a task in the
+        order the messages came, so its answer comes after whatever the earlier
+        notifications' handlers sent."""
+        await self.client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(
+                text_document=types.TextDocumentIdentifier(uri=uri)
+            )
+        )
+
     async def diagnostics(
         self, uri: str, version: int | None = None, timeout: float = WAIT
     ) -> list[types.Diagnostic]:

@@ -140,11 +140,10 @@ async def test_unregistered_document_is_none_until_claimed(
 )
 def test_the_poller_reads_only_the_head_and_finds_the_same_session(front):
     from agent_doc.editor import agent_status as editor_status
-    from agent_doc_lsp.fast_document import FastWorkspace
     from agent_doc_lsp.server import create_server
 
     server = create_server()
-    server.protocol._workspace = FastWorkspace(None)  # as initialize makes it
+    server.protocol.use_fast_workspace()  # as initialize makes it
     uri = "file:///tmp/head.md"
     text = front + "body\n" * 30_000
     server.workspace.put_text_document(

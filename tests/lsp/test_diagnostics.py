@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from lsprotocol import types
@@ -85,9 +84,12 @@ async def test_debounced_and_published_with_the_latest_version(client: LanguageC
     # a burst of keystrokes is checked once, for the final version
     fixed = await editor.diagnostics(uri, editor.version(uri))
     assert fixed == []
-    await asyncio.sleep(0.3)
+    final = editor.version(uri)
+    # a barrier: one more key, checked after anything still due for the burst
+    editor.append(uri, "\n")
+    await editor.diagnostics(uri, editor.version(uri))
     later = editor.published[count:]
-    assert [p.version for p in later] == [editor.version(uri)]
+    assert [p.version for p in later] == [final, editor.version(uri)]
 
 
 async def test_config_error_is_reported_not_fatal(editor: Editor, tmp_path: Path):

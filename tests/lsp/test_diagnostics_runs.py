@@ -16,7 +16,6 @@ from pytest_lsp import LanguageClient
 
 from agent_doc.editor.model import Problem
 from agent_doc_lsp.buffers import Buffer
-from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import diagnostics
 from agent_doc_lsp.server import AgentDocLanguageServer
 from agent_doc_lsp.server import create_server
@@ -51,7 +50,7 @@ class _Gate:
 
 def _server(gate: _Gate) -> tuple[AgentDocLanguageServer, list[int | None]]:
     server = create_server()
-    server.protocol._workspace = FastWorkspace(None)  # as initialize makes it
+    server.protocol.use_fast_workspace()  # as initialize makes it
     server.loop = asyncio.get_running_loop()
     server.hooks.problems[:] = [gate]
     published: list[int | None] = []

@@ -17,7 +17,6 @@ from pygls.workspace.position_codec import PositionCodec
 from agent_doc_lsp.chunked_text import ChunkedText
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
-from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.fast_document import line_starts
 from tests.lsp.editor_client import position_of
 
@@ -137,8 +136,7 @@ def test_typing_does_not_join_the_text_even_with_the_live_edit_tracker():
     from agent_doc_lsp.server import create_server
 
     server = create_server()
-    workspace = FastWorkspace(None)
-    server.protocol._workspace = workspace  # as initialize makes it
+    workspace = server.protocol.use_fast_workspace()  # as initialize makes it
     tracker = ChangeTracker()
     tracker.install(server)
     uri = "file:///big.md"
@@ -170,3 +168,38 @@ def test_typing_does_not_join_the_text_even_with_the_live_edit_tracker():
         assert watch.matched
         assert not doc._text.joined
     assert doc.source == typed + "y"
+
+
+def test_a_failing_change_listener_stops_neither_the_others_nor_the_changes(caplog):
+    """pygls applies a didChange's changes in one loop; an exception escaping a
+    listener stopped it, and the server's text fell behind the editor's."""
+    from agent_doc_lsp.server import create_server
+
+    server = create_server()
+    workspace = server.protocol.use_fast_workspace()  # as initialize makes it
+    uri = "file:///listeners.md"
+    workspace.put_text_document(
+        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text="ab\n")
+    )
+    seen: list[str] = []
+
+    def broken(_ident, _doc):
+        raise RuntimeError("a listener's bug")
+
+    workspace.change_listeners[:] = [broken, lambda _i, doc: seen.append(doc.source)]
+    at = [types.Position(line=0, character=n) for n in (1, 2)]
+    params = types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[
+            types.TextDocumentContentChangePartial(
+                range=types.Range(start=p, end=p), text=t
+            )
+            for p, t in zip(at, ("1", "2"), strict=True)
+        ],
+    )
+    with caplog.at_level("ERROR", logger="agent_doc_lsp.fast_document"):
+        next(server.protocol.lsp_text_document__did_change(params), None)
+    assert workspace.get_text_document(uri).source == "a12b\n"
+    assert seen == ["a1b\n", "a12b\n"]  # the next listener saw every change
+    failures = [r for r in caplog.records if r.getMessage().startswith("change listener")]
+    assert len(failures) == 2

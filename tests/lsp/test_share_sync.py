@@ -193,7 +193,7 @@ async def test_a_document_that_becomes_a_session_document_joins_its_room_on_save
     editor.open(uri, plain)
     await label(editor, statuses, "shared · 0 peers")  # pair.md, opened first
     editor.save(uri)
-    await asyncio.sleep(0.3)  # a save of a plain file: nothing may join
+    await editor.settled(uri)  # a save of a plain file: nothing may join
     assert all(s["uri"] != uri for s in statuses)
 
     session = "3f6c2a1e-8d4b-4c5e-9a7f-1b2c3d4e5f60"

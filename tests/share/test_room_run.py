@@ -171,7 +171,9 @@ async def test_an_acp_answer_streams_into_the_room_with_presence(
             code, err = await finished(proc)
             assert code == 0, err
             text = await alice.until(lambda t: "word79" in t and "(quick)" in t)
-        with anyio.fail_after(2):  # the agent's presence is gone once it left
+        # the agent's presence is gone once it left: well within the 30 s
+        # after which the awareness would expire it (a bound, not a timing)
+        with anyio.fail_after(10):
             await left.wait()
         watcher.close()
     assert text.count("word79") == 1
@@ -183,9 +185,9 @@ async def test_an_acp_answer_streams_into_the_room_with_presence(
     assert "word79" not in partial[0]  # it streamed, in steps
     first_partial = events.index(("text", partial[0]))
     assert ("writing", True) in events[:first_partial]  # "agent writing" while
-    # the watcher reports text from a task of its own: the final text may be
-    # reported just after the presence change that followed it
-    assert [e for e in events if e[0] == "writing"][-1] == ("writing", False)
+    # the last presence seen says the agent left (a text update may still
+    # arrive after it: the text and the presence are separate messages)
+    assert [w for kind, w in events if kind == "writing"][-1] is False
     assert await wait_file(served.root / "pair.md", lambda t: t == text) == text
     assert (host.checkout / "pair.md").read_text() == text
     snapshot = snapshot_of(host)
@@ -246,7 +248,7 @@ async def test_ctrl_c_keeps_what_streamed_marked_interrupted(
             assert code == 130, err
             assert "marked interrupted" in err
             text = await alice.until(lambda t: "*(interrupted)*" in t)
-        with anyio.fail_after(2):  # the presence is cleared after a Ctrl-C too
+        with anyio.fail_after(10):  # cleared after a Ctrl-C too (not expired at 30 s)
             await gone.wait()
         watcher.close()
     assert writing[-1] is False

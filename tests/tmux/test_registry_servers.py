@@ -8,6 +8,7 @@ only ``resync --fix`` prunes, and it prints what it removes.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import uuid
 from pathlib import Path
@@ -247,6 +248,38 @@ def test_sync_gives_a_fresh_pane_to_a_document_whose_agent_ended(
     assert fresh["b.md"] != entries["b.md"]
     assert not tmux.panes()[fresh["b.md"]].dead
     assert f"a.md ({fresh['a.md']}) | b.md ({fresh['b.md']})" in again.stdout
+
+
+def test_sync_restarts_an_agent_whose_exit_status_tmux_never_learned(
+    tmux: Tmux, project: Path
+) -> None:
+    """tmux 3.3 marks a pane dead on its terminal's EOF and, when that comes
+    before the exit, never records the status: sync judged such an agent (one
+    that had long reached its prompt) "exited at once" on a busy machine."""
+    make_doc(project, "c.md")
+    first = agent_doc("sync", "--col", "c.md", cwd=project)
+    assert first.returncode == 0, first.stderr
+    pane = next(iter(registry.load(project).entries.values())).pane
+    wait_text(tmux, pane, "❯")
+    pid = tmux.panes()[pane].pid
+    tmux.send_text(pane, "/hangup")  # closes its terminal, exits 0 later
+
+    def reaped() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    wait_for(reaped, 10, "the agent to exit and tmux to reap it")
+    assert tmux.panes()[pane].dead
+    assert tmux.panes()[pane].dead_status is None  # tmux never learned it
+    again = agent_doc("sync", "--col", "c.md", cwd=project)
+    assert again.returncode == 0, again.stderr
+    assert "exited at once" not in again.stderr
+    fresh = next(iter(registry.load(project).entries.values())).pane
+    assert fresh != pane
+    assert not tmux.panes()[fresh].dead
 
 
 def test_route_shows_elapsed_time_only_on_a_terminal(tmux: Tmux, project: Path) -> None:

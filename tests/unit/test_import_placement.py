@@ -65,6 +65,8 @@ LAZY: dict[str, str] = {
     "agent_doc.cli.app": "the typer app; the per-turn fast path must not import typer",
     "agent_doc.cli.entry -> agent_doc.cli.commands": "the fast paths' dispatch:"
     " each per-turn command loads only its own command module",
+    "agent_doc.cli.entry -> agent_doc.cli._logs": "imports logging; only the"
+    " typer path quiets library logs (a per-turn fast path logs nothing)",
     "agent_doc.write.handoff -> agent_doc.store.state": "only the fallbacks of a"
     " hand-off keep state; the hand-off path loads no state store (test_handoff)",
     "agent_doc.write.handoff -> agent_doc.store.events": "only an old server's"

@@ -109,6 +109,7 @@ def serve_log() -> None:
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         format="agent-doc serve: %(message)s",
+        force=True,  # replaces the CLI's quiet handler (cli/_logs.py)
     )
     logging.getLogger("agent_doc").setLevel(logging.DEBUG if debug else logging.INFO)
     if not debug:
