@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from agent_doc.automation.busy import set_status
-from agent_doc.document._yrs import encode_text_state
+from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.errors import AgentDocError
 from agent_doc.store.events import fire_quietly
 from agent_doc.store.state import StateStore

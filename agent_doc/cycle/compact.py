@@ -25,10 +25,10 @@ from pathlib import Path
 from agent_doc._runtime.record import Record
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.turn_lock import acquire_turn
-from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.compaction import answer_starts
 from agent_doc.document.compaction import archive_entry
 from agent_doc.document.compaction import plan_compaction
+from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.errors import StateError
 from agent_doc.store.conversation import load_conversation_settings
 from agent_doc.store.state import StateStore
