@@ -22,6 +22,9 @@ COMMIT = "agentDoc.commit"
 ALL = (WRITE, PATCH, DIFF, RESET, OUTLINE, PREFLIGHT, COMMIT)
 """The commands registered by :mod:`agent_doc_lsp.features.commands`."""
 
+BACKLOG = "agentDoc.backlog"
+"""One backlog operation by id (:mod:`agent_doc_lsp.features.backlog`)."""
+
 UNDO = "agentDoc.undo"
 REDO = "agentDoc.redo"
 SHARE = (UNDO, REDO)
@@ -52,6 +55,28 @@ class PatchArgs:
     """Component name (``<!-- agent:NAME -->``)."""
     content: str
     """The new content (mode decided by the component's config)."""
+
+
+@attrs.define
+class BacklogArgs:
+    """``agentDoc.backlog``: one operation on the backlog (or icebox)."""
+
+    uri: str
+    """The document."""
+    op: str
+    """``add``, ``done``, ``gate``, ``ungate``, ``edit``, ``reorder`` or ``clear``."""
+    id: str | None = None
+    """The item (``add``: a custom id, optional)."""
+    text: str | None = None
+    """``add``, ``edit``: the item's text."""
+    ids: list[str] = attrs.field(factory=list)
+    """``reorder``: the ids to put first, in order."""
+    all: bool = False
+    """``clear``: every item, not only the done ones."""
+    component: str = "backlog"
+    """``backlog`` or ``icebox``."""
+    by_agent: bool = False
+    """The agent's change (the snapshot follows); the person's by default."""
 
 
 @attrs.define

@@ -252,6 +252,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.writes",
     "agent_doc_lsp.features.patch_handoff",
     "agent_doc_lsp.features.commands",
+    "agent_doc_lsp.features.backlog",
     "agent_doc_lsp.features.turns",
     "agent_doc_lsp.features.sessions",
     "agent_doc_lsp.features.tmux_commands",

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from agent_doc.automation.busy import set_status
+from agent_doc.document.backlog_ops import refuse_item_list_blocks
 from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.errors import AgentDocError
 from agent_doc.store.events import fire_quietly
@@ -26,6 +27,7 @@ from agent_doc.write.outcome import normalize_text
 
 def begin(path: Path, response: str) -> None:
     """Status ``writing`` and the response saved as pending (``recover`` input)."""
+    refuse_item_list_blocks(response)  # refused before anything is kept
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(path, "writing")
     StateStore.for_document(path).save_pending(path, response)

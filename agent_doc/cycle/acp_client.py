@@ -1,7 +1,7 @@
 """The Agent Client Protocol backend: one turn with an agent that speaks ACP.
 
 An ``[agents.NAME]`` table with ``transport = "acp"`` names a program that
-speaks ACP (JSON-RPC over stdio: ``claude-code-acp``, ``gemini
+speaks ACP (JSON-RPC over stdio: ``claude-agent-acp``, ``gemini
 --experimental-acp``, a Codex adapter). :class:`AcpTurn` starts it,
 ``initialize``\\ s, opens a session (``session/load`` when the document's
 ``resume`` names one and the agent can load, else ``session/new``), sends the

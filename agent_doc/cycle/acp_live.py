@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import os
 import shutil
 import time
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
     from agent_doc.cycle.acp_requests import AcpClient
     from agent_doc.store.config import AgentCommand
+
+logger = logging.getLogger(__name__)
 
 IDLE_TIMEOUT_S = 15 * 60
 """An agent unused this long is stopped (its session stays loadable)."""
@@ -129,6 +132,7 @@ class LiveAgent:
         """
         from acp.client.connection import ClientSideConnection
 
+        quiet_dropped_notifications()
         if self.agent.transport == "acp-ws":
             socket = await connect_socket(self.name, self.agent)
             conn = ClientSideConnection(cast("Any", client), socket)
@@ -218,8 +222,7 @@ class LiveAgent:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(process.wait(), EOF_GRACE_S)
         await stop_group_async(process.pid)
-        if self._stderr_task is not None:
-            self._stderr_task.cancel()
+        await _reaped(process, self._stderr_task)
 
     async def kill(self, *, hurry: bool = False) -> None:
         """Stop the agent's process group now (SIGTERM, SIGKILL after the grace).
@@ -232,3 +235,55 @@ class LiveAgent:
             await socket.close()
         if process is not None:
             await stop_group_async(process.pid, grace=0.0 if hurry else GRACE_S)
+
+
+async def _reaped(process: Any, stderr_task: asyncio.Task[None] | None) -> None:
+    """Wait (bounded) until the loop has seen ``process`` exit and its pipes close.
+
+    The group is gone once :func:`stop_group_async` returns, but the loop
+    learns it from its child watcher a moment later: closed before that,
+    asyncio prints "Loop … that handles pid N is closed" and the transport's
+    ``__del__`` "Event loop is closed" on the person's terminal.
+    """
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(process.wait(), EOF_GRACE_S)
+    for stream in (process.stdout,):
+        if stream is not None:  # the connection stopped reading: drain to EOF
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(stream.read(), STDERR_WAIT_S)
+    if stderr_task is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(stderr_task, STDERR_WAIT_S)
+        stderr_task.cancel()
+
+
+_DROPPED = "Unhandled error while handling notification"
+
+
+class _DroppedNotification(logging.Filter):
+    """Turns the ACP SDK's traceback for a notification it could not read into
+    one debug line (the whole traceback with ``AGENT_DOC_DEBUG=1``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """False for the SDK's dropped-notification record (unless debugging)."""
+        if not str(record.msg).startswith(_DROPPED) or os.environ.get(
+            "AGENT_DOC_DEBUG"
+        ):
+            return True
+        error = record.exc_info[1] if record.exc_info else None
+        first = str(error).splitlines()[:3] if error is not None else []
+        logger.debug("%s: %s", record.getMessage(), " / ".join(first))
+        return False
+
+
+def quiet_dropped_notifications() -> None:
+    """Keep the SDK's traceback for an unreadable notification off the terminal.
+
+    An agent may send a notification our SDK's schema rejects (the Claude
+    adapter's ``usage_update`` with ``"used": null``); the SDK drops it and
+    logs the validation traceback through the root logger, while the turn goes
+    on. Idempotent.
+    """
+    root = logging.getLogger()
+    if not any(isinstance(f, _DroppedNotification) for f in root.filters):
+        root.addFilter(_DroppedNotification())

@@ -5,6 +5,8 @@ The built-in ``claude`` backend runs ``claude -p --output-format json
 --fork-session``; a ``[agents.NAME]`` table in the global config replaces the
 command and its base arguments (the session, model and system-prompt flags are
 still added, so a custom backend speaks the same argv and JSON as claude).
+The built-in ``codex`` backend runs ``codex exec --json``
+(:mod:`agent_doc.cycle.codex`) unless an ``[agents.codex]`` table replaces it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from agent_doc.cycle.cancel import raise_on_signal
 from agent_doc.cycle.cancel import signal_name
 from agent_doc.cycle.cancel import signals_routed
 from agent_doc.cycle.cancel import stop_group
+from agent_doc.cycle.codex import CODEX
+from agent_doc.cycle.codex import codex_argv
+from agent_doc.cycle.codex import codex_failure
+from agent_doc.cycle.codex import parse_codex_reply
 from agent_doc.errors import AgentError
 from agent_doc.store.config import DEFAULT_AGENT as DEFAULT_AGENT
 from agent_doc.store.config import AgentCommand
@@ -42,7 +48,7 @@ SYSTEM_PROMPT = (
 )
 DEFAULT_TIMEOUT_S = 600.0
 LOST_SESSION = lazy_compile(
-    r"no conversation found|session\b.{0,80}\bnot found|"
+    r"no conversation found|no rollout found|session\b.{0,80}\bnot found|"
     r"(?:could not|cannot|failed to) (?:resume|load)",
     re.IGNORECASE,
 )
@@ -72,6 +78,8 @@ class AgentInvocation:
     """Resolved backend name."""
     argv: tuple[str, ...]
     """The full command line."""
+    output: str = "claude"
+    """What it prints: ``claude`` (one JSON object) or ``codex`` (JSON lines)."""
 
 
 def build_invocation(
@@ -83,8 +91,11 @@ def build_invocation(
     claude_args: list[str] | None = None,
     system_prompt: str = SYSTEM_PROMPT,
 ) -> AgentInvocation:
-    """Build the argv for backend ``name`` (claude's exact argv, or a custom one)."""
+    """Build the argv for backend ``name`` (claude's or codex's, or a custom one)."""
     configured = config.agents.get(name)
+    if configured is None and name == CODEX:
+        argv = codex_argv(resume=resume, model=model, system_prompt=system_prompt)
+        return AgentInvocation(name=name, argv=tuple(argv), output="codex")
     if configured is None and name != DEFAULT_AGENT:
         raise AgentError(
             f"unknown agent '{name}': add [agents.{name}] with a command to "
@@ -110,7 +121,7 @@ def require_installed(invocation: AgentInvocation, config: GlobalConfig) -> None
     where = config.path or "~/.config/agent-doc/config.toml"
     other = (
         f"or pick another agent with --agent NAME / [agents.NAME] in {where}"
-        if invocation.name == DEFAULT_AGENT
+        if invocation.name in (DEFAULT_AGENT, CODEX)
         else f"or fix [agents.{invocation.name}] in {where}"
     )
     raise AgentError(
@@ -185,7 +196,7 @@ def send(
         finally:
             if proc is not None:
                 live_groups.discard(proc.pid)
-    return _reply_of(invocation.name, proc.returncode, stdout, stderr)
+    return _reply_of(invocation, proc.returncode, stdout, stderr)
 
 
 def _start(invocation: AgentInvocation, cwd: Path | None) -> subprocess.Popen[str]:
@@ -240,8 +251,11 @@ def _cancelled(
     )
 
 
-def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
+def _reply_of(
+    invocation: AgentInvocation, status: int, stdout: str, stderr: str
+) -> AgentReply:
     """The reply of an agent that exited with ``status``, or the error to show."""
+    name, codex = invocation.name, invocation.output == "codex"
     detail = _last_line(stderr)
     if status < 0:
         raise AgentError(
@@ -249,6 +263,9 @@ def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
             + (f": {detail}" if detail else "")
         )
     if status != 0:
+        reported = codex_failure(stdout, stderr) if codex else reported_error(stdout)
+        if reported:
+            raise AgentError(f"agent '{name}' failed (exit {status}): {reported}")
         raise AgentError(
             f"agent '{name}' exited with status {status}"
             + (f": {detail}" if detail else " and printed no error")
@@ -258,7 +275,29 @@ def _reply_of(name: str, status: int, stdout: str, stderr: str) -> AgentReply:
             f"agent '{name}' printed nothing (exit {status})"
             + (f"; stderr: {detail}" if detail else "")
         )
+    if codex:
+        text, session = parse_codex_reply(stdout, name)
+        return AgentReply(text=text, session_id=session)
     return parse_reply(stdout, name)
+
+
+def reported_error(stdout: str) -> str | None:
+    """The cause an agent that failed put in its JSON (``is_error``, ``result``).
+
+    claude exits 1 with an empty stderr when the model's API fails (401, 429,
+    529, a dropped stream) and says why only there: ``"API Error: 529
+    Overloaded…"``, ``"Invalid API key · Fix external API key"``.
+    """
+    try:
+        data = json.loads(stdout)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or not data.get("is_error"):
+        return None
+    result = data.get("result")
+    if not isinstance(result, str) or not result.strip():
+        return None
+    return _excerpt(result, limit=300)
 
 
 def _excerpt(text: str, limit: int = 80) -> str:

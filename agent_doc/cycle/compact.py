@@ -20,10 +20,12 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
 from agent_doc.cycle.commit import commit_and_refresh
+from agent_doc.cycle.named_history import tag_before_compact
 from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.document.compaction import answer_starts
 from agent_doc.document.compaction import archive_entry
@@ -66,6 +68,12 @@ class CompactOutcome:
     """``disk`` or ``server`` (an editor's live buffer)."""
     committed: bool = False
     commit_message: str | None = None
+    tag: str | None = None
+    """The tag left on the document's last commit before it changed."""
+
+    def with_tag(self, tag: str | None) -> CompactOutcome:
+        """This outcome with ``tag`` recorded."""
+        return replace(self, tag=tag)
 
 
 def archive_path(path: Path, root: Path, settings: ConversationSettings) -> Path:
@@ -173,14 +181,32 @@ def _save_state(
         store.save_baseline(path, baseline)
 
 
+def tag_before(path: Path, keep: int, name: str | None) -> str | None:
+    """Tag ``path``'s last commit when compacting would move turns out of it.
+
+    The tag (local, pushed nowhere) keeps the turns reachable by name
+    (``agent-doc show FILE --tag pre-compact-N``); ``None`` when nothing
+    would move or the document has no commit.
+    """
+    if plan_compaction(read_document(path).text, keep, "archive") is None:
+        return None
+    return tag_before_compact(path, name)
+
+
 def compact_document(
     path: Path,
     *,
     keep: int | None = None,
     link: ServerLink | None = None,
     no_git: bool = False,
+    tag: str | None = None,
+    no_tag: bool = False,
 ) -> CompactOutcome:
-    """Compact ``path`` keeping its last ``keep`` turns (default: the config)."""
+    """Compact ``path`` keeping its last ``keep`` turns (default: the config).
+
+    First the document's last commit is tagged (:func:`tag_before`): ``tag``
+    names the tag, ``no_tag`` (or ``no_git``) skips it.
+    """
 
     path = Path(path)
     root = project_root_for(path)
@@ -189,6 +215,7 @@ def compact_document(
     archive = archive_path(path, root, settings)
     store = StateStore(root)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    tagged = None if no_git or no_tag else tag_before(path, keep, tag)
     with acquire_turn(path, "compact"):
         handle = link.find_owner(path) if link is not None else None
         with doc_lock(path, root=root):
@@ -215,4 +242,4 @@ def compact_document(
     committed, message = commit_and_refresh(path, link, extra=[archive])
     return CompactOutcome(
         path, archive, plan.turns, plan.total, keep, outcome.target, committed, message
-    )
+    ).with_tag(tagged)

@@ -30,6 +30,7 @@ from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
+from agent_doc.write.backlog import tidy_backlog
 from agent_doc.write.outcome import normalize_text
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -61,6 +62,7 @@ class PreflightResult(Record):
         "prompt_mode",
         "compact_hint",
         "excerpts",
+        "backlog",
     )
 
     def __init__(
@@ -75,6 +77,7 @@ class PreflightResult(Record):
         prompt_mode: str | None = None,
         compact_hint: str | None = None,
         excerpts: str | None = None,
+        backlog: dict[str, Any] | None = None,
     ) -> None:
         self.recovered = recovered
         self.committed = committed
@@ -91,6 +94,9 @@ class PreflightResult(Record):
         self.excerpts = excerpts
         """With ``--excerpts`` on a document the agent has seen: the parts it
         needs (as a resumed prompt's ``<excerpts>``) in place of ``document``."""
+        self.backlog = backlog
+        """The backlog step's report (:func:`agent_doc.write.backlog.tidy_backlog`),
+        ``None`` without a backlog or icebox."""
 
     @property
     def no_changes(self) -> bool:
@@ -120,6 +126,8 @@ class PreflightResult(Record):
         out["suggest_compact"] = self.compact_hint is not None
         if self.compact_hint is not None:
             out["compact_hint"] = self.compact_hint
+        if self.backlog is not None:
+            out["backlog"] = self.backlog
         return out
 
 
@@ -178,6 +186,20 @@ def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bo
     return committed
 
 
+def tidy_backlog_step(
+    path: Path, link: ServerLink | None, document: str
+) -> tuple[dict[str, Any] | None, str]:
+    """The backlog step (ids, boxes and reaping, in the document and the
+    snapshot): its report and the document after it. Only documents whose
+    text names an item list pay for it."""
+    if "agent:backlog" not in document and "agent:icebox" not in document:
+        return None, document
+    report = tidy_backlog(path, link)
+    if report is not None:
+        document = current_text(path, link)
+    return report, document
+
+
 def current_text(path: Path, link: ServerLink | None) -> str:
     """The document as the user sees it: the live buffer if open, else the
     file; in the core's form either way (``\\n`` line endings, no BOM: an
@@ -228,6 +250,7 @@ def run_preflight(
         if git is not None:
             git.close()
     document = current_text(path, link)
+    backlog, document = tidy_backlog_step(path, link, document)
     store.save_baseline(path, document)
     claims = read_claims(root)
     linked: list[LinkedChange] = []
@@ -246,7 +269,7 @@ def run_preflight(
         parts = _excerpts_of(root, snapshot, document)
     return PreflightResult(
         recovered, committed, claims, diff, document, linked, size, mode,
-        compact_hint(path, root, document), parts,
+        compact_hint(path, root, document), parts, backlog,
     )  # fmt: skip
 
 

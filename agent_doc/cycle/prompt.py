@@ -44,6 +44,20 @@ TEMPLATE_HINT = (
     "blocks is added to the exchange after the user's latest text."
 )
 
+BACKLOG_HINT = (
+    "This document tracks work in an agent:backlog list whose items carry ids "
+    "([#a3f2]). Never answer with a patch:backlog or patch:icebox block: it is "
+    "refused. Change items by id with the shell, after your answer: "
+    "agent-doc backlog done|gate|ungate|add|edit {file} ID [TEXT]. Never take "
+    "up an item of agent:icebox unless the user asks."
+)
+
+
+def has_item_lists(text: str) -> bool:
+    """Whether ``text`` holds a backlog or icebox (the prompt says how to
+    change them)."""
+    return "<!-- agent:backlog" in text or "<!-- agent:icebox" in text
+
 
 def build_prompt(
     document: str,
@@ -53,16 +67,21 @@ def build_prompt(
     template: bool,
     instructions: str | None = None,
     context: str | None = None,
+    items_file: str | None = None,
 ) -> str:
     """Assemble the prompt of one cycle.
 
-    With ``context`` (the resumed form) the excerpts replace ``<document>``.
+    With ``context`` (the resumed form) the excerpts replace ``<document>``;
+    ``items_file`` (the document's path, when it has a backlog) adds how to
+    change the backlog.
     """
     parts = [instructions.rstrip("\n")] if instructions else []
     resumed = context is not None and not first
     parts.append(FIRST_PROMPT if first else RESUMED_PROMPT if resumed else NEXT_PROMPT)
     if template:
         parts.append(TEMPLATE_HINT)
+    if items_file is not None:
+        parts.append(BACKLOG_HINT.format(file=items_file))
     if not first and diff:
         parts.append(f"<diff>\n{diff.rstrip(chr(10))}\n</diff>")
     if resumed and context is not None:
@@ -103,8 +122,9 @@ def turn_prompt_size(
         return utf8_length(prompt), mode
     placeholder = "\x00"
     shell, mode, _ = turn_prompt(
-        path, root, placeholder, snapshot, diff, front=front, resumed_ok=False
-    )
+        path, root, placeholder, snapshot, diff, front=front, resumed_ok=False,
+        items=has_item_lists(text),
+    )  # fmt: skip
     newlines = len(text) - len(text.rstrip("\n")) if text.endswith("\n") else 0
     return utf8_length(shell) - 1 + utf8_length(text) - newlines, mode
 
@@ -118,11 +138,13 @@ def turn_prompt(
     *,
     front: Frontmatter,
     resumed_ok: bool,
+    items: bool | None = None,
 ) -> tuple[str, str, str | None]:
     """The prompt of a turn on ``text``: ``(prompt, mode, AGENTS.md section)``.
 
     ``mode`` is ``resumed`` when ``resumed_ok``, the document has a ``resume``
-    id and a snapshot (the agent saw it); else ``full``.
+    id and a snapshot (the agent saw it); else ``full``. ``items`` says whether
+    the document has a backlog (``None``: look in ``text``).
     """
     found = resolve_instructions(path, root)
     instructions = render_instructions(found) if found else None
@@ -136,6 +158,9 @@ def turn_prompt(
         template=front.format == "template",
         instructions=instructions,
         context=context,
+        items_file=str(path)
+        if (has_item_lists(text) if items is None else items)
+        else None,
     )
     return prompt, "resumed" if context is not None else "full", instructions
 

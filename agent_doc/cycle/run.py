@@ -23,6 +23,8 @@ from pathlib import Path
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.cycle import agents
 from agent_doc.cycle.acp_run import run_acp_from_console
+from agent_doc.cycle.agent_edits import bring_agent_edits_to_buffer
+from agent_doc.cycle.agent_edits import file_text
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
 from agent_doc.cycle.preconditions import require_session_document
@@ -175,6 +177,7 @@ def run_cycle(
         shown = (
             elapsed_on_terminal(waiting, first_tick=0) if progress else nullcontext()
         )
+        before = file_text(path) if link is not None else None
         with shown:
             reply, sent = send_turn(
                 turn,
@@ -184,6 +187,7 @@ def run_cycle(
                 full_prompt=full_prompt,
             )
         response, session_id = reply.text, reply.session_id
+        bring_agent_edits_to_buffer(path, before, link)
     response = with_resume(response, session_id, turn.front)
     if room is None:
         request = WriteRequest(path, response, baseline=turn.text, origin="run")

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_doc.cycle.preflight import current_text
+from agent_doc.cycle.preflight import tidy_backlog_step
 from agent_doc.cycle.prompt import build_prompt
+from agent_doc.cycle.prompt import has_item_lists
 from agent_doc.cycle.prompt import resumed_allowed
 from agent_doc.cycle.prompt import turn_prompt
 from agent_doc.document.diff import compute_diff
@@ -65,6 +67,7 @@ class PreparedTurn:
             first=True,
             template=self.front.format == "template",
             instructions=self.instructions,
+            items_file=str(self.path) if has_item_lists(self.text) else None,
         )
 
 
@@ -79,14 +82,16 @@ def prepare_turn(
     shared room, :mod:`agent_doc.cycle.room_turn`); by default the live
     buffer of an open editor, else the file.
 
-    A document with a ``resume`` id and a snapshot gets the resumed prompt
+    The backlog is tidied first, as preflight does (ids, boxes, done items
+    removed). A document with a ``resume`` id and a snapshot gets the resumed prompt
     unless the project's config says ``prompt = "full"``; every other turn
     the full prompt. The caller sends :meth:`PreparedTurn.full_prompt` instead
     when the agent's session turns out to be lost.
     """
     path = Path(path)
     root = project_root_for(path)
-    text = current_text(path, link) if text is None else text
+    if text is None:  # a shared room's text is tidied by nobody here
+        text = tidy_backlog_step(path, link, current_text(path, link))[1]
     front = parse_frontmatter(text)
     snapshot = StateStore(root).load_snapshot(path)
     if snapshot is None and nothing_typed(text):

@@ -14,6 +14,7 @@ import re
 
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc._runtime.record import Record
+from agent_doc.document.backlog_ops import refuse_whole_replace
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
@@ -535,6 +536,8 @@ def build_content_ours(
             ours = append_inline_response(baseline, response)
         return apply_frontmatter_fields(ours, fields)
     blocks, unmatched = parse_patch_blocks(response)
+    for block in blocks:
+        refuse_whole_replace(block.name)
     if not blocks and not unmatched.strip():
         if not fields:
             raise PatchError(EMPTY_RESPONSE)
@@ -644,6 +647,8 @@ def apply_component_patch(
             mode = "replace"
     elif mode not in ("replace", "append", "prepend"):
         raise PatchError(f"invalid patch mode '{mode}' (replace, append or prepend)")
+    if mode == "replace":
+        refuse_whole_replace(name)
     if config.timestamp:
         from datetime import datetime
         from datetime import timezone

@@ -21,6 +21,7 @@ from agent_doc.document.components import Component
 from agent_doc.document.components import is_valid_name
 from agent_doc.document.frontmatter import field_lines
 from agent_doc.document.frontmatter import split_frontmatter
+from agent_doc.editor.backlog import id_completions
 from agent_doc.editor.cache import scan
 from agent_doc.editor.fields import ATTRIBUTES
 from agent_doc.editor.fields import BY_KEY
@@ -137,7 +138,7 @@ def completions(text: str, offset: int) -> list[Completion]:
     m = _IN_MARKER.search(prefix)
     if m and "-->" not in m.group(0):
         return _marker_items(text, offset, m)
-    return []
+    return id_completions(text, offset)
 
 
 def _markers(text: str, c: Component) -> list[tuple[int, int]]:

@@ -14,6 +14,7 @@ from agent_doc.document.components import Component
 from agent_doc.document.frontmatter import deprecated_fields
 from agent_doc.document.frontmatter import migrate_deprecated
 from agent_doc.document.textedit import single_op
+from agent_doc.editor.backlog import item_actions
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Fix
 from agent_doc.editor.model import TextChange
@@ -111,6 +112,7 @@ def quick_fixes(text: str, start: int, end: int) -> list[Fix]:
             break
     out.extend(_close(text, start, end))
     out.extend(_boundaries(text, start, end))
+    out.extend(item_actions(text, start, end))
     return out
 
 

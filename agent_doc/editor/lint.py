@@ -12,6 +12,7 @@ from agent_doc.document.component_config import validate_component_attrs
 from agent_doc.document.frontmatter import deprecated_fields
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.frontmatter import split_frontmatter
+from agent_doc.editor.backlog import item_problems
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Problem
 from agent_doc.editor.outline import MAX_SYMBOL_DEPTH
@@ -102,7 +103,12 @@ def frontmatter_problems(text: str) -> list[Problem]:
 def problems(text: str) -> list[Problem]:
     """Every problem of the document, in document order."""
     out: list[Problem] = []
-    for check in (frontmatter_problems, component_problems, boundary_problems):
+    for check in (
+        frontmatter_problems,
+        component_problems,
+        boundary_problems,
+        item_problems,
+    ):
         try:
             out.extend(check(text))
         except AgentDocError as exc:  # a checker must never hide the others

@@ -48,6 +48,8 @@ def missing_agent_hint(program: str) -> str:
     """How to get a missing agent ``program``: Claude Code's link for ``claude``."""
     if Path(program).name == "claude":
         return CLAUDE_INSTALL_HINT
+    if Path(program).name == "codex":
+        return "install Codex (npm install -g @openai/codex)"
     return f"install '{program}' or fix its path"
 
 

@@ -29,6 +29,7 @@ from agent_doc._runtime.digest import sha256_hex
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.apply import build_content_ours
+from agent_doc.document.backlog_ops import refuse_item_list_blocks
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.errors import PatchError
@@ -109,6 +110,7 @@ def write_response(
     path = Path(request.path)
     if not request.response.strip():
         raise PatchError("empty response — nothing to write")
+    refuse_item_list_blocks(request.response)  # before pending: nothing kept
     reads = ReadCache() if reads is None else reads
     disk = _checked_document(path, request.baseline is None, reads)
     root = project_root_for(path)

@@ -15,7 +15,7 @@ def register(server: AgentDocLanguageServer) -> None:
 
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
-        types.CompletionOptions(trigger_characters=[":", " ", "="]),
+        types.CompletionOptions(trigger_characters=[":", " ", "=", "#"]),
     )
     def completion(
         ls: AgentDocLanguageServer, params: types.CompletionParams

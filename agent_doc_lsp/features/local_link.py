@@ -103,6 +103,27 @@ class LocalLink(ServerLink):
 
         return self._call(run())
 
+    def merge(
+        self,
+        handle: ServerHandle,
+        baseline: str,
+        target: str,
+        *,
+        label: str | None = None,
+    ) -> str:
+        """Bring the live buffer from ``baseline`` to ``target``, merged with
+        the typing since (one verified edit named ``label``); return the new
+        text."""
+
+        async def run() -> str:
+            uri = self._uri(handle)
+            plan = await writes.merge_buffer(
+                self.ls, uri, baseline, target, label=label or "agent-doc compact"
+            )
+            return plan.merged
+
+        return self._call(run())
+
     def reposition(self, path: Path) -> bool:
         """Reposition the boundary in the live buffer; ``False`` if not open."""
 

@@ -34,6 +34,11 @@ A JSON file named as the first argument may set the same keys (for agents
 started by a language server whose environment a test cannot change); it is
 read at every use, so a test may change it between two turns of one agent.
 Every call logged carries the agent's ``pid``.
+
+Kept (issue 36) for what the real adapter cannot be made to show on
+demand (scripted plans, file and terminal requests, faults, slow streams);
+the real Claude ACP adapter against a scripted model is in
+``tests/agents/test_claude_acp.py``.
 """
 
 from __future__ import annotations

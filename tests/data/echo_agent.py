@@ -4,6 +4,8 @@ It draws ``> ``, reads a line, prints the line back at once (so the submitted
 text is the last thing on screen), "thinks" for ``ECHO_AGENT_DELAY`` seconds
 (default 1.5) and prints ``line N: 'TEXT'`` — every Enter it receives is one
 numbered line, so a test can count them.
+
+Kept (issue 36): a pane behaviour a real CLI cannot be made to show on demand.
 """
 
 from __future__ import annotations

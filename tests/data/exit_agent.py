@@ -1,4 +1,7 @@
-"""A stand-in agent that exits at once with status 3 (issue 15)."""
+"""A stand-in agent that exits at once with status 3 (issue 15).
+
+Kept (issue 36): a pane behaviour a real CLI cannot be made to show on demand.
+"""
 
 from __future__ import annotations
 

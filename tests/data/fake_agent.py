@@ -12,6 +12,8 @@ It draws a ``❯`` prompt and reads one line at a time:
   ``ran: STATUS``.
 
 ``FAKE_AGENT_STARTUP_DELAY`` delays the first prompt.
+
+Kept (issue 36): a pane behaviour a real CLI cannot be made to show on demand.
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ FAKE_CLAUDE_EXIT with a line on stderr), lost (a ``--resume`` session is gone:
 answers from a new session, as an agent that lost its history does),
 lost-error (a ``--resume`` fails as claude's does: "No conversation found"). The argv and the prompt are recorded to FAKE_CLAUDE_LOG (JSON)
 when set. The answer is FAKE_CLAUDE_REPLY, or a reply quoting the prompt size.
+
+Kept for what the real claude cannot be made to show (issue 36): invalid or
+empty JSON, an answer from another session, a crash with stderr, and the exact
+argv/prompt record the many cycle tests assert cheaply. The real claude against
+a scripted model is in ``tests/agents/``.
 """
 
 import json

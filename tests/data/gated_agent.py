@@ -6,6 +6,9 @@ Every call appends ``{"pid", "argv", "prompt"}`` as one JSON line to
 agent was called" and count calls), then waits for the file ``GATED_AGENT_GATE``
 (at most 120 s; no gate set = answer at once) and prints claude's JSON with
 ``GATED_AGENT_REPLY`` (default "Answer N." with N the call count).
+
+Kept (issue 36): the turn-lock tests need an answer held until the test
+opens a gate, which no real CLI offers.
 """
 
 import json

@@ -4,6 +4,8 @@ It prints a banner, then reads lines and answers ``heard: LINE``. No line it
 prints starts with ``>`` or ``❯``, so only a configured ``prompt_pattern``
 (for example ``^ready$``) tells route that it waits for input: it prints
 ``ready`` on its own line when ``NOPROMPT_SAY_READY=1``.
+
+Kept (issue 36): a pane behaviour a real CLI cannot be made to show on demand.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ its appearance is the test's signal that the agent works), then waits
 
 ``SLOW_AGENT_TRAP=1`` ignores SIGINT, SIGTERM and SIGHUP (only SIGKILL ends it);
 ``SLOW_AGENT_CHILD_TRAP=1`` makes the child ignore them too.
+
+Kept (issue 36): a real CLI cannot be made to ignore signals or to hold a
+child of its own on demand; Ctrl-C with the real claude is in
+``tests/agents/test_claude_run.py``.
 """
 
 import json

@@ -22,6 +22,17 @@ def compact(
     no_git: Annotated[
         bool, typer.Option("--no-git", help="Do not commit FILE and its archive.")
     ] = False,
+    tag: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Name the tag left on FILE's last commit before compacting "
+            "(default: agent-doc/<doc>/pre-compact-N).",
+        ),
+    ] = None,
+    no_tag: Annotated[
+        bool, typer.Option("--no-tag", help="Leave no tag before compacting.")
+    ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON.")
     ] = False,
@@ -30,14 +41,17 @@ def compact(
 
     The snapshot follows, so the next diff is empty; an editor that has FILE
     open gets it as one edit that keeps unsaved typing. The archive is
-    committed with FILE.
+    committed with FILE. FILE's last commit is tagged first (a local tag,
+    pushed nowhere): agent-doc show FILE --tag pre-compact-N prints it.
     """
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.cycle.compact import compact_document
     from agent_doc.write.server_link import ServerLink
 
-    result = compact_document(file, keep=keep, link=ServerLink(), no_git=no_git)
+    result = compact_document(
+        file, keep=keep, link=ServerLink(), no_git=no_git, tag=tag, no_tag=no_tag
+    )
     if as_json:
         emit_json(
             {
@@ -48,6 +62,7 @@ def compact(
                 "kept": result.kept,
                 "target": result.target,
                 "committed": result.committed,
+                "tag": result.tag,
             }
         )
     elif result.moved == 0:
@@ -55,6 +70,8 @@ def compact(
     else:
         where = " in the editor" if result.target == "server" else ""
         done = ", committed" if result.committed else ""
+        if result.tag:
+            done += f"; the version before is tagged {result.tag}"
         info(
             f"moved {result.moved} turns of {file} to {result.archive.name}"
             f"{where}; kept the last {result.kept}{done}"

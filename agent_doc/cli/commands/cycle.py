@@ -326,6 +326,21 @@ def show_archived(file: Path, *, as_json: bool) -> None:
         return
     for answer in found:
         emit(f"{archive}:{answer.line}  {answer.heading}\n")
+    _pre_compact_hint(file)
+
+
+def _pre_compact_hint(file: Path) -> None:
+    """Name the tags ``compact`` left, where the archived turns are in place."""
+    from agent_doc.cli._output import info
+    from agent_doc.cycle.named_history import PRE_COMPACT
+    from agent_doc.cycle.named_history import document_log
+
+    tags = [t for e in document_log(file) for t in e.tags if PRE_COMPACT in t]
+    if tags:
+        info(
+            f"before each compaction: {', '.join(tags)} "
+            f"(agent-doc show {file} --tag NAME prints one)"
+        )
 
 
 def instructions(file: FileArg, as_json: JsonOpt = False) -> None:

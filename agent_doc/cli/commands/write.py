@@ -38,6 +38,38 @@ def write(
     ] = False,
     room: RoomOption = None,
     token_file: TokenFileOption = None,
+    backlog_add: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--backlog-add",
+            metavar="TEXT",
+            help="Then add a backlog item (repeatable).",
+        ),
+    ] = None,
+    backlog_edit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--backlog-edit", metavar="ID=TEXT", help="Then change an item's text."
+        ),
+    ] = None,
+    backlog_gate: Annotated[
+        list[str] | None,
+        typer.Option("--backlog-gate", metavar="ID", help="Then gate an item."),
+    ] = None,
+    backlog_ungate: Annotated[
+        list[str] | None,
+        typer.Option("--backlog-ungate", metavar="ID", help="Then ungate an item."),
+    ] = None,
+    backlog_done: Annotated[
+        list[str] | None,
+        typer.Option("--backlog-done", metavar="ID", help="Then mark an item done."),
+    ] = None,
+    backlog_reorder: Annotated[
+        str | None,
+        typer.Option(
+            "--backlog-reorder", metavar="ID,ID…", help="Then put these items first."
+        ),
+    ] = None,
 ) -> None:
     """Apply the agent response on stdin (patch blocks or text) to FILE.
 
@@ -45,10 +77,18 @@ def write(
     the live buffer; otherwise the file is written, merged with any edits made
     since the baseline. Exit 75 when an editor has FILE open but could not apply
     the edit in time (nothing written; the response stays pending).
+    The --backlog-* options change FILE's backlog once the answer is written,
+    in this order: add, edit, gate, ungate, done, reorder.
     """
     from agent_doc.cli.commands._fast import do_write
+    from agent_doc.cli.commands._write_backlog import backlog_ops_of
+    from agent_doc.cli.commands._write_backlog import run_backlog_ops
 
-    do_write(
+    ops = backlog_ops_of(
+        backlog_add, backlog_edit, backlog_gate, backlog_ungate, backlog_done,
+        backlog_reorder,
+    )  # fmt: skip
+    code = do_write(
         file,
         baseline_file=baseline_file,
         stream=stream,
@@ -58,6 +98,8 @@ def write(
         room=room,
         token_file=token_file,
     )
+    if code == 0 and ops:
+        run_backlog_ops(file, ops)
 
 
 def register(app: typer.Typer) -> None:
