@@ -35,6 +35,7 @@ from agent_doc.store.config import project_config_path
 from agent_doc.store.config import read_toml
 from agent_doc.store.config_keys import claim_unknown_keys
 from agent_doc.store.state import project_root_for
+from agent_doc.tmux.adapter import installed_version
 from agent_doc.tmux.bindings import agent_command
 
 Status = Literal["ok", "warn", "fail"]
@@ -105,13 +106,13 @@ def check_git(cwd: Path) -> list[Check]:
     return [found, Check("git identity", "fail", detail, fix)]
 
 
-def check_tmux(cwd: Path) -> Check:
+def check_tmux() -> Check:
     """tmux is installed (agents in panes: route, claim, sync, start)."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
+    found = installed_version()
+    if found is None:
         detail = "not found on PATH: route, claim, sync and start need it"
         return Check("tmux", "warn", detail, TMUX_HINT)
-    _, version = _output([tmux, "-V"], cwd)
+    tmux, version = found
     return Check("tmux", "ok", f"{version.removeprefix('tmux ')} ({tmux})")
 
 
@@ -262,7 +263,7 @@ def run_checks(cwd: Path | None = None) -> list[Check]:
     return [
         check_python(),
         *check_git(where),
-        check_tmux(where),
+        check_tmux(),
         *config_key_checks(where),
         *check_agents(where),
         check_language_server(),
