@@ -38,6 +38,7 @@ from agent_doc.document.boundary import reposition_boundary_to_end
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.textedit import edit_ops
 from agent_doc.document.textedit import single_op
+from agent_doc.write.patch_time import patch_time
 
 __all__ = [
     "LivePlan",
@@ -182,10 +183,11 @@ def plan_patch(
     mode: str | None = None,
 ) -> LivePlan:
     """Plan a component patch (``patch`` semantics) on the live buffer."""
+    now = patch_time(configs, component)
     return _plan_transform(
         live_text,
         lambda text: apply_component_patch(
-            text, component, content, dict(configs), mode=mode
+            text, component, content, dict(configs), mode=mode, now=now
         ),
     )
 

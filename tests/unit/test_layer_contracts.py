@@ -13,15 +13,14 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "agent_doc"
 
 DOCUMENT_NONDETERMINISM = {
-    ("agent_doc/document/apply.py", "datetime.now"): "the default of"
-    " apply_component_patch(now=...) when a component stamps its entries",
     ("agent_doc/document/boundary.py", "os.urandom"): "new_boundary_id, the"
     " default when a caller gives no boundary id",
     ("agent_doc/document/frontmatter.py", "uuid.uuid4"): "ensure_session: the"
     " session id a document without one gets",
 }
-"""The document layer's only clock and randomness, each a default a caller
-can replace (architecture.md, "The pure text model")."""
+"""The document layer's only randomness, each a default a caller can replace
+(architecture.md, "The pure text model"); it reads no clock (the time a
+component is stamped with comes from ``write/patch_time.py``)."""
 
 CLOCKS_AND_DICE = frozenset(
     {
