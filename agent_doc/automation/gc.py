@@ -3,8 +3,8 @@
 What goes (each reported with a reason):
 
 - per-document files (``snapshots/``, ``baselines/``, ``pending/``, ``crdt/``,
-  ``typing/``, ``status/``, and ``locks/<hash>.lock`` unless a process holds
-  it) whose document no longer exists. Documents are
+  ``typing/``, ``status/``, ``landing/``, and ``locks/<hash>.lock`` unless a
+  process holds it) whose document no longer exists. Documents are
   mapped to their hash by scanning the project's ``.md`` files (``.git``,
   ``.agent-doc``, ``node_modules`` and virtualenvs skipped) plus the files of
   ``sessions.json``. A pending response whose document exists is never touched;
@@ -41,7 +41,15 @@ from agent_doc.store.procs import pid_alive
 from agent_doc.store.state import doc_hash
 from agent_doc.tmux.registry import load
 
-PER_DOCUMENT = ("snapshots", "baselines", "pending", "crdt", "typing", "status")
+PER_DOCUMENT = (
+    "snapshots",
+    "baselines",
+    "pending",
+    "crdt",
+    "typing",
+    "status",
+    "landing",
+)
 TRANSIENT = ("typing", "status")
 TRANSIENT_MAX_AGE_S = 3600
 LINKS_MAX_AGE_S = 30 * 86400

@@ -18,25 +18,40 @@ from pathlib import Path
 
 from agent_doc.automation.busy import set_status
 from agent_doc.document.backlog_ops import refuse_item_list_blocks
-from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.errors import AgentDocError
 from agent_doc.store.events import fire_quietly
 from agent_doc.store.state import StateStore
+from agent_doc.write.landing import has_landed
+from agent_doc.write.landing import land_bookkeeping
+from agent_doc.write.landing import new_answer_id
 from agent_doc.write.outcome import normalize_text
 
 
-def begin(path: Path, response: str) -> None:
-    """Status ``writing`` and the response saved as pending (``recover`` input)."""
+def begin(path: Path, response: str, answer_id: str | None = None) -> str | None:
+    """Status ``writing`` and the response saved as pending (``recover``
+    input) with its answer id (a fresh one when ``None``); returns the id, or
+    ``None`` when that answer has landed already (nothing is to be written)."""
     refuse_item_list_blocks(response)  # refused before anything is kept
+    store = StateStore.for_document(path)
+    if answer_id is not None and has_landed(path, answer_id, store):
+        return None
+    answer_id = answer_id or new_answer_id()
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(path, "writing")
-    StateStore.for_document(path).save_pending(path, response)
+    store.save_pending(path, response, answer_id)
+    return answer_id
 
 
 def finish(
-    path: Path, content_ours: str, final: str, before: str, origin: str | None
+    path: Path,
+    content_ours: str,
+    final: str,
+    before: str,
+    origin: str | None,
+    answer_id: str,
 ) -> tuple[bool, bool]:
-    """Snapshot + CRDT state of ``content_ours``, pending cleared, hooks fired.
+    """Snapshot + CRDT state of ``content_ours``, the answer landed in the
+    record, pending cleared, hooks fired.
 
     ``final`` is the buffer after the edit, ``before`` the buffer before it.
     Returns ``(changed, merged)`` as the CLI reports them: the buffer changed;
@@ -45,9 +60,8 @@ def finish(
     """
     content_ours, final = normalize_text(content_ours), normalize_text(final)
     store = StateStore.for_document(path)
-    store.save_snapshot(path, content_ours)
-    store.save_crdt(path, encode_text_state(content_ours))
-    store.delete_pending(path)
+    land_bookkeeping(path, answer_id, content_ours)
+    store.delete_pending_of(path, answer_id)
     if origin:
         logs = store.state_dir / "logs"
         logs.mkdir(parents=True, exist_ok=True)

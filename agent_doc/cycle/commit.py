@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_doc._runtime.faults import crash_point
+from agent_doc._runtime.faults import declare_points
 from agent_doc._runtime.lazy import lazy_logger
 from agent_doc._runtime.record import Record
 from agent_doc.cycle.gitcli import relative_path
@@ -49,6 +51,10 @@ if TYPE_CHECKING:
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
+
+declare_points(
+    {"commit.committed": "the commit is made; the snapshot's boundary not moved"}
+)
 
 
 class HistoryEntry(Record):
@@ -103,6 +109,7 @@ def commit_document(
         if snapshot is not None:
             cleaned = reposition_boundary_to_end(strip_head_markers(snapshot))
         tree = git.work_tree()
+        git.settle_index(tree)  # a commit killed before its index followed
         rel = relative_path(tree, path)  # a symlink's target
         also = _link_entries(git, tree, path) + _extra_entries(git, tree, extra)
         if snapshot is None:
@@ -116,6 +123,7 @@ def commit_document(
         result = git.commit(
             tree, rel, data, git.message, path=path.resolve(), also=also
         )
+        crash_point("commit.committed")
     if result.committed and cleaned is not None and cleaned != snapshot:
         store.save_snapshot(path, cleaned)
     return result.committed, result.message

@@ -8,8 +8,11 @@ replacement and the CRDT state is re-encoded from the new snapshot, so the
 next diff shows only what was typed and not sent. When a language server has
 the document open, the buffer changes by one workspace edit merged with the
 typing since it was read (one undo); otherwise the file is rewritten under the
-document lock. The archive is written first: a crash between the two leaves
-the turns in both places, never in neither. The archive is committed with the
+document lock. Nothing is written when the document cannot be. The archive is
+written first, after the document's landing record names the compaction: a
+crash between the two is completed or undone by ``recover``, ``preflight`` or
+the next ``compact`` (:mod:`agent_doc.cycle.compact_landing`), so a turn is
+never in both files nor in neither. The archive is committed with the
 document (``--no-git`` skips it). Refused while an agent turn runs on the
 document, and when the turns to move hold edits the agent has not seen.
 """
@@ -23,16 +26,22 @@ from dataclasses import dataclass
 from dataclasses import replace
 from pathlib import Path
 
+from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.record import Record
 from agent_doc.cycle.commit import commit_and_refresh
+from agent_doc.cycle.compact_landing import forget_intent
+from agent_doc.cycle.compact_landing import record_intent
+from agent_doc.cycle.compact_landing import save_compacted_state
+from agent_doc.cycle.compact_landing import settle_compaction
 from agent_doc.cycle.named_history import tag_before_compact
 from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.document.compaction import answer_starts
 from agent_doc.document.compaction import archive_entry
 from agent_doc.document.compaction import plan_compaction
-from agent_doc.document.yrs_codec import encode_text_state
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 from agent_doc.store.conversation import load_conversation_settings
+from agent_doc.store.docfile import check_writable
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import doc_lock
@@ -46,6 +55,7 @@ if TYPE_CHECKING:
     from agent_doc.document.compaction import Compaction
     from agent_doc.store.conversation import ConversationSettings
     from agent_doc.store.state import StateStore
+    from agent_doc.write.server_link import ServerHandle
     from agent_doc.write.server_link import ServerLink
 
 ARCHIVE_SUFFIX = ".archive.md"
@@ -171,16 +181,6 @@ def _compacted_state(
     return new_snapshot, plan.apply_to(baseline) if baseline is not None else None
 
 
-def _save_state(
-    store: StateStore, path: Path, snapshot: str | None, baseline: str | None
-) -> None:
-    if snapshot is not None:
-        store.save_snapshot(path, snapshot)
-        store.save_crdt(path, encode_text_state(snapshot))
-    if baseline is not None:
-        store.save_baseline(path, baseline)
-
-
 def tag_before(path: Path, keep: int, name: str | None) -> str | None:
     """Tag ``path``'s last commit when compacting would move turns out of it.
 
@@ -206,6 +206,11 @@ def compact_document(
 
     First the document's last commit is tagged (:func:`tag_before`): ``tag``
     names the tag, ``no_tag`` (or ``no_git``) skips it.
+
+    One recoverable step (:mod:`agent_doc.cycle.compact_landing`): nothing is
+    written when the document cannot be, and a compaction a crash left half
+    done is completed or undone first. With nothing to compact, an archive a
+    crash left uncommitted is committed.
     """
 
     path = Path(path)
@@ -213,33 +218,88 @@ def compact_document(
     settings = load_conversation_settings(root)
     keep = settings.keep_turns if keep is None else keep
     archive = archive_path(path, root, settings)
-    store = StateStore(root)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     tagged = None if no_git or no_tag else tag_before(path, keep, tag)
     with acquire_turn(path, "compact"):
         handle = link.find_owner(path) if link is not None else None
-        with doc_lock(path, root=root):
-            current = read_document(path)
-            text = normalize_text(handle.text) if handle else current.text
-            plan = plan_compaction(text, keep, _link_to(archive, path))
-            if plan is None:
-                return CompactOutcome(path, archive, 0, 0, keep)
-            state = _compacted_state(store, path, plan)  # may refuse: first
-            archive.parent.mkdir(parents=True, exist_ok=True)
-            entry = archive_entry(plan, stamp, path.name)
-            atomic_write_text(archive, _archive_text(archive, path, entry))
-            if handle is None:
-                write_document(path, current, plan.apply(text))
-                _save_state(store, path, *state)
-        if handle is not None and link is not None:
-            link.merge(handle, text, plan.apply(text))
-            _save_state(store, path, *state)
-    outcome = CompactOutcome(
-        path, archive, plan.turns, plan.total, keep, "server" if handle else "disk"
-    )
-    if no_git:
+        plan = _compact(path, root, keep, archive, link, handle)
+    target = "server" if handle is not None else "disk"
+    moved, total = (plan.turns, plan.total) if plan is not None else (0, 0)
+    outcome = CompactOutcome(path, archive, moved, total, keep, target)
+    if no_git or (plan is None and not archive.is_file()):
         return outcome
     committed, message = commit_and_refresh(path, link, extra=[archive])
+    if plan is None:  # only what a crash left: reported as nothing compacted
+        return outcome
     return CompactOutcome(
-        path, archive, plan.turns, plan.total, keep, outcome.target, committed, message
+        path, archive, moved, total, keep, target, committed, message
     ).with_tag(tagged)
+
+
+def _compact(
+    path: Path,
+    root: Path,
+    keep: int,
+    archive: Path,
+    link: ServerLink | None,
+    handle: ServerHandle | None,
+) -> Compaction | None:
+    """Move the turns (the caller holds the turn); the plan, ``None``: nothing
+    to compact."""
+    store = StateStore(root)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    live = normalize_text(handle.text) if handle else None
+    with doc_lock(path, root=root):
+        settle_compaction(path, live)
+        current = read_document(path)
+        text = live if live is not None else current.text
+        plan = plan_compaction(text, keep, _link_to(archive, path))
+        if plan is None:
+            return None
+        state = _compacted_state(store, path, plan)  # may refuse: first
+        if handle is None:
+            check_writable(path)  # refused before anything is written
+        entry = archive_entry(plan, stamp, path.name)
+        _move_turns(store, path, archive, _archive_text(archive, path, entry), plan)
+        if handle is None:
+            write_document(path, current, plan.apply(text))
+            crash_point("compact.document_written")
+            save_compacted_state(store, path, *state)
+            forget_intent(store, path)
+            return plan
+    assert link is not None
+    assert handle is not None
+    try:
+        link.merge(handle, text, plan.apply(text))
+    except BaseException:
+        _settle_from_buffer(path, root, link)
+        raise
+    save_compacted_state(store, path, *state)
+    forget_intent(store, path)
+    return plan
+
+
+def _settle_from_buffer(path: Path, root: Path, link: ServerLink) -> None:
+    """After a failed edit of the buffer: complete or undo the compaction by
+    what the buffer holds now; when it cannot be read, ``recover`` will."""
+    try:
+        owner = link.find_owner(path)
+        live = normalize_text(owner.text) if owner is not None else None
+        with doc_lock(path, root=root):
+            settle_compaction(path, live)
+    except AgentDocError:
+        pass
+
+
+def _move_turns(
+    store: StateStore, path: Path, archive: Path, new_archive: str, plan: Compaction
+) -> None:
+    """Record the compaction, then write the archive (the turns are then in
+    both files until the document is written; a failure here undoes it)."""
+    record_intent(store, path, archive, new_archive, plan)
+    try:
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(archive, new_archive)
+    except BaseException:
+        settle_compaction(path)
+        raise
+    crash_point("compact.archive_written")

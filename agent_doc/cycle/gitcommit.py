@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_doc._runtime.faults import crash_point
+from agent_doc._runtime.faults import declare_points
 from agent_doc.cycle import gitobjects
 from agent_doc.cycle.gitcli import REV_PARSE
 from agent_doc.cycle.gitcli import CommitResult
@@ -34,13 +36,28 @@ from agent_doc.cycle.gitobjects import ObjectReader
 from agent_doc.cycle.gitobjects import PathInTree
 from agent_doc.cycle.gitproc import GitFailed
 from agent_doc.cycle.gitproc import GitProcess
+from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.gitproc import text
 from agent_doc.errors import VcsError
+from agent_doc.store.atomic import atomic_write_bytes
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
+
+
+declare_points(
+    {
+        "commit.objects_written": "blob, trees, commit written; branch not moved",
+        "commit.ref_moved": "the branch holds the commit; the index not updated",
+    }
+)
+
+
+INDEX_NOTE = "AGENT_DOC_INDEX"
+"""A file in the git folder holding the index entry of a commit whose branch
+moved and whose index is not yet updated (:meth:`Git.settle_index`)."""
 
 
 class Git:
@@ -216,16 +233,43 @@ class Git:
             f"author {author}\ncommitter {committer}\n\n{message}"
         )
         sha = writer.write(b"commit", body.encode("utf-8", "surrogateescape"))
+        entry = index_entry(rel, blob, mode)
+        note = tree.git_dir / INDEX_NOTE  # the index entry, until it is staged
+        atomic_write_bytes(note, entry, durable=False, error=VcsError)
+        crash_point("commit.objects_written")
         # Only from the commit this one builds on (fast-forward only); the
         # user's index follows only once the branch has moved.
         _, err = move.communicate(f"update {tree.ref} {sha} {tree.head}\n".encode())
         if move.returncode != 0:
             stage.communicate()  # no input: the index stays as it was
             raise VcsError(f"git could not commit {rel}: {text(err)}")
-        _, err = stage.communicate(index_entry(rel, blob, mode))
+        crash_point("commit.ref_moved")
+        _, err = stage.communicate(entry)
         if stage.returncode != 0:
             raise GitFailed("update-index", text(err))
+        note.unlink(missing_ok=True)
         return CommitResult(committed=True, sha=sha, message=message)
+
+    def settle_index(self, tree: WorkTree) -> None:
+        """Bring the index along after a commit whose process died between
+        moving the branch and updating the index (its note, :data:`INDEX_NOTE`,
+        is left): the entry is staged when HEAD still holds that blob, so
+        the index never stages a revert of the answer."""
+        note = tree.git_dir / INDEX_NOTE
+        try:
+            entry = note.read_bytes()
+        except OSError:  # none (the usual case), or unreadable
+            return
+        head, _, rel = entry.rstrip(b"\0").partition(b"\t")
+        mode, _, blob = head.decode("ascii", "replace").partition(" ")
+        path = rel.decode("utf-8", "surrogateescape")
+        if self.head_entry(tree, path) == (mode, blob):
+            status, _, err = run_git(
+                tree.top, "update-index", "--add", "-z", "--index-info", data=entry
+            )
+            if status != 0:
+                raise GitFailed("update-index", text(err))
+        note.unlink(missing_ok=True)
 
 
 def commit_blob(tree: WorkTree, rel: str, data: bytes, message: str) -> CommitResult:

@@ -14,7 +14,6 @@ from pathlib import Path
 from agent_doc.cycle import gitcli
 from agent_doc.cycle.gitproc import run_git
 from agent_doc.document.frontmatter import parse_frontmatter
-from agent_doc.errors import DocumentError
 from agent_doc.errors import VcsError
 from agent_doc.store.state import read_document
 from agent_doc.store.state import require_document
@@ -23,20 +22,16 @@ NO_GIT_HINT = "or pass --no-git"
 """How to run a turn anyway, without the commit."""
 
 
-def require_session_document(path: Path) -> None:
-    """Raise :class:`DocumentError` unless ``path`` is a readable session document.
+def require_runnable_document(path: Path) -> None:
+    """Raise :class:`DocumentError` unless ``path`` is a document a turn can run on.
 
-    A session document is a UTF-8 regular file whose frontmatter is valid and
-    holds ``agent_doc_session``.
+    Any markdown file will do (spec §7.1): a UTF-8 regular file whose
+    frontmatter, if it has one, is valid. ``agent_doc_session`` is not needed —
+    it routes a document to a tmux pane (``claim``/``route`` assign it lazily);
+    a turn runs without it.
     """
     require_document(path)
-    front = parse_frontmatter(read_document(path).text)
-    if not front.session:
-        raise DocumentError(
-            f"{path} is not a session document (no agent_doc_session in its "
-            f"frontmatter): create one with agent-doc init {path.name}, or add "
-            "'agent_doc_session: <uuid>' to its frontmatter"
-        )
+    parse_frontmatter(read_document(path).text)
 
 
 def require_git_ready(path: Path, *, branch: bool = False) -> None:

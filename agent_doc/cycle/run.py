@@ -27,7 +27,7 @@ from agent_doc.cycle.agent_edits import bring_agent_edits_to_buffer
 from agent_doc.cycle.agent_edits import file_text
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
-from agent_doc.cycle.preconditions import require_session_document
+from agent_doc.cycle.preconditions import require_runnable_document
 from agent_doc.cycle.room_turn import keep_unwritten
 from agent_doc.cycle.room_turn import settle_locally
 from agent_doc.cycle.turn import build_prompt
@@ -122,7 +122,7 @@ def run_cycle(
     (:mod:`agent_doc.cycle.cost_guard`).
     """
     path = Path(path)
-    require_session_document(path)
+    require_runnable_document(path)
     config = load_global_config()
 
     if room is not None:

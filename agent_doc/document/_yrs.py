@@ -1,8 +1,8 @@
 """The old name of :mod:`agent_doc.document.yrs_codec`, for branches in flight.
 
 Modules that other work is changing right now (``share/room_*.py``,
-``share/peer.py``, ``write/disk.py``, ``write/pipeline.py``) still import this
-name; ``tests/unit/test_private_imports.py`` lists them and fails on any other.
+``share/peer.py``) still import this name;
+``tests/unit/test_private_imports.py`` lists them and fails on any other.
 Delete this module once they import :mod:`agent_doc.document.yrs_codec`.
 """
 

@@ -272,23 +272,10 @@ def encode_document(original: DocumentFile, text: str) -> bytes:
     return BOM + data if original.bom else data
 
 
-def write_document(
-    path: Path,
-    original: DocumentFile,
-    text: str | None,
-    data: bytes | memoryview | tuple[bytes | memoryview, ...] | None = None,
-) -> None:
-    """Atomically replace the document with ``text``, restoring BOM, CRLF and mode.
-
-    ``data``, when given, is ``encode_document(original, text)`` already
-    computed by the caller (a large text is then not encoded twice), or its
-    pieces in order; ``text`` may then be ``None`` (a merge that produced only
-    the bytes).
-
-    A symlinked document is written through the link (the link stays a link).
-    Raises :class:`DocumentError` when the file or its folder is read-only (no
-    write permission bit, even for root); the file on disk is then untouched.
-    """
+def check_writable(path: Path) -> os.stat_result | None:
+    """Raise :class:`DocumentError` unless :func:`write_document` can replace
+    ``path`` (a regular file, writable, in a writable folder); its ``stat``
+    (``None`` when it does not exist yet). Nothing is written."""
     target = path.resolve()
     folder = target.parent
     try:
@@ -308,9 +295,30 @@ def write_document(
         raise DocumentError(f"cannot write {path}: {exc.strerror or exc}") from exc
     if not folder_mode & 0o200 or not os.access(folder, os.W_OK | os.X_OK):
         raise DocumentError(f"cannot write {path}: its folder {folder} is read-only")
+    return info
+
+
+def write_document(
+    path: Path,
+    original: DocumentFile,
+    text: str | None,
+    data: bytes | memoryview | tuple[bytes | memoryview, ...] | None = None,
+) -> None:
+    """Atomically replace the document with ``text``, restoring BOM, CRLF and mode.
+
+    ``data``, when given, is ``encode_document(original, text)`` already
+    computed by the caller (a large text is then not encoded twice), or its
+    pieces in order; ``text`` may then be ``None`` (a merge that produced only
+    the bytes).
+
+    A symlinked document is written through the link (the link stays a link).
+    Raises :class:`DocumentError` when the file or its folder is read-only (no
+    write permission bit, even for root); the file on disk is then untouched.
+    """
+    info = check_writable(path)
     mode = stat.S_IMODE(info.st_mode) if info is not None else None
     if data is None:
         if text is None:
             raise ValueError("write_document needs the text or its bytes")
         data = encode_document(original, text)
-    atomic_write_bytes(target, data, mode=mode, error=DocumentError)
+    atomic_write_bytes(path.resolve(), data, mode=mode, error=DocumentError)

@@ -201,16 +201,32 @@ class StateStore:
     # -- pending responses (recover) -----------------------------------------
     def load_pending(self, doc: Path) -> str | None:
         """The pending (not yet written) response, or ``None``."""
-        return _load_text(self.pending_path(doc))
+        found = self.load_pending_answer(doc)
+        return found[0] if found is not None else None
 
-    def save_pending(self, doc: Path, text: str) -> None:
-        """Store a response before writing it, so ``recover`` can replay it."""
-        atomic_write_text(self.pending_path(doc), text)
+    def load_pending_answer(self, doc: Path) -> tuple[str, str | None] | None:
+        """The pending response and its answer id (``None`` from an older
+        version, which saved none), or ``None`` when nothing is pending."""
+        text = _load_text(self.pending_path(doc))
+        return split_pending(text) if text is not None else None
+
+    def save_pending(self, doc: Path, text: str, answer_id: str | None = None) -> None:
+        """Store a response before writing it, so ``recover`` can replay it;
+        with its answer id when it has one (:func:`split_pending` reads it)."""
+        head = f"{PENDING_ID_PREFIX}{answer_id} -->\n" if answer_id else ""
+        atomic_write_text(self.pending_path(doc), head + text)
 
     def delete_pending(self, doc: Path) -> None:
         """Remove the pending response (and its expected digest) if present."""
         _delete(self.pending_path(doc))
         _delete(self.expected_path(doc))
+
+    def delete_pending_of(self, doc: Path, answer_id: str) -> None:
+        """Remove the pending response if it is answer ``answer_id``'s (a
+        concurrent write's copy is left to it)."""
+        found = self.load_pending_answer(doc)
+        if found is not None and found[1] == answer_id:
+            self.delete_pending(doc)
 
     def expected_path(self, doc: Path) -> Path:
         """``pending/<hash>.expect``: the digest of a pending write's content_ours.
@@ -259,6 +275,21 @@ class StateStore:
     def delete_crdt(self, doc: Path) -> None:
         """Remove the CRDT state if present."""
         _delete(self.crdt_path(doc))
+
+
+PENDING_ID_PREFIX = "<!-- agent-doc:answer "
+"""How a pending copy's first line, which names its answer id, starts."""
+
+
+def split_pending(text: str) -> tuple[str, str | None]:
+    """A pending copy's ``(response, answer id)`` (the id ``None`` when the
+    copy names none)."""
+    if text.startswith(PENDING_ID_PREFIX):
+        head, _, rest = text.partition("\n")
+        answer_id = head[len(PENDING_ID_PREFIX) :].removesuffix(" -->").strip()
+        if answer_id:
+            return rest, answer_id
+    return text, None
 
 
 def _load_bytes(path: Path) -> bytes | None:

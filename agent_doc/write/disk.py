@@ -12,18 +12,24 @@ from __future__ import annotations
 
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
-from agent_doc.document import _yrs
-from agent_doc.document._yrs import utf8_state_parts
+from agent_doc._runtime.faults import crash_point
+from agent_doc.document import yrs_codec
 from agent_doc.document.boundary import BOUNDARY_PREFIX
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.merge_utf8 import MergedUTF8
 from agent_doc.document.merge_utf8 import merge_utf8_parts
+from agent_doc.document.yrs_codec import utf8_state_parts
 from agent_doc.store.docfile import PLAIN
 from agent_doc.store.docfile import ReadCache
 from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
+from agent_doc.write.landing import accept_landing
+from agent_doc.write.landing import commit_landing
+from agent_doc.write.landing import data_digest
+from agent_doc.write.landing import has_landed
+from agent_doc.write.landing import promote_snapshot
 from agent_doc.write.outcome import WriteOutcome
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -35,6 +41,34 @@ if TYPE_CHECKING:
     from agent_doc.store.state import StateStore
 
 
+class _Answer:
+    """One answer's landing steps (:mod:`agent_doc.write.landing`) around the
+    document write, for a disk write."""
+
+    __slots__ = ("answer_id", "digest", "path", "store")
+
+    def __init__(
+        self, store: StateStore, path: Path, answer_id: str, digest: Callable[[], str]
+    ) -> None:
+        self.store, self.path = store, path
+        self.answer_id, self.digest = answer_id, digest
+
+    def accept(self, ours: bytes | str, final_digest: str | None) -> None:
+        """Before the document is written: snapshot staged, landing recorded."""
+        accept_landing(
+            self.store, self.path, self.answer_id, ours, self.digest(), final_digest
+        )
+
+    def written(self) -> None:
+        """After the document is written."""
+        crash_point("write.document_written")
+
+    def land(self, ours: bytes | str) -> None:
+        """Snapshot promoted, then the commit point."""
+        promote_snapshot(self.store, self.path, ours)
+        commit_landing(self.store, self.path, self.answer_id, self.digest())
+
+
 def write_to_disk(
     path: Path,
     baseline: str,
@@ -43,28 +77,35 @@ def write_to_disk(
     ours_data: bytes | None,
     reads: ReadCache | None = None,
     *,
-    before_write: Callable[[], object] = lambda: None,
+    answer_id: str,
+    ours_digest: Callable[[], str],
 ) -> WriteOutcome:
     """Lock, re-read, merge the user's concurrent edits, write atomically.
 
     ``ours_data`` is ``ours`` as UTF-8 (``None`` with a lone surrogate): the
     snapshot, the CRDT state and, when the file takes ``ours`` as it is, the
     document are written from it without encoding the text again.
-    ``before_write`` runs under the lock once the merge is done, before the
-    document or any state is written (it saves the expected digest).
+    ``answer_id`` and ``ours_digest`` (the digest of ``ours``) are the
+    answer's landing record (:mod:`agent_doc.write.landing`): under the lock,
+    once the merge is done, the snapshot is staged and the landing recorded
+    before the document is written; the answer lands in the record after it.
     ``reads`` is what the write read before (the document is then only
-    compared with those bytes under the lock).
+    compared with those bytes under the lock). An answer whose id has landed
+    meanwhile (another process landed it) is not written again.
     """
     reads = ReadCache() if reads is None else reads
+    answer = _Answer(store, path, answer_id, ours_digest)
     with doc_lock(path, root=store.root):
+        if has_landed(path, answer_id, store):  # another process landed it
+            ours_digest()  # (computed on another thread: waited for)
+            text = read_document(path).text
+            return WriteOutcome(path, ours, text, "disk", changed=False)
         theirs, base_data = reads.read_plain_utf8(path), reads.utf8_of(baseline)
         if theirs is not None and base_data is not None and ours_data is not None:
-            done = _write_utf8(
-                path, base_data, ours, ours_data, theirs, store, before_write
-            )
+            done = _write_utf8(path, base_data, ours, ours_data, theirs, store, answer)
             if done is not None:
                 return done
-        return _write_text(path, baseline, ours, store, ours_data, before_write, reads)
+        return _write_text(path, baseline, ours, store, ours_data, answer, reads)
 
 
 def _write_utf8(
@@ -74,7 +115,7 @@ def _write_utf8(
     ours_data: bytes,
     theirs: bytes,
     store: StateStore,
-    before_write: Callable[[], object],
+    answer: _Answer,
 ) -> WriteOutcome | None:
     """The write when the baseline, content_ours and the file are plain UTF-8:
     merged on their bytes, the file's text never built. ``None`` (nothing
@@ -88,10 +129,17 @@ def _write_utf8(
         final = merged
     changed = not final.equals(theirs)
     pieces = final.pieces()
-    before_write()
-    if changed:
-        write_document(path, PLAIN, None, pieces)
-    _save_snapshot_and_state(store, path, ours_data, utf8_state_parts(pieces))
+    as_merged = pieces != (ours_data,)
+    final_digest = data_digest(pieces) if as_merged else None
+
+    def land() -> None:
+        answer.accept(ours_data, final_digest)
+        if changed:
+            write_document(path, PLAIN, None, pieces)
+        answer.written()
+        answer.land(ours_data)
+
+    _land_beside_state(store, path, utf8_state_parts(pieces), land)
     return WriteOutcome(
         path=path,
         content_ours=ours,
@@ -108,7 +156,7 @@ def _write_text(
     ours: str,
     store: StateStore,
     ours_data: bytes | None,
-    before_write: Callable[[], object],
+    answer: _Answer,
     reads: ReadCache,
 ) -> WriteOutcome:
     """The write on the texts (a BOM, CRLF, a lone surrogate, a small text…)."""
@@ -119,21 +167,27 @@ def _write_text(
     if current.text == baseline:
         final = ours
         if ours_data is None:
-            state = _yrs.encode_text_state(ours)
+            state = yrs_codec.encode_text_state(ours)
         else:
-            state = _yrs.utf8_state_parts(ours_data)
+            state = yrs_codec.utf8_state_parts(ours_data)
             data = ours_data if plain else None
     else:
         result = merge_texts(baseline, ours, current.text)
         final, state = single_boundary(result.text, ours), result.state
         if plain and final is result.text:  # the state holds its UTF-8
-            data = _yrs.utf8_in_state(state)
+            data = yrs_codec.utf8_in_state(state)
     changed = final != current.text
-    before_write()
-    if changed:
-        write_document(path, current, final, data)
     snapshot = ours_data if ours_data is not None else ours
-    _save_snapshot_and_state(store, path, snapshot, state)
+    final_digest = data_digest(final) if final != ours else None
+
+    def land() -> None:
+        answer.accept(snapshot, final_digest)
+        if changed:
+            write_document(path, current, final, data)
+        answer.written()
+        answer.land(snapshot)
+
+    _land_beside_state(store, path, state, land)
     return WriteOutcome(
         path=path,
         content_ours=ours,
@@ -144,21 +198,18 @@ def _write_text(
     )
 
 
-def _save_snapshot_and_state(
+def _land_beside_state(
     store: StateStore,
     path: Path,
-    snapshot: bytes | str,
     state: bytes | tuple[bytes | memoryview, ...],
+    land: Callable[[], None],
 ) -> None:
-    """Save the snapshot (durable) and, meanwhile on another thread, the CRDT
-    state (both after the document: a reader never sees a snapshot newer than
-    the file)."""
+    """Run the landing steps (snapshot staged, document, snapshot, record)
+    while another thread saves the CRDT state (not fsynced, read by no
+    merge: it may be ahead of a document a crash left unwritten)."""
     state_saved = in_background(lambda: store.save_crdt(path, state))
     try:
-        if isinstance(snapshot, bytes):
-            store.save_snapshot_data(path, snapshot)
-        else:
-            store.save_snapshot(path, snapshot)
+        land()
     except BaseException:
         wait_quietly(state_saved)
         raise

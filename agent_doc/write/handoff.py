@@ -15,6 +15,7 @@ a server that does not have the document open, a refused request.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
@@ -127,13 +128,17 @@ def hand_off_write(
     """
     if not response.strip() or not Path(path).is_file():
         return None  # the full path reports these
-    request: dict[str, Any] = {"type": "write", "response": response, "baseline": None}
+    answer_id = os.urandom(4).hex()  # its identity (a boundary id, spec §7.22)
+    request: dict[str, Any] = {
+        "type": "write", "response": response, "baseline": None,
+        "answer_id": answer_id,
+    }  # fmt: skip
     if origin is not None:
         request["origin"] = origin
     try:
         reply = _send(path, request, timeout or write_timeout())
     except ServerTimeout:
-        _keep_pending(path, response)
+        _keep_pending(path, response, answer_id)
         raise
     if reply is None:
         return None
@@ -189,10 +194,11 @@ def _finish_here(path: Path, reply: dict[str, Any]) -> None:
     fire_quietly("post_write", path)
 
 
-def _keep_pending(path: Path, response: str) -> None:
-    """Save the response as pending (the server may not have got that far)."""
+def _keep_pending(path: Path, response: str, answer_id: str) -> None:
+    """Save the response as pending with its answer id (the server may not
+    have got that far)."""
     from agent_doc.store.state import StateStore
 
     store = StateStore.for_document(path)
     if not store.pending_path(path).is_file():
-        store.save_pending(path, response)
+        store.save_pending(path, response, answer_id)

@@ -156,14 +156,18 @@ def plan_write(
     baseline: str | None,
     response: str,
     configs: Mapping[str, Any],
+    answer_id: str | None = None,
 ) -> tuple[str, LivePlan]:
     """Plan the first attempt of a write; return ``(baseline, plan)``.
 
     ``baseline`` defaults to the live buffer (no concurrent edits possible then).
     The returned baseline (``\\n`` line endings) is reused for retries.
+    ``answer_id``: the id of the boundary the answer lands with.
     """
     base = _to_lf(live_text if baseline is None else baseline)
-    content_ours = build_content_ours(base, response, dict(configs))
+    content_ours = build_content_ours(
+        base, response, dict(configs), boundary_id=answer_id
+    )
     return base, plan_merge(base, content_ours, live_text)
 
 

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 class WriteRequest(Record):
     """An agent response to write into one document."""
 
-    __slots__ = ("path", "response", "baseline", "stream", "force_disk", "origin")
+    __slots__ = (
+        "path", "response", "baseline", "stream", "force_disk", "origin", "answer_id",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -29,6 +31,7 @@ class WriteRequest(Record):
         stream: bool = False,
         force_disk: bool = False,
         origin: str | None = None,
+        answer_id: str | None = None,
     ) -> None:
         self.path = path
         self.response = response
@@ -40,6 +43,9 @@ class WriteRequest(Record):
         """Write the file even when a language server has the document open."""
         self.origin = origin
         """Who wrote (``skill``, ``run``, ``watch``…), logged to ``logs/ops.log``."""
+        self.answer_id = answer_id
+        """The answer's id (its boundary marker's); a fresh one when ``None``.
+        An answer whose id has landed already is not written again."""
 
 
 class WriteOutcome:

@@ -25,9 +25,8 @@ from pathlib import Path
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.digest import blake2b_256_hex
-from agent_doc._runtime.digest import sha256_hex
+from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.lazy import lazy_logger
-from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.backlog_ops import refuse_item_list_blocks
 from agent_doc.document.component_config import load_component_configs
@@ -36,10 +35,14 @@ from agent_doc.errors import PatchError
 from agent_doc.store.docfile import ReadCache
 from agent_doc.store.docfile import read_plain_utf8
 from agent_doc.store.state import StateStore
-from agent_doc.store.state import doc_lock
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 from agent_doc.write.disk import write_to_disk
+from agent_doc.write.landing import has_landed
+from agent_doc.write.landing import land_bookkeeping
+from agent_doc.write.landing import new_answer_id
+from agent_doc.write.landing import record_landing
+from agent_doc.write.landing import settle_interrupted
 from agent_doc.write.outcome import WriteOutcome as WriteOutcome
 from agent_doc.write.outcome import WriteRequest as WriteRequest
 from agent_doc.write.outcome import normalize_text
@@ -59,11 +62,6 @@ logger = lazy_logger(__name__)
 def read_baseline_file(path: Path, reads: ReadCache | None = None) -> str:
     """Read a ``--baseline-file`` (UTF-8, BOM/CRLF normalised)."""
     return read_document(Path(path), reads).text
-
-
-def _crdt_state_of(text: str) -> bytes:
-    """CRDT state holding exactly ``text``."""
-    return encode_text_state(text)
 
 
 def _log_origin(store: StateStore, path: Path, origin: str) -> None:
@@ -115,9 +113,16 @@ def write_response(
     disk = _checked_document(path, request.baseline is None, reads)
     root = project_root_for(path)
     store = StateStore(root)
-    store.save_pending(path, request.response)
+    if request.answer_id is None:
+        request.answer_id = new_answer_id()
+    elif has_landed(path, request.answer_id, store):  # landing is idempotent
+        store.delete_pending_of(path, request.answer_id)  # only its own copy
+        return _already_landed(path, store, reads)
+    _land_orphan(path, request.answer_id, store, link)
+    store.save_pending(path, request.response, request.answer_id)
+    crash_point("write.pending_saved")
     outcome = _write_after_pending(request, link, path, disk, store, reads)
-    store.delete_pending(path)
+    store.delete_pending_of(path, request.answer_id)
     if request.origin:
         _log_origin(store, path, request.origin)
     if on_written is not None:
@@ -146,10 +151,13 @@ def _write_after_pending(
     if handle is not None and link is not None:
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
-        return _write_to_server(request, link, handle, baseline, store)
+        return _write_to_server(request, link, handle, baseline)
 
     configs = load_component_configs(store.root)
-    ours = build_content_ours(baseline, request.response, configs)
+    answer_id = request.answer_id or new_answer_id()
+    ours = build_content_ours(
+        baseline, request.response, configs, boundary_id=answer_id
+    )
     for warning in patch_block_warnings(request.response, baseline):
         logger.warning("warning: %s", warning)  # one stderr line per bad block
     ours_data = _utf8(ours)  # encoded once: digest, snapshot, CRDT state, file
@@ -166,11 +174,37 @@ def _write_after_pending(
             store,
             ours_data,
             reads,
-            before_write=lambda: store.save_expected(path, digest()),
+            answer_id=answer_id,
+            ours_digest=digest,
         )
     except BaseException:
         wait_quietly(digest)
         raise
+
+
+def _land_orphan(
+    path: Path, answer_id: str, store: StateStore, link: ServerLink | None
+) -> None:
+    """Land the pending answer another write left (killed, or still running)
+    before this one's pending copy takes its place: it is never overwritten
+    unlanded. Its own id keeps it from landing twice."""
+    found = store.load_pending_answer(path)
+    if found is None or found[1] == answer_id or not found[0].strip():
+        return
+    response, orphan_id = found
+    if orphan_id is None:  # an older version's copy: it gets its id now
+        orphan_id = new_answer_id()
+        store.save_pending(path, response, orphan_id)
+    if settle_interrupted(path, orphan_id) is None:
+        orphan = WriteRequest(path, response, origin="recover", answer_id=orphan_id)
+        write_response(orphan, link)
+
+
+def _already_landed(path: Path, store: StateStore, reads: ReadCache) -> WriteOutcome:
+    """The outcome of a write whose answer had landed already: nothing written."""
+    text = read_document(path, reads).text
+    ours = store.load_snapshot(path) or text
+    return WriteOutcome(path, ours, text, "disk", changed=False, merged=text != ours)
 
 
 def _checked_document(
@@ -207,16 +241,6 @@ def text_digest(text: str, data: bytes | None = None) -> str:
     return DIGEST_PREFIX + blake2b_256_hex(data)
 
 
-def digest_matches(text: str, expected: str) -> bool:
-    """True when ``expected`` (from :func:`text_digest`, or an older SHA-256
-    hex digest) is the digest of ``text``."""
-    if expected.startswith(DIGEST_PREFIX):
-        return text_digest(text) == expected
-
-    data = text.encode("utf-8", "surrogatepass")
-    return sha256_hex(data) == expected
-
-
 def _utf8(text: str) -> bytes | None:
     """``text`` as UTF-8, or ``None`` when it holds a lone surrogate."""
     try:
@@ -230,43 +254,41 @@ def record_expected(path: Path, content_ours: str) -> None:
 
     Called by a language server that builds content_ours for a hand-off
     (``agent-doc write`` sent it the response) just before it edits the
-    buffer: if the CLI dies before it clears the pending response,
-    :func:`finish_interrupted` then recognises the landed write and ``recover``
-    does not apply it a second time. Without a pending response this is a no-op.
+    buffer: the landing record names the pending answer's id (one is given
+    to a pending copy that names none) and stages content_ours, so if the CLI
+    dies before it clears the pending response, :func:`finish_interrupted`
+    recognises the landed write and ``recover`` does not apply it a second
+    time. Without a pending response this is a no-op.
     """
     store = StateStore.for_document(Path(path))
-    if store.pending_path(Path(path)).is_file():
-        store.save_expected(Path(path), text_digest(content_ours))
+    found = store.load_pending_answer(Path(path))
+    if found is None:
+        return
+    response, answer_id = found
+    if answer_id is None:
+        answer_id = new_answer_id()
+        store.save_pending(Path(path), response, answer_id)
+    record_landing(Path(path), answer_id, content_ours)
 
 
-def finish_interrupted(path: Path, current: str | None = None) -> WriteOutcome | None:
+def finish_interrupted(
+    path: Path, current: str | None = None, answer_id: str | None = None
+) -> WriteOutcome | None:
     """Finish a pending write that had landed before its process died.
 
     A write killed after the document was written (or after the snapshot was
-    saved) leaves its response pending; replaying it would add the answer twice.
-    When the snapshot, or the current text (``current``: a live buffer; default
-    the file), equals the content_ours the write expected, only the bookkeeping
-    is finished (snapshot, CRDT state, pending cleared) and the outcome is
-    returned; otherwise ``None`` (the response must be re-applied).
+    saved) leaves its response pending; replaying it would add the answer
+    twice. When the answer ``answer_id`` (default: the pending copy's) is in
+    the landing record, or the snapshot or the current text (``current``: a
+    live buffer; default the file) holds what the write landed, only the
+    bookkeeping is finished and the outcome is returned; otherwise ``None``
+    (the response must be re-applied; see :func:`settle_interrupted`).
     """
     path = Path(path)
-    store = StateStore.for_document(path)
-    with doc_lock(path, root=store.root):
-        expected = store.load_expected(path)
-        if expected is None:
-            return None
-        snapshot = store.load_snapshot(path)
-        text = current if current is not None else read_document(path).text
-        if snapshot is not None and digest_matches(snapshot, expected):
-            ours = snapshot
-        elif digest_matches(text, expected):
-            ours = text
-            store.save_snapshot(path, ours)
-            store.save_crdt(path, _crdt_state_of(ours))
-        else:
-            return None
-        store.delete_pending(path)
-    return WriteOutcome(path, ours, text, "disk", changed=False, merged=text != ours)
+    if answer_id is None:
+        found = StateStore.for_document(path).load_pending_answer(path)
+        answer_id = found[1] if found is not None else None
+    return settle_interrupted(path, answer_id, current)
 
 
 def _write_to_server(
@@ -274,17 +296,16 @@ def _write_to_server(
     link: ServerLink,
     handle: ServerHandle,
     baseline: str,
-    store: StateStore,
 ) -> WriteOutcome:
     """Hand the response to the server that owns the live buffer."""
-    reply = link.write(handle, request.response, baseline, request.origin)
+    answer_id = request.answer_id or new_answer_id()
+    reply = link.write(handle, request.response, baseline, request.origin, answer_id)
     for warning in reply.warnings:  # the server checked the patch blocks
         logger.warning("warning: %s", warning)  # one stderr line per bad block
     if handle.others:
         link.notify_stale(handle)
     ours = normalize_text(reply.content_ours)
-    store.save_snapshot(request.path, ours)
-    store.save_crdt(request.path, _crdt_state_of(ours))
+    land_bookkeeping(Path(request.path), answer_id, ours)
     final = normalize_text(reply.text)
     return WriteOutcome(
         path=Path(request.path),

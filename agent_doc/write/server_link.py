@@ -400,8 +400,10 @@ class ServerLink:
         response: str,
         baseline: str | None,
         origin: str | None = None,
+        answer_id: str | None = None,
     ) -> ServerWriteReply:
-        """Ask the owner to merge ``response`` into its live buffer."""
+        """Ask the owner to merge ``response`` into its live buffer (landing
+        with the boundary id ``answer_id`` when given)."""
         request: dict[str, Any] = {
             "type": "write",
             "file": handle.file,
@@ -410,6 +412,8 @@ class ServerLink:
         }
         if origin is not None:
             request["origin"] = origin
+        if answer_id is not None:
+            request["answer_id"] = answer_id
         reply = self._send(handle, request)
         ours, text = reply.get("content_ours"), reply.get("text")
         if not isinstance(ours, str) or not isinstance(text, str):

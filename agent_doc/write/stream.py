@@ -33,6 +33,8 @@ from agent_doc.store.state import StateStore
 from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
+from agent_doc.write.landing import land_bookkeeping
+from agent_doc.write.landing import record_landing
 from agent_doc.write.live import LivePlan
 from agent_doc.write.live import plan_merge
 from agent_doc.write.pipeline import text_digest
@@ -113,28 +115,49 @@ def with_resume_field(content_ours: str, session_id: str | None) -> str:
     return set_field(content_ours, "resume", session_id)
 
 
-def begin_final(path: Path, answer: str, content_ours: str) -> None:
-    """Keep the answer pending until :func:`finish_stream` (``recover`` can redo it)."""
+def begin_final(
+    path: Path, answer: str, content_ours: str, answer_id: str | None = None
+) -> None:
+    """Keep the answer pending until :func:`finish_stream` (``recover`` can redo it).
+
+    With ``answer_id`` (the stream's boundary id) the pending copy carries it
+    and the landing record names it with ``content_ours`` staged; without it,
+    the expected digest is saved as before.
+    """
     store = StateStore.for_document(path)
-    store.save_pending(path, answer)
-    store.save_expected(path, text_digest(content_ours))
+    store.save_pending(path, answer, answer_id)
+    if answer_id is None:
+        store.save_expected(path, text_digest(content_ours))
+    else:
+        record_landing(path, answer_id, content_ours)
 
 
-def finish_stream(path: Path, content_ours: str) -> None:
-    """The streamed answer is final: snapshot and CRDT state, pending cleared."""
+def finish_stream(path: Path, content_ours: str, answer_id: str | None = None) -> None:
+    """The streamed answer is final: snapshot and CRDT state, the answer landed
+    in the record (with ``answer_id``), pending cleared."""
     store = StateStore.for_document(path)
+    if answer_id is not None:
+        land_bookkeeping(path, answer_id, content_ours)
+        store.delete_pending_of(path, answer_id)
+        return
     store.save_snapshot(path, content_ours)
     store.save_crdt(path, encode_text_state(content_ours))
     store.delete_pending(path)
 
 
-def finish_on_disk(path: Path, stream: StreamedAnswer, content_ours: str) -> bool:
+def finish_on_disk(
+    path: Path,
+    stream: StreamedAnswer,
+    content_ours: str,
+    answer_id: str | None = None,
+) -> bool:
     """The buffer was closed mid-stream: write the final answer to the file.
 
     The file holds the baseline (closed without saving) or, when the person
     saved before closing, what the buffer showed (``stream.shown``) plus their
     typing; the merge uses that as its base so the streamed part is not added
-    twice. Returns whether the file changed. Snapshot as :func:`finish_stream`.
+    twice. Returns whether the file changed. Snapshot as :func:`finish_stream`
+    (``answer_id``: the stream's boundary id, the answer's identity).
     """
     store = StateStore.for_document(path)
     with doc_lock(path, root=store.root):
@@ -144,5 +167,5 @@ def finish_on_disk(path: Path, stream: StreamedAnswer, content_ours: str) -> boo
         changed = final != current.text
         if changed:
             write_document(path, current, final)
-    finish_stream(path, content_ours)
+    finish_stream(path, content_ours, answer_id)
     return changed

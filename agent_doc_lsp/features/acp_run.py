@@ -279,7 +279,8 @@ async def _finish_in_buffer(
     from agent_doc.write.stream import finish_stream
 
     ours = host.final_target(answer, session_id)
-    await asyncio.to_thread(begin_final, path, answer, ours)
+    answer_id = host.stream.boundary_id if host.stream is not None else None
+    await asyncio.to_thread(begin_final, path, answer, ours, answer_id)
     for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
         try:
             await host.push_final(ours)
@@ -287,7 +288,7 @@ async def _finish_in_buffer(
         except ServerTimeout:
             if attempt == FINAL_ATTEMPTS:
                 raise
-    await asyncio.to_thread(finish_stream, path, ours)
+    await asyncio.to_thread(finish_stream, path, ours, answer_id)
     host.announce_landed(ours)
 
 
@@ -300,8 +301,8 @@ def _closed_mid_stream(
     stream = host.stream
     assert stream is not None
     ours = host.final_target(answer, reply.session_id)
-    begin_final(path, answer, ours)
-    finish_on_disk(path, stream, ours)
+    begin_final(path, answer, ours, stream.boundary_id)
+    finish_on_disk(path, stream, ours, stream.boundary_id)
 
 
 def _write_at_end(link: LocalLink, turn: PreparedTurn, answer: str, sid: str) -> None:

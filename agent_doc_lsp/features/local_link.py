@@ -71,13 +71,16 @@ class LocalLink(ServerLink):
         response: str,
         baseline: str | None,
         origin: str | None = None,  # noqa: ARG002 - logged by the core
+        answer_id: str | None = None,
     ) -> ServerWriteReply:
         """Merge ``response`` into the live buffer (verified, with retries)."""
 
         async def run() -> ServerWriteReply:
             uri = self._uri(handle)
             warnings = writes.patch_warnings(self.ls, uri, response)
-            plan = await writes.write_buffer(self.ls, uri, response, baseline)
+            plan = await writes.write_buffer(
+                self.ls, uri, response, baseline, answer_id=answer_id
+            )
             return ServerWriteReply(
                 content_ours=plan.content_ours,
                 text=plan.merged,

@@ -94,6 +94,7 @@ async def write_buffer(
     response: str,
     baseline: str | None,
     timeout_ms: int | None = None,
+    answer_id: str | None = None,
 ) -> LivePlan:
     """Merge ``response`` into the open buffer ``uri``; verified, with retries."""
     path = Path(to_fs_path(uri) or uri)
@@ -102,7 +103,9 @@ async def write_buffer(
 
     def plan_for(text: str) -> LivePlan:
         if not base:
-            first_base, plan = live_write.plan_write(text, baseline, response, configs)
+            first_base, plan = live_write.plan_write(
+                text, baseline, response, configs, answer_id
+            )
             base.extend((first_base, plan.content_ours))
             record_expected(path, plan.content_ours)  # before the edit: recover
             return plan
@@ -268,6 +271,7 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
         response,
         text_field(message, "baseline", optional=True),
         _timeout_ms(message),
+        text_field(message, "answer_id", optional=True),
     )
     show_warnings(ls, warnings)
     logger.info("write into %s (origin %s)", uri, message.get("origin"))
@@ -288,11 +292,16 @@ async def _write_and_finish(
     origin = text_field(message, "origin", optional=True)
     buffer = ls.buffers.get(uri)
     before = buffer.text if buffer is not None else ""
-    served_write.begin(path, response)
+    answer_id = served_write.begin(
+        path, response, text_field(message, "answer_id", optional=True)
+    )
+    if answer_id is None:  # it has landed already: landing is idempotent
+        return {"finished": True, "warnings": [], "changed": False, "merged": False}
     try:
-        reply = await _write(ls, uri, {**message, "finish": False})
+        request = {**message, "finish": False, "answer_id": answer_id}
+        reply = await _write(ls, uri, request)
         changed, merged = served_write.finish(
-            path, reply["content_ours"], reply["text"], before, origin
+            path, reply["content_ours"], reply["text"], before, origin, answer_id
         )
     finally:
         served_write.end(path)

@@ -202,3 +202,26 @@ def test_history_and_turn_diffs_reach_archived_turns(
     assert found.sha == answered
     assert "plan.md" in found.diff
     assert "plan.archive.md" not in found.diff
+
+
+def test_an_unwritable_document_refuses_before_the_archive_is_written(
+    project: Path, conversation: Path
+) -> None:
+    """Regression (issue 35): the refusal came after the archive was written,
+    and the retry archived the same turns a second time."""
+    before = conversation.read_text()
+    conversation.chmod(0o444)
+    try:
+        refused = cli(project, "compact", "plan.md", "--keep", "5")
+    finally:
+        conversation.chmod(0o644)
+    assert refused.returncode != 0
+    assert refused.stderr.count("\n") == 1
+    assert "read-only" in refused.stderr
+    assert conversation.read_text() == before
+    assert not (project / "plan.archive.md").exists()
+    retried = cli(project, "compact", "plan.md", "--keep", "5")
+    assert retried.returncode == 0, retried.stderr
+    archive = (project / "plan.archive.md").read_text()
+    assert answers(archive) == list(range(1, 26))  # each turn once
+    assert answers(conversation.read_text()) == list(range(26, 31))

@@ -177,7 +177,7 @@ def test_run_wait_queues_behind_the_running_turn_then_sends_what_is_new(
         pytest.param("detached", "HEAD is detached", id="detached-head"),
         pytest.param("no-identity", "git has no identity", id="no-identity"),
         pytest.param("missing-agent", "agent 'gone' is not installed", id="no-agent"),
-        pytest.param("not-session", "plan.md is not a session document", id="plain"),
+        pytest.param("bad-frontmatter", "invalid frontmatter YAML", id="bad-yaml"),
     ],
 )
 def test_a_turn_that_cannot_finish_fails_before_the_agent_is_paid(
@@ -195,8 +195,8 @@ def test_a_turn_that_cannot_finish_fails_before_the_agent_is_paid(
         env |= {"GIT_CONFIG_NOSYSTEM": "1"}
     elif case == "missing-agent":
         text = DOC.replace("agent: gated", "agent: gone")
-    elif case == "not-session":
-        text = DOC.split("---\n", 2)[2]
+    elif case == "bad-frontmatter":
+        text = DOC.replace("agent: gated", "agent: gated\nmodel: [")
     doc = root / "plan.md"
     doc.write_text(text)
     if case == "detached":

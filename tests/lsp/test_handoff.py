@@ -21,6 +21,7 @@ from pytest_lsp import LanguageClient
 from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.merge import encode_text_state
 from agent_doc.errors import ComponentNotFound
+from agent_doc.store.landing import load_record
 from agent_doc.store.state import StateStore
 from agent_doc.write.server_link import ServerLink
 from tests.lsp.editor_client import Editor
@@ -134,7 +135,7 @@ async def test_cli_killed_after_the_edit_landed_is_recovered_once(ed: Editor, pr
     reply = json.loads(await asyncio.wait_for(reader.readline(), 30))
     writer.close()
     assert reply["ok"], reply
-    assert store.load_expected(doc) is not None  # recorded before the edit
+    assert load_record(store, doc).landing is not None  # recorded before the edit
     assert ed.text(uri).count("The answer is 42.") == 1
     results = await asyncio.to_thread(recover_pending, doc, ServerLink())
     assert [r.status for r in results] == ["completed"]

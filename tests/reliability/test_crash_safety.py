@@ -242,3 +242,67 @@ def test_recover_replays_a_write_that_never_landed(tmp_path: Path) -> None:
     assert doc.read_text().count(MARK) == 1
     assert store.load_snapshot(doc) == doc.read_text()
     assert store.load_pending(doc) is None
+
+
+TYPED_AFTER = "Typed after the crash, before recover."
+
+
+@pytest.mark.timeout(300)
+def test_kill_after_the_document_write_then_typing_recovers_once(
+    tmp_path: Path,
+) -> None:
+    """Regression (issue 35): ``kill -9`` of ``write`` right after the
+    document's rename (the snapshot not yet saved), then the person types, then
+    ``recover``: the answer was landed a second time (the document no longer
+    equalled the digest the write expected). Now the answer's id says it landed.
+    """
+    root = make_project(tmp_path / "proj")
+    doc = root / "doc.md"
+    old = _big_doc()
+    store = StateStore(root)
+    in_window = 0
+    for attempt in range(6):
+        _reset(doc, store, old, old)
+        proc = _start_writer(doc)
+        _kill_on_rename(proc, doc, 0.0)
+        text = doc.read_text(encoding="utf-8")
+        if MARK not in text:
+            continue  # killed before the rename: not this case
+        in_window += store.load_pending(doc) is not None
+        close = "<!-- /agent:exchange -->"
+        doc.write_text(text.replace(close, f"{TYPED_AFTER}\n{close}"), "utf-8")
+        done = run_cli(["recover", str(doc)], cwd=root)
+        assert done.returncode == 0, done.stderr.decode()
+        final = doc.read_text(encoding="utf-8")
+        assert final.count(MARK) == 1, f"attempt {attempt}: answer not once"
+        assert TYPED_AFTER in final
+        assert store.load_pending(doc) is None
+        snapshot = store.load_snapshot(doc)
+        assert snapshot is not None
+        assert snapshot.count(MARK) == 1
+    record("crash-typed", attempts=6, killed_between_document_and_state=in_window)
+
+
+def test_a_killed_writers_pending_answer_is_landed_not_overwritten(
+    tmp_path: Path,
+) -> None:
+    """Regression (issue 35): a writer killed after saving its pending copy,
+    then the next ``write`` of another answer: its own pending copy replaced
+    the first one, which was lost. Now the first lands (once), then the second.
+    """
+    root = make_project(tmp_path / "proj")
+    doc = root / "doc.md"
+    old = template_doc("Please answer.")
+    store = StateStore(root)
+    _reset(doc, store, old, old)
+    store.save_pending(doc, RESPONSE)  # what the killed writer left
+    second = RESPONSE.replace(MARK, "SECOND-ANSWER-0b1c")
+    done = run_cli(["write", str(doc), "--force-disk"], cwd=root, stdin=second)
+    assert done.returncode == 0, done.stderr.decode()
+    text = doc.read_text()
+    assert text.count(MARK) == 1
+    assert text.count("SECOND-ANSWER-0b1c") == 1
+    assert store.load_pending(doc) is None
+    again = run_cli(["recover", str(doc)], cwd=root)
+    assert again.returncode == 0
+    assert doc.read_text() == text  # nothing left to land

@@ -24,8 +24,6 @@ PENDING: dict[str, frozenset[str]] = {
             "agent_doc.share.room_file",
             "agent_doc.share.room_link",
             "agent_doc.share.room_run",
-            "agent_doc.write.disk",
-            "agent_doc.write.pipeline",
         }
     ),
 }

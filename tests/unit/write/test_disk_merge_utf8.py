@@ -52,9 +52,10 @@ def write_both_ways(
 ) -> tuple[Path, Path]:
     """The same write through the UTF-8 merge (``--baseline-file``) and through
     the text merge (the baseline as a string): the two documents."""
-    import agent_doc.document.apply as apply
+    import agent_doc.write.pipeline as pipeline
 
-    monkeypatch.setattr(apply, "new_boundary_id", lambda: "b0b0b0b0")  # same marker
+    # the same marker: an answer lands with its id as the boundary's
+    monkeypatch.setattr(pipeline, "new_answer_id", lambda: "b0b0b0b0")
     docs = []
     for name, by_file in (("bytes.md", True), ("text.md", False)):
         doc = project / name
