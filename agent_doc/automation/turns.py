@@ -6,6 +6,7 @@ load the cycle and its agent backends.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 
 from agent_doc.automation.busy import busy
@@ -35,7 +36,9 @@ def run_cycle_tracked(
     The turn lock (:mod:`agent_doc.cycle.turn_lock`) is taken first: while
     another process runs a turn on the document this raises
     :class:`~agent_doc.errors.TurnRunning` at once, or waits up to ``wait_s``
-    seconds (calling ``on_wait`` once). Then status ``generating`` is held
+    seconds (calling ``on_wait`` once). With a shared ``room`` the room's
+    turn is held too, the same way, for every host and editor of the room.
+    Then status ``generating`` is held
     during the cycle and ``post_write`` fired after it (``post_commit`` comes
     from the cycle's own commit). A dry run calls no agent and writes
     nothing: it takes no turn and sets no status (a running turn keeps both).
@@ -43,8 +46,10 @@ def run_cycle_tracked(
     path = Path(path)
     if kwargs.get("dry_run"):
         return run_cycle(path, **kwargs)
+    room = kwargs.get("room")
     with (
         acquire_turn(path, command, wait_s=wait_s, on_wait=on_wait),
+        room.hold_turn(command, wait_s, on_wait) if room else nullcontext(),
         busy(path, "generating", heartbeat=True),
     ):
         outcome = run_cycle(path, **kwargs)

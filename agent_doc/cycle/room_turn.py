@@ -23,9 +23,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from agent_doc._runtime.faults import crash_point
+from agent_doc._runtime.faults import declare_points
+from agent_doc.cycle.turn import prepare_turn
 from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.state import StateStore
+from agent_doc.store.state import doc_hash
 from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
@@ -34,9 +38,22 @@ from agent_doc.write.stream import finish_stream
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
     from types import TracebackType
 
     from agent_doc.cycle.turn import PreparedTurn
+    from agent_doc.cycle.turn_lock import TurnRecord
+
+declare_points(
+    {
+        "room.run.after_agent": "the agent answered; nothing written anywhere",
+        "room.run.after_room": "the answer, its snapshot and id are in the room; "
+        "the host's copy and snapshot not moved yet",
+        "room.run.after_settle": "the host's copy and snapshot follow the room; "
+        "not committed",
+    }
+)
 
 
 class RoomWrite:
@@ -103,6 +120,22 @@ class RoomSide:
         """The document's current text in the room (``ShareError`` if refused)."""
         raise NotImplementedError
 
+    def read_turn(self) -> tuple[str, str | None]:
+        """The room's text and its snapshot (what the agent has seen, from any
+        host; ``None`` before the first answer)."""
+        raise NotImplementedError
+
+    def hold_turn(
+        self,
+        command: str,
+        wait_s: float = 0.0,
+        on_wait: Callable[[TurnRecord], None] | None = None,
+    ) -> AbstractContextManager[None]:
+        """Hold the room's turn (one turn per room, every host and editor):
+        :class:`~agent_doc.errors.TurnRunning` as a local second turn gets,
+        or waiting up to ``wait_s`` seconds."""
+        raise NotImplementedError
+
     def write_answer(self, baseline: str, response: str) -> RoomWrite:
         """Write a whole answer (generated against ``baseline``) into the room."""
         raise NotImplementedError
@@ -133,6 +166,81 @@ def settle_locally(path: Path, written: RoomWrite) -> WriteOutcome:
         target="room",
         changed=changed,
         merged=final != written.content_ours,
+    )
+
+
+def prepare_room_turn(
+    path: Path, room: RoomSide, *, follow: bool = True
+) -> PreparedTurn | None:
+    """The turn on the room's text, diffed against the room's snapshot (the
+    host's follows it), with this host's own agent session; ``None`` when
+    nothing changed (the host's copy then follows the room too). With
+    ``follow`` false (a dry run) the same prompt, and nothing of the host is
+    written."""
+    text, seen = room.read_turn()
+    if seen is not None and follow:  # what the agent has seen, from any host
+        follow_room(path, seen)
+    turn = prepare_turn(path, None, text, resume=host_session(path), snapshot=seen)
+    if turn is None and seen is not None and follow:
+        settle_locally(path, RoomWrite(seen, text))
+    return turn
+
+
+def land_in_room(
+    room: RoomSide, turn: PreparedTurn, response: str, stream: AnswerStream | None
+) -> WriteOutcome:
+    """Write the answer into the room (unless it streamed there), then bring
+    the host's copy and snapshot up to it; an answer the room cannot take is
+    kept (:func:`keep_unwritten`)."""
+    crash_point("room.run.after_agent")
+    try:
+        if stream is not None and stream.failure is not None:
+            raise stream.failure
+        written = stream.written if stream is not None else None
+        written = written or room.write_answer(turn.text, response)
+    except ShareError as exc:  # the agent's answer is not lost with the room
+        raise keep_unwritten(
+            turn.path, turn.text, response, exc, streamed=stream is not None
+        ) from None
+    crash_point("room.run.after_room")
+    outcome = settle_locally(turn.path, written)
+    crash_point("room.run.after_settle")
+    return outcome
+
+
+def follow_room(path: Path, snapshot: str) -> None:
+    """The host's snapshot of ``path`` becomes the room's (atomically): a
+    local diff is then taken from what the agent has seen, on any host."""
+    store = StateStore.for_document(path)
+    if store.load_snapshot(path) != snapshot:
+        store.save_snapshot(path, snapshot)
+
+
+SESSIONS_DIR = "room-sessions"
+"""Folder of ``.agent-doc/`` keeping this host's agent session per shared
+document: a session belongs to the host whose agent holds it, never to the
+room's frontmatter (another host's agent never had it)."""
+
+
+def host_session(path: Path) -> str | None:
+    """This host's agent session id for the shared document ``path``."""
+    store = StateStore.for_document(path)
+    try:
+        found = (store.state_dir / SESSIONS_DIR / f"{doc_hash(path)}.txt").read_text(
+            encoding="utf-8"
+        )
+    except OSError:
+        return None
+    return found.strip() or None
+
+
+def keep_host_session(path: Path, session_id: str | None) -> None:
+    """Keep ``session_id`` as this host's session for ``path`` (atomically)."""
+    if not session_id or session_id == host_session(path):
+        return
+    store = StateStore.for_document(path)
+    atomic_write_text(
+        store.state_dir / SESSIONS_DIR / f"{doc_hash(path)}.txt", session_id + "\n"
     )
 
 

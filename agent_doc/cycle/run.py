@@ -5,7 +5,9 @@ effective AGENTS.md) → optional ``agent-doc/<stem>`` branch → the agent → 
 session id kept as ``resume`` → the response written through the one write path
 (so an open editor receives it as a workspace edit) → snapshot → git commit.
 With ``--room`` the text comes from a shared room and the answer goes into it
-(:mod:`agent_doc.cycle.room_turn`); the local copy and snapshot follow.
+(:mod:`agent_doc.cycle.room_turn`): the diff is taken from the room's
+snapshot, the agent's session is this host's own, and the local copy and
+snapshot follow the room.
 
 A CLI agent that resumes its session gets the resumed prompt (the diff and
 excerpts, :mod:`agent_doc.cycle.turn`). When it turns out the session was lost
@@ -28,15 +30,15 @@ from agent_doc.cycle.agent_edits import file_text
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.preconditions import require_git_ready
 from agent_doc.cycle.preconditions import require_runnable_document
-from agent_doc.cycle.room_turn import keep_unwritten
-from agent_doc.cycle.room_turn import settle_locally
+from agent_doc.cycle.room_turn import keep_host_session
+from agent_doc.cycle.room_turn import land_in_room
+from agent_doc.cycle.room_turn import prepare_room_turn
 from agent_doc.cycle.turn import build_prompt
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.cycle.turn import with_resume
 from agent_doc.cycle.vcs import create_branch
 from agent_doc.cycle.vcs import open_repo
 from agent_doc.errors import AgentError
-from agent_doc.errors import ShareError
 from agent_doc.store.config import load_global_config
 from agent_doc.store.config import resolve_claude_args
 from agent_doc.write.pipeline import WriteRequest
@@ -127,7 +129,9 @@ def run_cycle(
 
     if room is not None:
         link = None  # the room is the document: no local editor is involved
-    turn = prepare_turn(path, link, room.read_text() if room is not None else None)
+        turn = prepare_room_turn(path, room, follow=not dry_run)
+    else:
+        turn = prepare_turn(path, link)
     if turn is None:
         return RunOutcome(prompt="", no_changes=True)
     if dry_run:
@@ -188,22 +192,13 @@ def run_cycle(
             )
         response, session_id = reply.text, reply.session_id
         bring_agent_edits_to_buffer(path, before, link)
-    response = with_resume(response, session_id, turn.front)
     if room is None:
+        response = with_resume(response, session_id, turn.front)
         request = WriteRequest(path, response, baseline=turn.text, origin="run")
         outcome = write_response(request, link)
-    else:
-        try:
-            if stream is not None and stream.failure is not None:
-                raise stream.failure
-            written = stream.written if stream is not None else None
-            written = written or room.write_answer(turn.text, response)
-        except ShareError as exc:  # the agent's answer is not lost with the room
-            streamed = stream is not None
-            raise keep_unwritten(
-                path, turn.text, response, exc, streamed=streamed
-            ) from None
-        outcome = settle_locally(path, written)
+    else:  # the session is this host's: never in the room's frontmatter
+        keep_host_session(path, session_id)
+        outcome = land_in_room(room, turn, response, stream)
     committed = False
     if not no_git:
         committed, _ = commit_and_refresh(path, link)

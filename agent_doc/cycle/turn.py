@@ -71,16 +71,25 @@ class PreparedTurn:
         )
 
 
+FROM_TEXT = "\0from the document"
+"""``prepare_turn``'s ``resume`` default: the document's own ``resume`` id."""
+
+
 def prepare_turn(
     path: Path,
     link: ServerLink | None,
     text: str | None = None,
+    *,
+    resume: str | None = FROM_TEXT,
+    snapshot: str | None = None,
 ) -> PreparedTurn | None:
     """Read, diff and build the prompt; ``None`` when nothing changed.
 
     ``text`` is the document's current text when it was read elsewhere (a
     shared room, :mod:`agent_doc.cycle.room_turn`); by default the live
-    buffer of an open editor, else the file.
+    buffer of an open editor, else the file. ``resume`` replaces the
+    frontmatter's session id (a shared document: this host's own session);
+    ``snapshot`` the stored snapshot (a shared room's, for a dry run).
 
     The backlog is tidied first, as preflight does (ids, boxes, done items
     removed). A document with a ``resume`` id and a snapshot gets the resumed prompt
@@ -93,7 +102,10 @@ def prepare_turn(
     if text is None:  # a shared room's text is tidied by nobody here
         text = tidy_backlog_step(path, link, current_text(path, link))[1]
     front = parse_frontmatter(text)
-    snapshot = StateStore(root).load_snapshot(path)
+    if resume != FROM_TEXT:
+        front = front._replace(resume=resume)
+    if snapshot is None:
+        snapshot = StateStore(root).load_snapshot(path)
     if snapshot is None and nothing_typed(text):
         return None  # a fresh document: only what ``init`` wrote
     diff = compute_diff(snapshot or "", text)

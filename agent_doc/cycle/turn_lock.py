@@ -51,14 +51,19 @@ class TurnRecord:
     """What runs it: ``run``, ``watch`` or ``server``."""
     started: float
     """Start of the turn (Unix seconds)."""
+    host: str = ""
+    """The host it runs on, for a room's turn (empty: this host)."""
 
     def describe(self) -> str:
-        """``pid 1234, `run`, since 12:03:11`` (a date too when not today)."""
+        """``pid 1234, `run`, since 12:03:11`` (a date too when not today);
+        ``pid 1234 on box, …`` for a room's turn held on a host."""
         if self.pid <= 0:
             return "pid unknown"
         stamp = time.localtime(self.started)
         form = "%H:%M:%S" if time.time() - self.started < 20 * 3600 else "%F %T"
-        return f"pid {self.pid}, `{self.command}`, since {time.strftime(form, stamp)}"
+        where = f" on {self.host}" if self.host else ""
+        since = time.strftime(form, stamp)
+        return f"pid {self.pid}{where}, `{self.command}`, since {since}"
 
 
 class TurnLock:
@@ -125,7 +130,7 @@ def acquire_turn(
         if not _try_lock(fd, PROBE_GRACE_S):
             holder = read_record(record_path)
             if wait_s <= 0:
-                raise TurnRunning(_refusal(path, holder, hint))
+                raise TurnRunning(turn_refusal(path, holder, hint))
             if on_wait is not None:
                 on_wait(holder)
             if not _try_lock(fd, wait_s):
@@ -178,7 +183,8 @@ def read_record(record_path: Path) -> TurnRecord:
             time.sleep(0.01)
 
 
-def _refusal(path: Path, holder: TurnRecord, hint: str | None) -> str:
+def turn_refusal(path: Path | str, holder: TurnRecord, hint: str | None) -> str:
+    """The refusal of a second turn on ``path`` while ``holder`` runs one."""
     advice = f"; {hint}" if hint else ""
     return f"{path} already has a turn running ({holder.describe()}){advice}"
 

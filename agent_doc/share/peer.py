@@ -143,7 +143,8 @@ class RoomPeer:
         self._changed = anyio.Event()
         self._stop = anyio.Event()
         self._seed = seed
-        self.doc.observe(self._observed)
+        # the text only: the room's turn (its maps) changes under it too
+        self.text.observe(self._observed)
         self.presence.on_change = self._presence_changed
 
     # -- the text ---------------------------------------------------------

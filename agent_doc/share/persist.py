@@ -24,6 +24,9 @@ from typing import Any
 import anyio
 import pycrdt
 
+from agent_doc._runtime.faults import crash_point
+from agent_doc._runtime.faults import declare_points
+
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from pycrdt.store import BaseYStore
@@ -32,6 +35,14 @@ logger = logging.getLogger(__name__)
 
 BATCH_WINDOW = 0.25
 """Seconds between two store writes of one room (the most a crash can lose)."""
+
+declare_points(
+    {
+        "serve.store.before_write": "a batch of the room's updates applied in "
+        "memory (and sent to the peers), not stored",
+        "serve.store.after_write": "a batch of the room's updates is in its store",
+    }
+)
 
 
 class RoomPersister:
@@ -103,7 +114,9 @@ class RoomPersister:
                 return
             merged = batch[0] if len(batch) == 1 else pycrdt.merge_updates(*batch)
             try:
+                crash_point("serve.store.before_write")
                 await self.store.write(merged)
+                crash_point("serve.store.after_write")
             except Exception:
                 logger.exception(
                     "room %s: storing %d updates failed", self.name, len(batch)

@@ -15,6 +15,8 @@ a new socket gets first: every state the room knows.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import Any
 
 from pycrdt.websocket.asgi_server import ASGIWebsocket
@@ -23,6 +25,8 @@ logger = logging.getLogger(__name__)
 
 _AWARENESS = 1
 """``YMessageType.AWARENESS``: the first byte of an awareness message."""
+_SYNC_STEP1 = bytes([0, 0])
+"""``YMessageType.SYNC`` + ``SYNC_STEP1``: a peer asking what it lacks."""
 
 
 class PeerSocket(ASGIWebsocket):
@@ -32,10 +36,20 @@ class PeerSocket(ASGIWebsocket):
         super().__init__(*args, **kwargs)
         self.awareness_ids: set[int] = set()
         """Awareness client ids announced through this socket."""
+        self.stored: Callable[[], Awaitable[None]] | None = None
+        """Returns once the room's changes so far are in its store."""
 
     async def recv(self) -> bytes:
-        """The next message; awareness updates are noted on the way."""
+        """The next message; awareness updates are noted on the way.
+
+        A sync step 1 is passed on only once what the peer sent before it is
+        stored: the answer to it (what a writer's ``settled`` waits for) then
+        says the peer's edits are durable, not only applied in memory — a
+        ``write --room`` that returned has its answer in the store.
+        """
         message: bytes = await super().recv()
+        if message[:2] == _SYNC_STEP1 and self.stored is not None:
+            await self.stored()
         if message[:1] == bytes([_AWARENESS]):
             try:
                 self.awareness_ids.update(awareness_client_ids(message))

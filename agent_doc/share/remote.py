@@ -10,9 +10,12 @@ merge. The command returns once the room has applied the transaction. While
 it prepares and applies it, the writer's awareness (presence) state says so
 (``{"user": {"name": "agent", "kind": "agent"}, "writing": true}``): editors
 show "agent writing"; the state is set to null (left) before the writer
-disconnects. No file of the writer's host is written: its copy of the
-document only names the room (its session id) and holds the component
-configuration.
+disconnects. The writer's copy of the document only names the room (its
+session id) and holds the component configuration; it is not written, but
+its snapshot follows the room's (the caller, :mod:`agent_doc.cli.commands._room`).
+The room's snapshot and the answer's id change in the answer's transaction
+(:mod:`agent_doc.share.turn_state`): writing the same answer (same
+``--baseline-file`` and response) again lands nothing.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from agent_doc._runtime.faults import crash_point
+from agent_doc._runtime.faults import declare_points
 from agent_doc.document.apply import apply_component_patch
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.component_config import load_component_configs
@@ -38,6 +42,10 @@ from agent_doc.share.documents import session_id_of
 from agent_doc.share.room_link import RoomLink
 from agent_doc.share.room_link import RoomTarget
 from agent_doc.share.room_link import room_failure
+from agent_doc.share.turn_state import answer_id
+from agent_doc.share.turn_state import current_lease
+from agent_doc.share.turn_state import has_landed
+from agent_doc.share.turn_state import room_snapshot
 from agent_doc.store.state import project_root_for
 from agent_doc.write.outcome import normalize_text
 from agent_doc.write.patch_time import patch_time
@@ -46,6 +54,14 @@ URL_ENV = "AGENT_DOC_SHARE_URL"
 """Environment variable: the room (or server) URL when ``--room`` is not given."""
 TOKEN_ENV = "AGENT_DOC_SHARE_TOKEN"
 """Environment variable: the token when ``--token-file`` is not given."""
+
+declare_points(
+    {
+        "room.write.before_transaction": "answer computed, nothing sent to the room",
+        "room.write.after_ack": "the room applied text, snapshot and id; "
+        "the host's state not moved yet",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +79,8 @@ class RoomOutcome:
     ours: str | None = None
     """For a write: the baseline with the response applied (``content_ours``,
     what a local write keeps as the snapshot), before the merge with the room."""
+    already: bool = False
+    """The answer had landed before (its id is in the room): nothing written."""
 
 
 def room_target(
@@ -93,28 +111,73 @@ def room_target(
 
 
 def write_to_room(
-    target: RoomTarget, file: Path, response: str, baseline: str | None = None
+    target: RoomTarget,
+    file: Path,
+    response: str,
+    baseline: str | None = None,
+    *,
+    holder: str | None = None,
 ) -> RoomOutcome:
     """Apply an agent response to the room's document (as ``agent-doc write``).
 
     Without ``baseline`` the response applies to the room's current text; with
     it, the response applies to ``baseline`` and is merged with what the room
-    holds now (the edits peers made meanwhile survive).
+    holds now (the edits peers made meanwhile survive). The room's snapshot
+    becomes the baseline with the response applied, in the same transaction
+    as the text; with ``baseline`` the answer's id too, and an answer whose id
+    the room has already landed is not written again (``edits`` 0,
+    ``already`` set). With ``holder`` (``run --room``'s claim of the
+    room's turn) the answer lands only while the room's lease is still that
+    claim's; otherwise :class:`ShareError` and nothing is written.
     """
     if not response.strip():
         raise PatchError("empty response — nothing to write")
     configs = load_component_configs(project_root_for(Path(file)))
-    built: list[str] = []
+    answer = answer_id(normalize_text(baseline), response) if baseline else None
 
-    def compute(current: str) -> str:
+    def compute(current: str) -> tuple[str, str]:
         base = current if baseline is None else normalize_text(baseline)
         ours = build_content_ours(base, response, configs)
-        built.append(ours)
         for warning in patch_block_warnings(response, base):
             _warn(warning)
-        return ours if base == current else merge_texts(base, ours, current).text
+        merged = ours if base == current else merge_texts(base, ours, current).text
+        return merged, ours
 
-    return replace(edit_room(target, compute), ours=built[-1])
+    import anyio
+
+    try:
+        return anyio.run(_land_answer, target, compute, answer, holder)
+    except Exception as exc:
+        raise room_failure(exc, target.url) from None
+
+
+async def _land_answer(
+    target: RoomTarget,
+    compute: Callable[[str], tuple[str, str]],
+    answer: str | None,
+    holder: str | None,
+) -> RoomOutcome:
+    """Join, check the lease and the answer's id, write text, snapshot and id,
+    wait for the ack."""
+    async with RoomLink(target) as link:
+        before = link.current()
+        lease = current_lease(link.doc)
+        if holder is not None and (lease is None or lease.id != holder):
+            now = f"; {lease.host} pid {lease.pid} holds it now" if lease else ""
+            raise ShareError(
+                f"{target.url}: this run's turn was taken back (no renewal "
+                f"within its lease{now}), its answer is not written"
+            )
+        if answer is not None and has_landed(link.doc, answer):
+            ours = room_snapshot(link.doc) or before
+            return RoomOutcome(target.url, before, before, 0, ours, already=True)
+        after, ours = compute(before)
+        crash_point("room.write.before_transaction")
+        sent = link.updates_sent
+        edits = link.change_to(after, landing=(ours, answer))
+        await link.settled(sent)
+        crash_point("room.write.after_ack")
+    return RoomOutcome(target.url, before, after, edits, ours)
 
 
 def patch_in_room(
@@ -174,11 +237,17 @@ def read_room(target: RoomTarget) -> str:
     Raises :class:`~agent_doc.errors.ShareError` when the room is refused or
     unreachable: ``run --room`` calls this before it pays the agent.
     """
+    return read_room_turn(target)[0]
+
+
+def read_room_turn(target: RoomTarget) -> tuple[str, str | None]:
+    """The room's text and its snapshot (what the agent has seen; ``None``
+    before the first answer), read together."""
     import anyio
 
-    async def read() -> str:
+    async def read() -> tuple[str, str | None]:
         async with RoomLink(target, writing=False) as link:
-            return link.current()
+            return link.current(), room_snapshot(link.doc)
 
     try:
         return anyio.run(read)

@@ -16,6 +16,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from agent_doc._runtime.faults import crash_point
+from agent_doc._runtime.faults import declare_points
 from agent_doc.document._yrs import TEXT_KEY
 from agent_doc.document.merge import merge_texts
 from agent_doc.share.access import share_dir
@@ -40,6 +42,13 @@ a file written (and synced to disk, twice with its record) five times a second
 per busy room was most of the server's disk traffic under load, for a file
 only local tools read."""
 _RETRIES = 5
+
+declare_points(
+    {
+        "serve.projection.after_file": "the room's text is in the file; the record "
+        "of the last projection still the older text",
+    }
+)
 
 
 class RoomFile:
@@ -90,6 +99,15 @@ class RoomFile:
         apply_text_change(self.doc, self.text, text)
         self._remember(text)
         logger.info("room %s seeded from %s", self.session, self.path)
+
+    async def reconcile(self) -> None:
+        """Merge an edit of the file made while nobody projected the room
+        (the server was down) into the room, before any peer joins."""
+        import anyio
+
+        current = await anyio.to_thread.run_sync(_read, self.path)
+        if current is not None and current != self.projected:
+            self._absorb(current)
 
     async def run(self) -> None:
         """Project the room to the file whenever one of them changes (forever)."""
@@ -165,6 +183,7 @@ class RoomFile:
             if current != expected:
                 return current
             atomic_write_text(self.path, wanted)
+            crash_point("serve.projection.after_file")
             _keep(self.record, wanted)
         self.projected = wanted
         return wanted

@@ -25,6 +25,7 @@ from agent_doc.errors import ShareError
 from agent_doc.share.channel import WebsocketChannel
 from agent_doc.share.presence_state import agent_state
 from agent_doc.share.textedit import apply_text_change
+from agent_doc.share.turn_state import record_landing
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -123,13 +124,21 @@ class RoomLink:
         """The room's text as this peer holds it now."""
         return str(self.text)
 
-    def change_to(self, new: str) -> int:
+    def change_to(self, new: str, landing: tuple[str, str | None] | None = None) -> int:
         """Turn the room's text into ``new`` (the changed regions, one transaction).
 
-        Returns the number of regions changed; the update is sent in the
-        background (:meth:`settled` waits for the room to apply it).
+        ``landing`` (``(snapshot, answer id)``) is recorded in the same
+        transaction (:func:`~agent_doc.share.turn_state.record_landing`): the
+        room never holds an answer without its snapshot and id. Returns the
+        number of regions changed; the update is sent in the background
+        (:meth:`settled` waits for the room to apply it).
         """
-        return apply_text_change(self.doc, self.text, new)
+        if landing is None:
+            return apply_text_change(self.doc, self.text, new)
+        with self.doc.transaction():
+            edits = apply_text_change(self.doc, self.text, new)
+            record_landing(self.doc, *landing)
+        return edits
 
     async def settled(self, sent_before: int | None = None) -> None:
         """Wait (bounded) until the room applied what was sent after

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,20 +34,26 @@ from agent_doc.document._yrs import TEXT_KEY
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.merge import merge_texts
 from agent_doc.share.remote import read_room
+from agent_doc.share.remote import read_room_turn
 from agent_doc.share.remote import write_to_room
+from agent_doc.share.room_lease import hold_room_turn
 from agent_doc.share.room_link import TIMEOUT
 from agent_doc.share.room_link import RoomLink
 from agent_doc.share.room_link import RoomTarget
 from agent_doc.share.room_link import room_failure
 from agent_doc.share.room_link import single_error
+from agent_doc.share.turn_state import answer_id
 from agent_doc.store.state import project_root_for
 from agent_doc.write.stream import StreamedAnswer
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
     from types import TracebackType
 
     from agent_doc.cycle.turn import PreparedTurn
+    from agent_doc.cycle.turn_lock import TurnRecord
 
 
 class RoomTurn(RoomSide):
@@ -55,14 +63,49 @@ class RoomTurn(RoomSide):
         self.target = target
         self.file = Path(file)
         self.url = target.url
+        self.claim: str | None = None
+        """The claim id of the room's turn while this process holds it."""
 
     def read_text(self) -> str:
         """The room's current text; :class:`ShareError` when refused or unreachable."""
         return read_room(self.target)
 
+    def read_turn(self) -> tuple[str, str | None]:
+        """The room's text and snapshot (:func:`read_room_turn`)."""
+        return read_room_turn(self.target)
+
+    def hold_turn(
+        self,
+        command: str,
+        wait_s: float = 0.0,
+        on_wait: Callable[[TurnRecord], None] | None = None,
+    ) -> AbstractContextManager[None]:
+        """The room's turn for this process (:func:`hold_room_turn`); the
+        answer written meanwhile lands only while the lease is still ours."""
+        return self._holding(command, wait_s, on_wait)
+
+    @contextmanager
+    def _holding(
+        self,
+        command: str,
+        wait_s: float,
+        on_wait: Callable[[TurnRecord], None] | None,
+    ) -> Iterator[None]:
+        label = str(self.file)
+        with hold_room_turn(
+            self.target, label, command, wait_s=wait_s, on_wait=on_wait
+        ) as claim:
+            self.claim = claim
+            try:
+                yield
+            finally:
+                self.claim = None
+
     def write_answer(self, baseline: str, response: str) -> RoomWrite:
         """One transaction: ``response`` on ``baseline``, merged with the room."""
-        outcome = write_to_room(self.target, self.file, response, baseline)
+        outcome = write_to_room(
+            self.target, self.file, response, baseline, holder=self.claim
+        )
         assert outcome.ours is not None  # a write always reports it
         return RoomWrite(outcome.ours, outcome.after)
 
@@ -188,20 +231,29 @@ class RoomStream(AnswerStream):
         """Write the final answer and wait until the room applied it (joining
         again once when the connection fails on the way)."""
         target = self.answer.target(answer, final=True)
+        landing = (target, answer_id(self.answer.baseline, answer))
         async with self._steps:
             try:
-                room_text = await self._step(target, settle=True)
+                room_text = await self._step(target, settle=True, landing=landing)
             except Exception:
                 try:
                     await self._join()
-                    room_text = await self._step(target, settle=True)
+                    room_text = await self._step(target, settle=True, landing=landing)
                 except Exception as exc:
                     raise room_failure(exc, self.target.url) from None
         self.written = RoomWrite(target, room_text)
         return self.written
 
-    async def _step(self, target: str, *, settle: bool) -> str:
-        """Bring the room from the shown answer to ``target``; its text after."""
+    async def _step(
+        self,
+        target: str,
+        *,
+        settle: bool,
+        landing: tuple[str, str | None] | None = None,
+    ) -> str:
+        """Bring the room from the shown answer to ``target``; its text after
+        (``landing``: the final answer's snapshot and id, in the same
+        transaction)."""
         link = self.link
         if link is None or self.broken is not None:
             if link is not None and self.broken is not None:
@@ -210,10 +262,10 @@ class RoomStream(AnswerStream):
         current = link.current()
         merged = merge_texts(self.answer.shown, target, current).text
         sent = link.updates_sent
-        edits = link.change_to(merged)
+        edits = link.change_to(merged, landing)
         self.answer.landed(target)
         if settle:
-            await link.settled(sent if edits else None)
+            await link.settled(sent if edits or landing else None)
         return link.current()
 
 

@@ -7,11 +7,14 @@ the room's own SQLiteYStore (``.agent-doc/share/rooms/<session id>.db``: one
 database per room, so rooms never wait on each other's writes — on one shared
 database, 50 busy rooms failed writes with "database is locked", and a failed
 write is an edit the store lost); only when the store has nothing is the room
-seeded from the document. The room's changes reach its store through a
-:class:`~agent_doc.share.persist.RoomPersister`: one commit per room per
-batch window, not one per keystroke. Rooms stay open while the server runs, so outside
-edits of their files keep flowing into the store even when no peer is
-connected.
+seeded from the document, and otherwise the document is compared with it
+first: an edit made while the server was down is merged in before any peer
+joins. Each room's turn is decided by a
+:class:`~agent_doc.share.lease_arbiter.LeaseArbiter`. The room's changes
+reach its store through a :class:`~agent_doc.share.persist.RoomPersister`:
+one commit per room per batch window, not one per keystroke. Rooms stay open
+while the server runs, so outside edits of their files keep flowing into the
+store even when no peer is connected.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_doc.share.documents import find_session_documents
+from agent_doc.share.lease_arbiter import LeaseArbiter
 from agent_doc.share.persist import RoomPersister
 from agent_doc.share.presence import PeerSocket
 from agent_doc.share.presence import forget_peer
@@ -137,15 +141,22 @@ class ShareSession:
         projection = RoomFile(self.root, name, path, doc, persister.stored)
         if not stored:
             projection.seed()
-            # durable before any peer gets it: a server killed before the
-            # room's first (batched) write would seed it again on restart,
-            # a second history that duplicates the text for every peer
-            await persister.write_pending()
+        else:
+            # before any peer joins: an edit of the file made while the
+            # server was down is merged into the room (as a diff), so the
+            # first turn after a restart sees it
+            await projection.reconcile()
+        # durable before any peer gets it: a server killed before the
+        # room's first (batched) write would seed it again on restart,
+        # a second history that duplicates the text for every peer
+        await persister.write_pending()
+        arbiter = LeaseArbiter(name, doc)
         self.files[name] = projection
         self.watched[str(path.resolve())] = projection
         self.persisters[name] = persister
         self.tasks.start_soon(persister.run)
         self.tasks.start_soon(projection.run)
+        self.tasks.start_soon(arbiter.run)
         logger.info("room %s open (%s)", name, path.relative_to(self.root))
         return room
 
@@ -159,6 +170,7 @@ class ShareSession:
         room = await self.open_room(path.removeprefix("/"))
         await send({"type": "websocket.accept"})
         peer = PeerSocket(receive, send, path)
+        peer.stored = self.persisters[path.removeprefix("/")].stored
         known = greeting(room)
         try:
             if known is not None:

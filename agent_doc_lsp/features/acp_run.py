@@ -54,6 +54,10 @@ from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
 from agent_doc_lsp.features.commands import path_of
 from agent_doc_lsp.features.cost_consent import run_with_consent
 from agent_doc_lsp.features.local_link import LocalLink
+from agent_doc_lsp.features.share_sync import landed_in_room
+from agent_doc_lsp.features.share_sync import prepare_shared_turn
+from agent_doc_lsp.features.share_sync import room_turn
+from agent_doc_lsp.features.share_sync import shared_doc
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
@@ -146,7 +150,8 @@ async def run_agent(
     _refuse_if_busy(path)
     held = await asyncio.to_thread(acquire_turn, path, "server", hint=SERVER_HINT)
     try:
-        return await _run_holding(ls, uri, path, approved)
+        async with room_turn(ls, uri, path, "server", SERVER_HINT):
+            return await _run_holding(ls, uri, path, approved)
     finally:
         held.release()
 
@@ -156,13 +161,12 @@ async def _run_holding(
 ) -> dict[str, Any]:
     """The turn of :func:`run_agent`, once the document's turn lock is held."""
     from agent_doc.cycle.cost_guard import cost_guard_for
-    from agent_doc.cycle.turn import prepare_turn
     from agent_doc.write.outcome import normalize_text
     from agent_doc.write.stream import StreamedAnswer
 
     state = state_of(ls)
     link = LocalLink(ls, asyncio.get_running_loop())
-    turn = await asyncio.to_thread(prepare_turn, path, link)
+    turn = await prepare_shared_turn(ls, uri, path, link)
     if turn is None:
         return {"noChanges": True}
     name, agent = await asyncio.to_thread(_acp_agent, turn)
@@ -274,11 +278,14 @@ async def _answer(
 async def _finish_in_buffer(
     path: Path, host: EditorHost, answer: str, session_id: str
 ) -> None:
-    """The whole answer and ``resume`` in one edit; snapshot saved."""
+    """The whole answer and ``resume`` in one edit; snapshot saved. In a
+    shared document the session stays on this host, the room's snapshot
+    becomes the answer."""
     from agent_doc.write.stream import begin_final
     from agent_doc.write.stream import finish_stream
 
-    ours = host.final_target(answer, session_id)
+    shared = shared_doc(host.ls, host.uri)
+    ours = host.final_target(answer, session_id if shared is None else None)
     answer_id = host.stream.boundary_id if host.stream is not None else None
     await asyncio.to_thread(begin_final, path, answer, ours, answer_id)
     for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
@@ -289,6 +296,8 @@ async def _finish_in_buffer(
             if attempt == FINAL_ATTEMPTS:
                 raise
     await asyncio.to_thread(finish_stream, path, ours, answer_id)
+    if shared is not None:
+        await landed_in_room(shared, path, ours, session_id)
     host.announce_landed(ours)
 
 

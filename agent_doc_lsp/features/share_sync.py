@@ -21,8 +21,10 @@ map its undo keys to ``agentDoc.undo`` / ``agentDoc.redo`` (:mod:`.share_undo`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -30,12 +32,14 @@ from typing import Any
 
 from lsprotocol import types
 
+from agent_doc.cycle.turn import PreparedTurn
 from agent_doc.errors import AgentDocError
 from agent_doc.share.documents import session_id
 from agent_doc.share.mirror import BufferMirror
 from agent_doc.share.mirror import room_for
 from agent_doc.share.peer import PeerStatus
 from agent_doc.share.peer import RoomPeer
+from agent_doc.share.room_link import RoomTarget
 from agent_doc.store.docfile import read_document
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
@@ -114,6 +118,85 @@ def join(ls: AgentDocLanguageServer, uri: str) -> None:
     task = asyncio.get_running_loop().create_task(peer.run())
     state.joined[uri] = Joined(mirror, task)
     show_status(ls, uri, peer.status)
+
+
+def room_target(ls: AgentDocLanguageServer, uri: str) -> RoomTarget | None:
+    """Where the open document ``uri``'s room is (``None``: not shared)."""
+    buffer = ls.buffers.get(uri)
+    if uri not in state_of(ls).joined or buffer is None or buffer.path is None:
+        return None
+    options = ls.options
+    room = room_for(buffer.path, buffer.text, options.sync, options.sync_token_file)
+    return None if room is None else RoomTarget(room.url, room.token())
+
+
+def shared_doc(ls: AgentDocLanguageServer, uri: str) -> Any | None:
+    """The room's Yjs document of the open document ``uri`` once it synced
+    (``None``: not shared, or not joined yet)."""
+    joined = state_of(ls).joined.get(uri)
+    if joined is None or not joined.mirror.peer.synced.is_set():
+        return None
+    return joined.mirror.peer.doc
+
+
+async def prepare_shared_turn(
+    ls: AgentDocLanguageServer, uri: str, path: Path, link: Any
+) -> PreparedTurn | None:
+    """The turn of the open document ``uri``: a shared one is diffed against
+    the room's snapshot (this host's follows it), with this host's own agent
+    session (never the frontmatter's ``resume``)."""
+    from agent_doc.cycle.room_turn import follow_room
+    from agent_doc.cycle.room_turn import host_session
+    from agent_doc.cycle.turn import prepare_turn
+    from agent_doc.share.turn_state import room_snapshot
+
+    doc = shared_doc(ls, uri)
+    if doc is None:
+        return await asyncio.to_thread(prepare_turn, path, link)
+    seen = room_snapshot(doc)
+
+    def prepare() -> PreparedTurn | None:
+        if seen is not None:
+            follow_room(path, seen)
+        return prepare_turn(path, link, resume=host_session(path))
+
+    return await asyncio.to_thread(prepare)
+
+
+async def landed_in_room(
+    doc: Any, path: Path, content_ours: str, session_id: str | None
+) -> None:
+    """An answer landed in a shared document's buffer: the room's snapshot
+    becomes it (every host diffs against it) and the agent's session is kept
+    on this host."""
+    from agent_doc.cycle.room_turn import keep_host_session
+    from agent_doc.share.turn_state import record_landing
+
+    with doc.transaction():
+        record_landing(doc, content_ours, None)
+    await asyncio.to_thread(keep_host_session, path, session_id)
+
+
+@contextlib.asynccontextmanager
+async def room_turn(
+    ls: AgentDocLanguageServer, uri: str, path: Path, command: str, hint: str
+) -> AsyncIterator[None]:
+    """A shared document's room-wide turn (every host and editor of the
+    room), held for the block; refused (``TurnRunning`` ending with
+    ``hint``) as the local turn is. Nothing for a document not shared."""
+    from agent_doc.share.room_lease import hold_room_turn
+
+    target = room_target(ls, uri)
+    if target is None:
+        yield
+        return
+    held = contextlib.ExitStack()
+    hold = hold_room_turn(target, str(path), command, hint=hint)
+    await asyncio.to_thread(held.enter_context, hold)
+    try:
+        yield
+    finally:
+        await asyncio.to_thread(held.close)
 
 
 def _joined_from(path: Path, text: str) -> str:

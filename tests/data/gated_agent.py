@@ -5,7 +5,8 @@ Every call appends ``{"pid", "argv", "prompt"}`` as one JSON line to
 ``GATED_AGENT_LOG`` as soon as the prompt is read (so a test can await "the
 agent was called" and count calls), then waits for the file ``GATED_AGENT_GATE``
 (at most 120 s; no gate set = answer at once) and prints claude's JSON with
-``GATED_AGENT_REPLY`` (default "Answer N." with N the call count).
+``GATED_AGENT_REPLY`` (default "Answer N." with N the call count), in the
+session ``GATED_AGENT_SESSION`` (default ``sess-gated``).
 
 Kept (issue 36): the turn-lock tests need an answer held until the test
 opens a gate, which no real CLI offers.
@@ -32,7 +33,13 @@ def main() -> int:
         time.sleep(0.02)
     reply = os.environ.get("GATED_AGENT_REPLY", f"Answer {calls}.")
     sys.stdout.write(
-        json.dumps({"result": reply, "session_id": "sess-gated", "is_error": False})
+        json.dumps(
+            {
+                "result": reply,
+                "session_id": os.environ.get("GATED_AGENT_SESSION", "sess-gated"),
+                "is_error": False,
+            }
+        )
     )
     return 0
 

@@ -20,7 +20,10 @@ def room_write(
     baseline_file: Path | None,
     as_json: bool,
 ) -> int:
-    """``agent-doc write --room``: ``response`` goes into the room."""
+    """``agent-doc write --room``: ``response`` goes into the room; the
+    host's snapshot follows the room's (the next ``run --room`` from this
+    host does not send the answered question again)."""
+    from agent_doc.cycle.room_turn import follow_room
     from agent_doc.share.remote import room_target
     from agent_doc.share.remote import write_to_room
     from agent_doc.write.pipeline import read_baseline_file
@@ -29,7 +32,10 @@ def room_write(
     assert target is not None  # a room was given, or the variable is set
     baseline = read_baseline_file(baseline_file) if baseline_file else None
     outcome = write_to_room(target, file, response, baseline)
-    _report("wrote", file, outcome.url, outcome.edits, as_json)
+    if outcome.ours is not None:
+        follow_room(file, outcome.ours)
+    verb = "already landed:" if outcome.already else "wrote"
+    _report(verb, file, outcome.url, outcome.edits or outcome.already, as_json)
     return 0
 
 
@@ -52,7 +58,7 @@ def room_patch(
     return 0
 
 
-def _report(verb: str, file: Path, url: str, edits: int, as_json: bool) -> None:
+def _report(verb: str, file: Path, url: str, edits: int | bool, as_json: bool) -> None:
     if as_json:
         import json
 

@@ -1,0 +1,113 @@
+"""An editor's agent turn on a shared document takes the room's turn too.
+
+A real ``agent-doc serve``, the real language server over stdio (the editor,
+its buffer joined to the room) and an agent host with its own HOME running a
+real ``agent-doc run --room``: while that host answers, the editor's
+``agentDoc.runAgent`` is refused as a second local turn is, naming the
+holder on its host; the host's answer lands once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcServerError
+from pytest_lsp import LanguageClient
+
+from tests.acp_standin import configure_standin
+from tests.lsp.editor_client import start_editor
+from tests.lsp.test_share_sync import sharing_editor
+from tests.share.agent_hosts import finished
+from tests.share.agent_hosts import git
+from tests.share.agent_hosts import new_host
+from tests.share.rooms import DOC
+from tests.share.rooms import ServeProcess
+from tests.share.rooms import wait_file
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def run_agent(client: LanguageClient, uri: str) -> Any:
+    """``agentDoc.runAgent`` on ``uri``."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="agentDoc.runAgent", arguments=[{"uri": uri}]
+        )
+    )
+
+
+@pytest.fixture
+def served(project: Path) -> Iterator[ServeProcess]:
+    (project / "pair.md").write_text(DOC, encoding="utf-8")
+    git(project, "add", "pair.md")
+    git(project, "commit", "-qm", "pair")
+    server = ServeProcess(project).start()
+    yield server
+    server.kill()
+
+
+async def test_run_agent_is_refused_while_another_host_answers_in_the_room(
+    client: LanguageClient, project: Path, tmp_path: Path, served: ServeProcess
+) -> None:
+    host = new_host(tmp_path, project, served)
+    answering = host.run(served.url, "--agent", "gated")
+    await wait_file(host.calls, lambda t: t.strip() != "", timeout=30)
+    editor, statuses = await sharing_editor(client, project, served.url)
+    await editor.wait_for(
+        lambda: bool(statuses) and statuses[-1]["label"].startswith("shared"),
+        timeout=20,
+        what=f"the room joined (got {statuses[-1:]})",
+    )
+    uri = (project / "pair.md").as_uri()
+    with pytest.raises(JsonRpcServerError) as refused:
+        await asyncio.wait_for(run_agent(client, uri), 30)
+    why = str(refused.value)
+    holder = f"pid {answering.pid} on {socket.gethostname()}, `run`, since "
+    assert f"already has a turn running ({holder}" in why, why
+    assert "run the agent again when that turn has ended" in why
+    host.gate.touch()
+    code, err = await finished(answering)
+    assert code == 0, err
+    text = await wait_file(project / "pair.md", lambda t: "It is 42." in t)
+    assert text.count("It is 42.") == 1
+
+
+async def test_an_editors_turn_moves_the_rooms_snapshot_and_keeps_its_session(
+    client: LanguageClient, project: Path, tmp_path: Path
+) -> None:
+    """The editor's agent answers a shared document: its session id stays on
+    the editor's host (not in the room's frontmatter), and the room's
+    snapshot is its answer, so another host's ``run --room`` has nothing to
+    send."""
+    text = DOC.replace(
+        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    )
+    (project / "pair.md").write_text(text, encoding="utf-8")
+    git(project, "add", "pair.md")
+    git(project, "commit", "-qm", "pair")
+    configure_standin(tmp_path, {"ACP_AGENT_REPLY": "Forty-two."})
+    server = ServeProcess(project).start()
+    try:
+        host = new_host(tmp_path, project, server)
+        editor = await start_editor(client, root=project, settings={"sync": server.url})
+        uri = (project / "pair.md").as_uri()
+        editor.open(uri, text)
+        answered = await asyncio.wait_for(run_agent(client, uri), 60)
+        assert answered["target"] == "server"
+        landed = await wait_file(project / "pair.md", lambda t: "Forty-two." in t)
+        assert "resume:" not in landed
+        kept = list((project / ".agent-doc" / "room-sessions").glob("*.txt"))
+        assert len(kept) == 1  # the editor's host keeps its agent's session
+        assert kept[0].read_text().strip() == answered["sessionId"]
+        code, err = await finished(host.run(server.url, "--agent", "gated"))
+        assert code == 0, err
+        assert "nothing to send" in err, err
+        assert host.prompts() == []
+    finally:
+        server.kill()
