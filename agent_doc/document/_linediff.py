@@ -1,8 +1,8 @@
 """The old name of :mod:`agent_doc.document.linediff`, for branches in flight.
 
-``document/diff.py`` (being changed by other work right now) still imports
-this name. Delete this module once it imports
-:mod:`agent_doc.document.linediff`.
+``document/diff.py`` (changed by other work in flight, which adds
+``document/diff_window.py`` importing this name too) still imports it.
+Delete this module once they import :mod:`agent_doc.document.linediff`.
 """
 
 from __future__ import annotations

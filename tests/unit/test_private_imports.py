@@ -17,20 +17,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("agent_doc", "agent_doc_lsp")
 
-PENDING: dict[str, frozenset[str]] = {
-    "agent_doc.document._yrs": frozenset(
-        {
-            "agent_doc.share.peer",
-            "agent_doc.share.room_file",
-            "agent_doc.share.room_link",
-            "agent_doc.share.room_run",
-        }
-    ),
-}
-"""Old private names kept (as re-exports of the public module) only for
-modules other branches were changing when the public name came: once those
-branches are merged, their imports move to ``agent_doc.document.yrs_codec``,
-``document/_yrs.py`` and ``document/_linediff.py`` go and this empties."""
+PENDING: dict[str, frozenset[str]] = {}
+"""Private modules kept for importers elsewhere that other work was changing
+when the public name came (none left: ``document/_linediff.py`` stays only
+for ``document/`` itself, which may use it)."""
 
 
 def _module_name(path: Path) -> str:
