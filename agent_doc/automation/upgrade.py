@@ -175,10 +175,9 @@ def startup_notice(now: float | None = None) -> str | None:
         return None
     data["notified_at"] = current
     write_cache(data)
-    return (
-        f"agent-doc-lsp {latest} is available (you have {__version__}); "
-        "run: agent-doc upgrade"
-    )
+    checkout = running_checkout()
+    how = "agent-doc upgrade" if checkout is None else f"git -C {checkout} pull"
+    return f"agent-doc-lsp {latest} is available (you have {__version__}); run: {how}"
 
 
 def spawn_refresh() -> None:
@@ -194,6 +193,18 @@ def spawn_refresh() -> None:
         )
     except OSError:
         pass
+
+
+def running_checkout() -> Path | None:
+    """The source checkout this agent-doc runs from (an editable install, or
+    ``python -m`` in a clone), ``None`` for an install from the package index.
+
+    pip cannot upgrade a checkout: ``git pull`` there is the update.
+    """
+    top = Path(__file__).resolve().parents[2]  # agent_doc/automation/upgrade.py
+    if (top / "pyproject.toml").is_file() and (top / ".git").exists():
+        return top
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,9 @@ Every command that takes a document declares it with :func:`document_argument`
 parses the command line, so a FIFO, socket, device, folder, missing file or
 dangling symlink is refused at once with one ``agent-doc: …`` line (the error
 boundary of :mod:`agent_doc.cli.app`), before ``.agent-doc/``, a lock or a
-status file is created. The check never opens the file, so it cannot block.
+status file is created; so is a document whose frontmatter does not parse
+(the line names the file). A file is opened only once it is known to be a
+regular file, so the check cannot block.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import typer
 
 from agent_doc.errors import DocumentError
 from agent_doc.store.docfile import require_document
+from agent_doc.store.docfile import require_session_document
 
 
 def _existing(value: Any) -> Any:
@@ -29,6 +32,14 @@ def _existing(value: Any) -> Any:
     return value
 
 
+def _session_documents(value: Any) -> Any:
+    """Typer callback: existing regular files whose frontmatter parses."""
+    for path in value if isinstance(value, list) else [value]:
+        if path is not None:
+            require_session_document(Path(path))
+    return value
+
+
 def _new(value: Path | None) -> Path | None:
     """Typer callback: a path to create must not exist (not even as a FIFO)."""
     if value is not None and os.path.lexists(value):
@@ -36,9 +47,18 @@ def _new(value: Path | None) -> Path | None:
     return value
 
 
-def document_argument(help_text: str = "The session document.") -> Any:
-    """A typer argument holding existing regular files (one, optional, or a list)."""
-    return typer.Argument(help=help_text, callback=_existing)
+def document_argument(
+    help_text: str = "The session document.", *, frontmatter: bool = True
+) -> Any:
+    """A typer argument holding existing regular files (one, optional, or a list).
+
+    With ``frontmatter`` (the default) a file whose frontmatter does not parse
+    is refused too, naming the file; ``recover`` and ``watch`` pass ``False``
+    (they must reach documents whatever state they are in).
+    """
+    return typer.Argument(
+        help=help_text, callback=_session_documents if frontmatter else _existing
+    )
 
 
 def new_document_argument(help_text: str) -> Any:

@@ -78,6 +78,10 @@ class AcpTurn:
         self._agent: LiveAgent | None = None
         self.sent_prompt: str | None = None
         """The prompt sent (the resumed or the full form), once sent."""
+        self.full_because: str | None = None
+        """Why the whole document went in place of the resumed prompt:
+        ``no-load`` (the agent cannot load sessions) or ``lost`` (it could not
+        load this one); ``None`` when the resumed prompt was sent."""
         self._escalation: asyncio.Task[None] | None = None
 
     async def run(
@@ -217,6 +221,7 @@ class AcpTurn:
             return AcpReply("", self.session_id, "cancelled")
         if full_prompt is not None and self.session_id != resume:
             prompt = full_prompt()  # a new session has none of the document
+            self.full_because = "lost" if can_load else "no-load"
         self.sent_prompt = prompt
         self.collecting = True
         try:

@@ -234,7 +234,7 @@ def run_acp_from_console(
     timeout: float,
     stream: AnswerStream | None = None,
     full_prompt: Callable[[], str] | None = None,
-) -> tuple[str, str, TurnCancelled | None, str]:
+) -> tuple[str, str, TurnCancelled | None, str, str | None]:
     """Run one ACP turn for ``agent-doc run``.
 
     ``full_prompt`` builds the whole-document prompt a new session gets when a
@@ -244,8 +244,9 @@ def run_acp_from_console(
     and the final answer (marked when interrupted, with its ``resume`` patch)
     is written there before this returns (``stream.written``).
 
-    Returns ``(answer, session_id, cancelled, prompt sent)``; the prompt
-    sent is the full form when the turn's session could not be resumed.
+    Returns ``(answer, session_id, cancelled, prompt sent, why full)``; the
+    prompt sent is the full form when the turn's session could not be resumed,
+    and why is :attr:`~agent_doc.cycle.acp_client.AcpTurn.full_because`.
     SIGINT, SIGTERM or SIGHUP cancel the turn (``session/cancel``; the agent's
     process group is stopped if it does not end the turn within the grace
     period, at once on a second signal), and ``cancelled`` then says so; the
@@ -307,7 +308,8 @@ def run_acp_from_console(
             latch.first,
         )
     sent = acp_turn.sent_prompt or turn.prompt
-    return final_answer(reply, name), reply.session_id, cancelled, sent
+    answer_text = final_answer(reply, name)
+    return answer_text, reply.session_id, cancelled, sent, acp_turn.full_because
 
 
 def _pid_note(pid: int | None) -> str:

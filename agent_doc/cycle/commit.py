@@ -73,10 +73,39 @@ class HistoryEntry(Record):
         """The exchange component's content at that commit (None when absent)."""
 
     def preview(self, width: int = 72) -> str:
-        """A one-line preview of the end of the exchange."""
-        lines = [ln.strip() for ln in (self.exchange or "").splitlines() if ln.strip()]
-        text = lines[-1] if lines else "(no exchange)"
+        """A one-line preview of where the exchange ended at this commit.
+
+        The last heading (an answer's ``### Re: …``), or the question under
+        it when that heading only names a speaker (``## User``; an empty one,
+        the prompt left for the next question, is passed over); boundary and
+        ``(HEAD)`` markers are never shown.
+        """
+        text = exchange_end(self.exchange or "") or "(no exchange)"
         return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_FENCE = ("```", "~~~")
+
+
+def exchange_end(exchange: str) -> str:
+    """The line that says where ``exchange`` ends: its last heading or question."""
+    lines: list[str] = []
+    fenced = False
+    for raw in remove_all_boundaries(strip_head_markers(exchange)).splitlines():
+        line = raw.strip()
+        if line.startswith(_FENCE):
+            fenced = not fenced
+        elif line and not fenced and not line.startswith("<!--"):
+            lines.append(line)
+    headings = [n for n, line in enumerate(lines) if line.startswith("#")]
+    while headings:
+        last = headings.pop()
+        if len(lines[last].lstrip("#").split()) != 1:  # an answer: ### Re: …
+            return lines[last]
+        if last + 1 < len(lines):  # a speaker (## User) and the question
+            return f"{lines[last]}: {lines[last + 1]}"
+        # an empty prompt the answer left for the next question: look above
+    return lines[-1] if lines else ""
 
 
 def start_commit(path: Path, now: datetime | None = None) -> Git:
@@ -233,11 +262,17 @@ def document_history(path: Path, limit: int = 50) -> list[HistoryEntry]:
 
 
 def restored_exchange(path: Path, sha: str, current_text: str) -> str:
-    """Return the new exchange content: the one at ``sha`` prepended to today's."""
+    """Return the new exchange content: the one at ``sha`` prepended to today's.
+
+    The old exchange comes without its ``(HEAD)`` markers and boundary marker
+    (those belong to the committed blob), so the document keeps one boundary.
+    """
     matches = [e for e in document_history(path, limit=10_000) if e.sha.startswith(sha)]
     if not matches or not sha:
         raise VcsError(f"no commit {sha!r} touches {path.name}")
     old = matches[0].exchange
+    if old is not None:  # the committed blob's markers stay in the blob
+        old = remove_all_boundaries(strip_head_markers(old))
     if old is None:
         raise VcsError(f"commit {sha[:12]} has no exchange component in {path.name}")
     current = _exchange_of(current_text)

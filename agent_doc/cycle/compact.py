@@ -37,6 +37,7 @@ from agent_doc.cycle.named_history import tag_before_compact
 from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.document.compaction import answer_starts
 from agent_doc.document.compaction import archive_entry
+from agent_doc.document.compaction import count_turns
 from agent_doc.document.compaction import plan_compaction
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
@@ -222,6 +223,9 @@ def compact_document(
     with acquire_turn(path, "compact"):
         handle = link.find_owner(path) if link is not None else None
         plan = _compact(path, root, keep, archive, link, handle)
+        if plan is None:  # report the turns there are, not the --keep asked
+            text = normalize_text(handle.text) if handle else read_document(path).text
+            keep = min(keep, count_turns(text))
     target = "server" if handle is not None else "disk"
     moved, total = (plan.turns, plan.total) if plan is not None else (0, 0)
     outcome = CompactOutcome(path, archive, moved, total, keep, target)

@@ -57,7 +57,10 @@ def require_git_ready(path: Path, *, branch: bool = False) -> None:
     try:
         gitcli.check_committable(tree.git_dir, detached=tree.detached and not branch)
     except VcsError as exc:
-        raise VcsError(f"{exc} ({NO_GIT_HINT})") from exc
+        hint = NO_GIT_HINT
+        if tree.detached and not branch:  # -b makes the branch and commits there
+            hint = "or pass -b to commit on branch agent-doc/<stem>, " + hint
+        raise VcsError(f"{exc} ({hint})") from exc
     _require_identity(tree.top)
 
 

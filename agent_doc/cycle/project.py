@@ -20,6 +20,7 @@ from agent_doc.cycle.gitproc import run_git
 from agent_doc.cycle.skill import bundled_skill
 from agent_doc.document.convert import convert_to_inline
 from agent_doc.document.convert import convert_to_template
+from agent_doc.document.convert import inline_losses
 from agent_doc.document.convert import set_mode
 from agent_doc.document.dedupe import dedupe_responses
 from agent_doc.document.frontmatter import parse_frontmatter
@@ -270,16 +271,27 @@ def _rewrite(
     return Rewrite(doc.text, after)
 
 
-def convert_document(path: Path, to: str = "template") -> Rewrite:
+def convert_document(
+    path: Path, to: str = "template", *, force: bool = False
+) -> Rewrite:
     """Convert a document to ``template`` or ``inline`` format.
 
     The snapshot is converted the same way (not replaced by the result), so
     the conversion itself is no change but what was typed since the last turn
     (an unanswered last question) still is; without a snapshot the whole
-    document stays new.
+    document stays new. Converting to inline would drop what converting back
+    cannot restore (:func:`inline_losses`): refused, naming it, unless ``force``.
     """
     if to not in FORMATS:
         raise FrontmatterError(f"invalid format '{to}' (expected inline or template)")
+    if to == "inline" and not force:
+        lost = inline_losses(read_document(Path(path)).text)
+        if lost:
+            raise DocumentError(
+                f"converting {path} to inline drops {' and '.join(lost)}; "
+                "converting back does not restore them (it adds a ## Exchange "
+                "heading): pass --force to convert anyway"
+            )
     edit = convert_to_template if to == "template" else convert_to_inline
     return _rewrite(Path(path), edit, snapshot="edit")
 

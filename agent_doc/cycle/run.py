@@ -72,7 +72,10 @@ class RunOutcome:
     prompt_mode: str = "full"
     """``full`` or ``resumed`` (see :mod:`agent_doc.cycle.turn`)."""
     resent_full: bool = False
-    """True when the session was lost and the turn was sent again in full."""
+    """True when the whole document went in place of the resumed prompt."""
+    full_because: str | None = None
+    """Why (with ``resent_full``): ``lost`` (the session could not be resumed)
+    or ``no-load`` (an ACP agent that cannot load sessions: every turn)."""
     agent: str | None = None
     """The backend used."""
     session_id: str | None = None
@@ -165,9 +168,10 @@ def run_cycle(
     session_id: str | None
     cancelled = None
     sent = turn.prompt
+    full_because = None
     stream = room.stream(turn) if room is not None and acp else None
     if acp and configured is not None:
-        response, session_id, cancelled, sent = run_acp_from_console(
+        response, session_id, cancelled, sent, full_because = run_acp_from_console(
             turn,
             name,
             configured,
@@ -192,6 +196,7 @@ def run_cycle(
             )
         response, session_id = reply.text, reply.session_id
         bring_agent_edits_to_buffer(path, before, link)
+        full_because = None if sent is turn.prompt else "lost"
     if room is None:
         response = with_resume(response, session_id, turn.front)
         request = WriteRequest(path, response, baseline=turn.text, origin="run")
@@ -206,6 +211,7 @@ def run_cycle(
         prompt=sent,
         prompt_mode=turn.mode,
         resent_full=sent is not turn.prompt,
+        full_because=full_because,
         agent=name,
         session_id=session_id,
         write=outcome,

@@ -129,14 +129,15 @@ def _is_heading(line: str) -> bool:
     )
 
 
-def separate_heading(before: str, content: str) -> str:
+def separate_heading(before: str, content: str, *, paragraph: bool = False) -> str:
     """Start ``content`` with a blank line when it opens with a heading that
-    would otherwise sit right under the person's text (``before``'s last line).
+    would otherwise sit right under the person's text (``before``'s last line);
+    with ``paragraph``, whatever it opens with (a new markdown paragraph).
 
     Nothing changes after a blank line, a component or boundary marker, or at
     the start of the document.
     """
-    if not _is_heading(content.split("\n", 1)[0]):
+    if not paragraph and not _is_heading(content.split("\n", 1)[0]):
         return content
     last = before[:-1].rsplit("\n", 1)[-1] if before.endswith("\n") else None
     if last is None or not last.strip() or last.lstrip().startswith("<!--"):
@@ -144,29 +145,43 @@ def separate_heading(before: str, content: str) -> str:
     return "\n" + content
 
 
-def _separate_heading_at(doc: str, pos: int, content: str) -> str:
+def _separate_heading_at(
+    doc: str, pos: int, content: str, *, paragraph: bool = False
+) -> str:
     """:func:`separate_heading` with ``before = doc[:pos]``, without the copy."""
-    if not _is_heading(content.split("\n", 1)[0]):
+    if not paragraph and not _is_heading(content.split("\n", 1)[0]):
         return content
     if pos < 64:
-        return separate_heading(doc[:pos], content)
+        return separate_heading(doc[:pos], content, paragraph=paragraph)
     if doc[pos - 1] != "\n":  # doc[:pos] does not end a line
         return content
     start = doc.rfind("\n", 0, pos - 1) + 1
-    return separate_heading(doc[start:pos], content)
+    return separate_heading(doc[start:pos], content, paragraph=paragraph)
 
 
-def _insert_at_boundary(doc: str, boundary: Boundary, content: str, new_id: str) -> str:
-    content = _separate_heading_at(doc, boundary.start, content)
+def _insert_at_boundary(
+    doc: str, boundary: Boundary, content: str, new_id: str, *, paragraph: bool = False
+) -> str:
+    content = _separate_heading_at(doc, boundary.start, content, paragraph=paragraph)
     text = content.rstrip("\n")
     block = (text + "\n" if text else "") + boundary_marker(new_id) + "\n"
     return splice(doc, boundary.start, boundary.end, block)
 
 
 def _apply_mode(
-    doc: str, component: Component, mode: str, content: str, new_id: str
+    doc: str,
+    component: Component,
+    mode: str,
+    content: str,
+    new_id: str,
+    *,
+    paragraph: bool = False,
 ) -> str:
-    """Apply one patch in ``mode``; append goes to a boundary inside the component."""
+    """Apply one patch in ``mode``; append goes to a boundary inside the component.
+
+    ``paragraph``: appended text starts a new markdown paragraph (a blank line
+    after the text above it), not only when it opens with a heading.
+    """
     content = close_open_fence(_terminated(content))
     existing = component.content(doc)
     if mode == "replace":
@@ -175,10 +190,12 @@ def _apply_mode(
         return replace_content(doc, component, content + existing)
     boundary = _boundary_in(doc, component)
     if boundary is not None:
-        return _insert_at_boundary(doc, boundary, content, new_id)
+        return _insert_at_boundary(doc, boundary, content, new_id, paragraph=paragraph)
     added = strip_leading_overlap(existing, content)
     before = _terminated(existing)
-    added = separate_heading(doc[: component.open_end] + before, added)
+    added = separate_heading(
+        doc[: component.open_end] + before, added, paragraph=paragraph
+    )
     return replace_content(doc, component, before + added)
 
 
@@ -659,7 +676,14 @@ def apply_component_patch(
         stamp = now.astimezone(timezone.utc)
         content = f"[{stamp.strftime('%Y-%m-%dT%H:%M:%SZ')}] {content}"
     boundary = _boundary_in(doc, component)
-    doc = _apply_mode(doc, component, mode, content, boundary.id if boundary else "")
+    doc = _apply_mode(
+        doc,
+        component,
+        mode,
+        content,
+        boundary.id if boundary else "",
+        paragraph=name == "exchange",  # the conversation: text is paragraphs
+    )
     if config.max_entries > 0 and mode in ("append", "prepend"):
         component = _require(doc, name)
         trimmed = trim_entries(

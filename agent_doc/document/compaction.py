@@ -117,6 +117,12 @@ def _region(text: str) -> tuple[int, int, bool]:
     return (block.body_start if block is not None else 0), len(text), False
 
 
+def count_turns(text: str) -> int:
+    """How many turns the conversation of ``text`` holds (what compact counts)."""
+    lo, hi, _ = _region(text)
+    return len(_turn_starts(text, lo, hi))
+
+
 def plan_compaction(text: str, keep: int, archive_link: str) -> Compaction | None:
     """The compaction keeping the last ``keep`` turns of ``text``; ``None``
     when there are no more than ``keep`` turns. ``archive_link`` is the

@@ -88,6 +88,21 @@ def convert_to_template(text: str) -> str:
     return set_field(_migrate_deprecated(head + new_body), FORMAT_KEY, "template")
 
 
+def inline_losses(text: str) -> list[str]:
+    """What :func:`convert_to_inline` drops that ``convert`` back cannot restore:
+    other components' markers (their text stays, plain) and marker attributes."""
+    components = parse_components(text)
+    lost = [
+        f"the {name} component (its text stays, no longer a component)"
+        for name in dict.fromkeys(c.name for c in components if c.name != "exchange")
+    ]
+    for component in components:
+        if component.name == "exchange" and component.attrs:
+            attrs = " ".join(f"{key}={value}" for key, value in component.attrs)
+            lost.append(f"the exchange's settings ({attrs})")
+    return lost
+
+
 def convert_to_inline(text: str) -> str:
     """Strip component markers, boundaries and the ``## Exchange`` heading.
 

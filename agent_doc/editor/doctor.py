@@ -27,6 +27,7 @@ from agent_doc.cycle.agents import resolve_agent_name
 from agent_doc.editor.doctor_editors import configured_commands
 from agent_doc.editor.install import server_path
 from agent_doc.errors import AgentDocError
+from agent_doc.errors import TmuxError
 from agent_doc.store.config import AgentCommand
 from agent_doc.store.config import global_config_path
 from agent_doc.store.config import load_global_config
@@ -35,7 +36,10 @@ from agent_doc.store.config import project_config_path
 from agent_doc.store.config import read_toml
 from agent_doc.store.config_keys import claim_unknown_keys
 from agent_doc.store.state import project_root_for
+from agent_doc.tmux.adapter import SOCKET_ENV
+from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.adapter import installed_version
+from agent_doc.tmux.adapter import tmux_binary
 from agent_doc.tmux.bindings import agent_command
 
 Status = Literal["ok", "warn", "fail"]
@@ -114,6 +118,24 @@ def check_tmux() -> Check:
         return Check("tmux", "warn", detail, TMUX_HINT)
     tmux, version = found
     return Check("tmux", "ok", f"{version.removeprefix('tmux ')} ({tmux})")
+
+
+def check_tmux_server() -> list[Check]:
+    """The tmux server ``AGENT_DOC_TMUX_SOCKET`` names, when it is set: where
+    its socket is and whether it runs (``status`` and ``route`` look there)."""
+    name = os.environ.get(SOCKET_ENV)
+    if not name or tmux_binary() is None:
+        return []
+    server = Tmux.from_env()
+    try:
+        panes = server.probe_panes()
+    except TmuxError as exc:
+        return [Check("tmux server", "fail", str(exc), f"check {SOCKET_ENV}")]
+    where = f"{SOCKET_ENV}={name}: {server.socket_path}"
+    if panes is None:
+        detail = f"{where} (not running; route and start start it)"
+        return [Check("tmux server", "ok", detail)]
+    return [Check("tmux server", "ok", f"{where} (running, {len(panes)} panes)")]
 
 
 def _program_check(name: str, program: str, fix: str, status: Status) -> Check:
@@ -250,10 +272,8 @@ def check_socket_dirs() -> list[Check]:
     else:
         sockets = Path(f"/tmp/agent-doc-{uid}")
     checks.append(_private_folder("socket dir", sockets, must_exist=False))
-    tmux_base = Path(os.environ.get("TMUX_TMPDIR") or "/tmp")
-    checks.append(
-        _private_folder("tmux socket dir", tmux_base / f"tmux-{uid}", must_exist=False)
-    )
+    tmux_folder = Path(Tmux.from_env().socket_path).parent  # AGENT_DOC_TMUX_SOCKET
+    checks.append(_private_folder("tmux socket dir", tmux_folder, must_exist=False))
     return checks
 
 
@@ -264,6 +284,7 @@ def run_checks(cwd: Path | None = None) -> list[Check]:
         check_python(),
         *check_git(where),
         check_tmux(),
+        *check_tmux_server(),
         *config_key_checks(where),
         *check_agents(where),
         check_language_server(),

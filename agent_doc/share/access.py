@@ -72,3 +72,21 @@ def token_matches(given: str | None, expected: str) -> bool:
     if given is None:
         return False
     return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
+def refusal_reason(status: int) -> str:
+    """What an HTTP answer to the websocket upgrade means for the person.
+
+    agent-doc serve answers 403 to a refused token or room; anything else
+    comes from something that is not (or not only) an agent-doc serve.
+    """
+    if status in (401, 403):
+        return (
+            "wrong or missing token, or no session document with that id on the server"
+        )
+    if status == 404:
+        return (
+            "nothing there takes rooms: not an agent-doc serve, or a wrong host, "
+            "port or path in the URL"
+        )
+    return "no websocket was opened: not an agent-doc serve, or a proxy refused it"

@@ -41,6 +41,7 @@ from pycrdt import Provider
 from pycrdt import Text
 
 from agent_doc.document.yrs_codec import TEXT_KEY
+from agent_doc.share.access import refusal_reason
 from agent_doc.share.peer_link import PeerChannel
 from agent_doc.share.peer_link import Presence
 from agent_doc.share.presence_state import PeerPresence
@@ -94,11 +95,8 @@ def _failure(exc: BaseException) -> PeerStatus:
         exc = inner[0]
         inner = getattr(exc, "exceptions", None)
     if isinstance(exc, httpx_ws.WebSocketUpgradeError):
-        return PeerStatus(
-            "refused",
-            detail=f"HTTP {exc.response.status_code}: wrong or missing token, "
-            "or no session document with that id on the server",
-        )
+        status = exc.response.status_code
+        return PeerStatus("refused", detail=f"HTTP {status}: {refusal_reason(status)}")
     return PeerStatus("offline", detail=str(exc) or type(exc).__name__)
 
 

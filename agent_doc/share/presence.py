@@ -149,7 +149,7 @@ async def forget_peer(room: Any, peer: PeerSocket) -> None:
         for client in list(room.clients):
             if client is not peer:
                 tg.start_soon(_send_quietly, client, message)
-    logger.info("peer left %s: presence of %s cleared", peer.path, gone)
+    logger.debug("peer left %s: presence of %s cleared", peer.path, gone)
 
 
 async def _send_quietly(client: Any, message: bytes) -> None:

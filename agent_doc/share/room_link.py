@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from agent_doc.document.yrs_codec import TEXT_KEY
 from agent_doc.errors import ShareError
+from agent_doc.share.access import refusal_reason
 from agent_doc.share.channel import WebsocketChannel
 from agent_doc.share.presence_state import agent_state
 from agent_doc.share.textedit import apply_text_change
@@ -192,8 +193,7 @@ def room_failure(exc: BaseException, url: str) -> BaseException:
     if isinstance(exc, httpx_ws.WebSocketUpgradeError):
         status = exc.response.status_code
         return ShareError(
-            f"{url} refused the connection (HTTP {status}): wrong or missing "
-            "token, or no session document with that id on the server"
+            f"{url} refused the connection (HTTP {status}): {refusal_reason(status)}"
         )
     if isinstance(exc, TimeoutError):
         return ShareError(

@@ -13,6 +13,7 @@ known before the first connection.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import signal
 import socket
@@ -97,8 +98,45 @@ def address_of(sock: socket.socket) -> str:
     return f"ws://[{host}]:{port}" if ":" in host else f"ws://{host}:{port}"
 
 
-def run_server(options: ServeOptions, on_ready: Callable[[str], None]) -> None:
-    """Serve until SIGINT/SIGTERM; ``on_ready(url)`` once connections are accepted.
+def peer_addresses(sock: socket.socket) -> list[str]:
+    """The ``ws://host:port`` other machines may use for a bound socket.
+
+    A wildcard bind (``0.0.0.0``, ``::``) is no address to connect to: this
+    machine's name and its non-loopback addresses (those its name resolves to,
+    and the one its default route leaves from; no packet is sent) are.
+    """
+    host, port = sock.getsockname()[:2]
+    if not ipaddress.ip_address(host).is_unspecified:
+        return [address_of(sock)]
+    name = socket.gethostname()
+    found: list[str] = []
+    try:
+        infos = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)
+        found += [str(info[4][0]) for info in infos]
+    except OSError:
+        pass
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET: a route lookup, nothing sent
+        found.append(str(probe.getsockname()[0]))
+    except OSError:
+        pass
+    finally:
+        probe.close()
+    usable = [
+        a for a in dict.fromkeys(found) if not ipaddress.ip_address(a).is_loopback
+    ]
+    if ":" not in host:  # an IPv4 wildcard serves IPv4 only
+        usable = [a for a in usable if ":" not in a]
+    hosts = [name, *(f"[{a}]" if ":" in a else a for a in usable)]
+    return [f"ws://{h}:{port}" for h in hosts]
+
+
+def run_server(
+    options: ServeOptions, on_ready: Callable[[str, list[str]], None]
+) -> None:
+    """Serve until SIGINT/SIGTERM; ``on_ready(url, peer urls)`` once connections
+    are accepted (:func:`peer_addresses`).
 
     The rooms' projections are flushed to their files before returning.
     """
@@ -109,7 +147,9 @@ def run_server(options: ServeOptions, on_ready: Callable[[str], None]) -> None:
 
 
 async def _serve(
-    options: ServeOptions, sock: socket.socket, on_ready: Callable[[str], None]
+    options: ServeOptions,
+    sock: socket.socket,
+    on_ready: Callable[[str, list[str]], None],
 ) -> None:
     import anyio
     import uvicorn
@@ -141,7 +181,7 @@ async def _serve(
         server = uvicorn.Server(config)
         # the socket listens already: a client connecting now waits in the
         # backlog until uvicorn accepts, so the address can be announced
-        on_ready(address_of(sock))
+        on_ready(address_of(sock), peer_addresses(sock))
         # uvicorn re-raises the signal that stopped it once it is done: these
         # handlers take it, so the projections below are flushed before exit
         previous = {
@@ -195,16 +235,21 @@ class ShareApp:
         message = await receive()
         if message["type"] != "websocket.connect":
             return
+        client = scope.get("client") or ("?", 0)
         refusal = self._refusal(scope)
         if refusal is not None:
-            client = scope.get("client") or ("?", 0)
             logger.warning(
                 "refused %s:%s %s: %s", client[0], client[1], scope["path"], refusal
             )
             # closed before accept: the upgrade is answered 403, no room data sent
             await send({"type": "websocket.close", "code": 1008})
             return
-        await self.session.join(scope["path"], receive, send)
+        who, room = f"{client[0]}:{client[1]}", scope["path"].removeprefix("/")
+        logger.info("%s joined room %s", who, room)
+        try:
+            await self.session.join(scope["path"], receive, send)
+        finally:
+            logger.info("%s left room %s", who, room)
 
     def _refusal(self, scope: dict[str, Any]) -> str | None:
         """Why a connection is refused, or ``None`` when it may join."""

@@ -14,8 +14,10 @@ import stat
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
+from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
+from agent_doc.errors import FrontmatterError
 from agent_doc.store.atomic import atomic_write_bytes
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -209,6 +211,20 @@ def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     if reads is not None:
         return reads.read_document(path)
     return _decode_document(path, _read_regular(path))
+
+
+def require_session_document(path: Path) -> None:
+    """:func:`require_document`, and the frontmatter must parse.
+
+    The one rule of every command that takes a session document (``run``,
+    ``diff``, ``outline``, ``compact``, ``mode``…): a broken frontmatter is
+    refused before anything happens, with one error naming the file.
+    """
+    require_document(path)
+    try:
+        parse_frontmatter(read_document(path).text)
+    except FrontmatterError as exc:
+        raise FrontmatterError(f"{path}: {exc}") from exc
 
 
 PLAIN = DocumentFile("", "\n", False)

@@ -34,12 +34,17 @@ _WINDOW_FIELDS = (
 )  # fmt: skip
 
 
+def tmux_binary() -> str | None:
+    """The ``tmux`` on ``PATH`` (``None``: not installed); nothing is run."""
+    return shutil.which("tmux")
+
+
 def installed_version() -> tuple[str, str] | None:
     """``(path, version)`` of the ``tmux`` on ``PATH`` (``tmux -V``, 5 s at
     most; no server is started or asked); ``None`` when there is none."""
     import subprocess
 
-    binary = shutil.which("tmux")
+    binary = tmux_binary()
     if binary is None:
         return None
     try:

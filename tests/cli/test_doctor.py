@@ -81,10 +81,12 @@ def _doctor(machine: Machine) -> tuple[int, dict[str, str]]:
 
 
 def test_a_complete_set_up_is_all_ok(machine: Machine) -> None:
+    # "tmux server": the tests' guard AGENT_DOC_TMUX_SOCKET (conftest) is set
     code, lines = _doctor(machine)
     assert code == 0, lines
     assert list(lines) == [
-        "python", "git", "git identity", "tmux", "agent claude", "pane agent",
+        "python", "git", "git identity", "tmux", "tmux server", "agent claude",
+        "pane agent",
         "agent-doc-lsp", "runtime dir", "socket dir", "tmux socket dir",
     ]  # fmt: skip
     assert all(v.startswith("ok: ") for v in lines.values()), lines
@@ -260,3 +262,30 @@ def test_each_configured_editor_server_is_checked(machine: Machine) -> None:
         lines["neovim server"]
         == f"ok: {machine.bin / 'agent-doc-lsp'} (from {init_lua})"
     )
+
+
+def test_the_tmux_server_of_agent_doc_tmux_socket_is_the_one_checked(
+    machine: Machine,
+) -> None:
+    """doctor looks where status and route look: AGENT_DOC_TMUX_SOCKET's server."""
+    import subprocess
+
+    socket = f"dr{os.getpid()}"  # in the test's own TMUX_TMPDIR; short for the path
+    machine.env["AGENT_DOC_TMUX_SOCKET"] = socket
+    folder = Path(machine.env["TMUX_TMPDIR"]).resolve() / f"tmux-{os.getuid()}"
+    code, lines = _doctor(machine)
+    assert code == 0, lines
+    assert lines["tmux server"] == (
+        f"ok: AGENT_DOC_TMUX_SOCKET={socket}: {folder / socket}"
+        " (not running; route and start start it)"
+    )
+    tmux = ["tmux", "-L", socket]
+    env = {**os.environ, "TMUX_TMPDIR": machine.env["TMUX_TMPDIR"]}
+    env.pop("TMUX", None)
+    subprocess.run([*tmux, "new-session", "-d", "-s", "s"], env=env, check=True)
+    try:
+        code, lines = _doctor(machine)
+        assert lines["tmux server"].endswith("(running, 1 panes)"), lines
+        assert lines["tmux socket dir"] == f"ok: {folder} (0700)"
+    finally:
+        subprocess.run([*tmux, "kill-server"], env=env, check=False)

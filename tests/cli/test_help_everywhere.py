@@ -57,3 +57,24 @@ def test_h_on_the_fast_commands(command: str, tmp_path: Path) -> None:
     result = agent_doc(command, "-h", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"Usage: agent-doc {command}")
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[" ".join(p) or "agent-doc" for p in PATHS])
+def test_help_is_written_for_the_person_at_the_keyboard(
+    path: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No spec section numbers; arguments and values as ``FILE``/``TEXT``."""
+    assert run_app([*path, "-h"]) == 0
+    out = capsys.readouterr().out
+    assert "§" not in out, out
+    usage = out.splitlines()[0]
+    assert "{" not in usage, usage
+    for label in ("<str>", "<int>", "<path>", "<float>"):
+        assert label not in out, out
+    if "\nArguments:\n" in out:
+        rows = out.split("\nArguments:\n")[1].split("\n\n")[0].splitlines()
+        for row in rows:
+            if row.startswith("  ") and not row.startswith("   "):
+                name = row.split()[0].rstrip(".")
+                assert name == name.upper(), row
+                assert name in usage, (name, usage)

@@ -26,8 +26,14 @@ def prompts(log: Path) -> list[str]:
     return [str(c["prompt"]) for c in calls if c["method"] == "session/prompt"]
 
 
-def two_turns(project: Path, tmp_path: Path, behaviour: dict[str, str]) -> Path:
-    """A first turn, a typed question, a second turn; returns the agent's log."""
+def two_turns(
+    project: Path,
+    tmp_path: Path,
+    behaviour: dict[str, str],
+    seen: list[str] | None = None,
+) -> Path:
+    """A first turn, a typed question, a second turn; returns the agent's log
+    (and puts the second ``run -v``'s stderr in ``seen``)."""
     log = tmp_path / "acp-log.jsonl"
     configure_standin(tmp_path, {"ACP_AGENT_LOG": str(log), **behaviour})
     doc = project / "plan.md"
@@ -42,6 +48,8 @@ def two_turns(project: Path, tmp_path: Path, behaviour: dict[str, str]) -> Path:
     )
     second = cli(project, "run", "plan.md", "-v")
     assert second.returncode == 0, second.stderr
+    if seen is not None:
+        seen.append(second.stderr)
     return log
 
 
@@ -75,3 +83,16 @@ def test_a_new_acp_session_or_full_config_gets_the_whole_document(
     assert "And 3 + 3?" in second
     answers = (project / "plan.md").read_text().count("Hello from ACP.")
     assert answers == 2
+
+
+def test_run_v_says_an_agent_that_cannot_load_sessions_is_not_a_lost_session(
+    project: Path, tmp_path: Path
+) -> None:
+    """Every turn of such an agent is sent in full: -v says why, not "lost"."""
+    seen: list[str] = []
+    two_turns(project, tmp_path, {"ACP_AGENT_NO_LOAD": "1"}, seen)
+    assert "the session was lost" not in seen[0]
+    assert (
+        "full: the agent cannot load sessions, a new one gets the whole document"
+        in seen[0]
+    ), seen[0]

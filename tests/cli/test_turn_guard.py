@@ -212,6 +212,8 @@ def test_a_turn_that_cannot_finish_fails_before_the_agent_is_paid(
     assert expected in result.stderr
     if case in ("not-a-repo", "detached", "no-identity"):
         assert "--no-git" in result.stderr  # says how to go on anyway
+    if case == "detached":
+        assert "pass -b" in result.stderr  # -b commits on its own branch
     assert agent.calls() == []  # nothing paid for
     assert doc.read_text() == text
     assert not list((root / ".agent-doc").glob("snapshots/*"))

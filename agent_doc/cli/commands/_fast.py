@@ -213,6 +213,9 @@ def run_fast(args: list[str]) -> int | None:
     except Unhandled:
         return None
     try:
+        from agent_doc.store.docfile import require_session_document
+
+        require_session_document(Path(ns["file"]))  # as typer's document_argument
         if command == "write":
             return do_write(
                 Path(ns["file"]),

@@ -169,10 +169,10 @@ def run_turn_command(args: list[str]) -> int | None:
     try:
         if command == "status":
             return do_status(ns["root"], as_json=ns["json"])
-        from agent_doc.store.docfile import require_document
+        from agent_doc.store.docfile import require_session_document
 
         file = Path(ns["file"])
-        require_document(file)  # as typer's document_argument: refuse at once
+        require_session_document(file)  # as typer's document_argument
         if command == "outline":
             return do_outline(file, as_json=ns["json"])
         if command == "preflight":

@@ -8,13 +8,18 @@ Two things every ``agent-doc`` command shares, set in one place:
   is a positional argument. Click would read ``- [ ] ship it`` as a cluster of
   short options and refuse it ("No such option: -"); :class:`AgentDocGroup`
   moves such arguments behind ``--`` before the command parses its line, so
-  typer and the fast parser (:mod:`agent_doc.cli.commands._argv`) agree.
+  typer and the fast parser (:mod:`agent_doc.cli.commands._argv`) agree;
+- help shows arguments and option values as upper-case metavars (``FILE``,
+  ``--restore TEXT``), the form a person reads in any other tool's help, not
+  typer's ``{file}`` and ``<str>`` (:func:`use_upper_case_metavars`);
+- a surplus argument is a usage error (exit 2) before any FILE is checked.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from typer.core import TyperArgument
 from typer.core import TyperGroup
 from typer.core import TyperOption
 
@@ -65,8 +70,73 @@ def free_text_behind_separator(args: list[str], command: Command) -> list[str]:
     return [*options, "--", *positionals]
 
 
+class AgentDocArgument(TyperArgument):
+    """A typer argument shown as ``FILE`` (``[FILE]`` when optional) in help,
+    that refuses extra arguments before its callback checks a file."""
+
+    def handle_parse_result(
+        self, ctx: Context, opts: Any, args: list[str]
+    ) -> tuple[Any, list[str]]:
+        """Refuse a surplus argument as a usage error (exit 2) first: ``diff a
+        b`` with ``a`` missing is a wrong command line, not a missing file."""
+        if args and not ctx.allow_extra_args and not ctx.resilient_parsing:
+            ctx.fail(f"Got unexpected extra argument(s) ({' '.join(args)})")
+        return super().handle_parse_result(ctx, opts, args)
+
+    def _shown(self) -> str:
+        name = self.metavar or (self.name or "arg").upper()
+        return name + ("..." if self.nargs != 1 else "")
+
+    def get_usage_pieces(self, ctx: Context) -> list[str]:  # noqa: ARG002
+        """The argument on the usage line: ``FILE``, ``[FILE]`` or ``FILE...``."""
+        return [self._shown() if self.required else f"[{self._shown()}]"]
+
+    def get_help_record(self, ctx: Context) -> tuple[str, str] | None:
+        """The argument's row under "Arguments": its metavar and its help."""
+        record = super().get_help_record(ctx)
+        return None if record is None else (self._shown(), record[1])
+
+
+_VALUE_NAMES = {
+    "<str>": "TEXT",
+    "<int>": "INTEGER",
+    "<float>": "NUMBER",
+    "<path>": "PATH",
+}
+"""typer's (0.29) value labels and the names click always showed for them."""
+
+
+class UpperCaseOption(TyperOption):
+    """A typer option whose value is shown as ``TEXT`` (not ``<str>``) in help."""
+
+    def get_help_record(self, ctx: Context) -> tuple[str, str] | None:
+        """The option's row under "Options", its value named in upper case."""
+        record = super().get_help_record(ctx)
+        if record is None:
+            return None
+        names = record[0]
+        for label, shown in _VALUE_NAMES.items():
+            names = names.replace(label, shown)
+        return names, record[1]
+
+
+def use_upper_case_metavars(command: Command) -> None:
+    """Show ``command``'s arguments and option values as ``FILE``/``TEXT``."""
+    for param in command.params:  # the classes only add behaviour, no state
+        if type(param) is TyperArgument:
+            param.__class__ = AgentDocArgument
+        elif type(param) is TyperOption:
+            param.__class__ = UpperCaseOption
+
+
 class AgentDocGroup(TyperGroup):
     """A typer group whose commands take free text that starts with a dash."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        use_upper_case_metavars(self)
+        for command in self.commands.values():
+            use_upper_case_metavars(command)
 
     def resolve_command(
         self, ctx: Context, args: list[str]

@@ -66,14 +66,18 @@ def compact(
             }
         )
     elif result.moved == 0:
-        info(f"{file}: nothing to compact ({result.kept} turns or fewer)")
+        what = "turn" if result.kept == 1 else "turns"
+        info(
+            f"{file}: nothing to compact: {result.kept} {what}, none beyond those kept"
+        )
     else:
         where = " in the editor" if result.target == "server" else ""
         done = ", committed" if result.committed else ""
         if result.tag:
             done += f"; the version before is tagged {result.tag}"
         info(
-            f"moved {result.moved} turns of {file} to {result.archive.name}"
+            f"moved {result.moved} {'turn' if result.moved == 1 else 'turns'} "
+            f"of {file} to {result.archive.name}"
             f"{where}; kept the last {result.kept}{done}"
         )
 

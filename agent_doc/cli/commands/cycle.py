@@ -65,7 +65,7 @@ def run(
         ),
     ] = False,
 ) -> None:
-    """Send FILE's changes to the agent and write its response back (§7.1).
+    """Send FILE's changes to the agent and write its response back.
 
     One turn per document at a time: while another ``run``, ``watch`` or the
     language server answers FILE, this is refused at once (or waits, --wait).
@@ -177,7 +177,9 @@ def describe_prompt(outcome: RunOutcome) -> str:
         "resumed": "resumed: diff and excerpts",
         "full": "full: diff and the whole document",
     }[outcome.prompt_mode]
-    if outcome.resent_full:
+    if outcome.full_because == "no-load":
+        form = "full: the agent cannot load sessions, a new one gets the whole document"
+    elif outcome.resent_full:
         form = "full: the session was lost, sent again with the whole document"
     return f"prompt: {size} bytes (~{tokens} tokens), {form}"
 
@@ -196,7 +198,7 @@ def preflight(
         ),
     ] = False,
 ) -> None:
-    """Run every pre-agent step and print the §7.26 JSON on stdout.
+    """Run every pre-agent step and print their outcome as JSON on stdout.
 
     With --excerpts (and a snapshot of what the agent saw, and prompt not
     "full") the JSON carries "excerpts" — the changed components and the
@@ -208,7 +210,7 @@ def preflight(
 
 
 def commit(file: FileArg, as_json: JsonOpt = False) -> None:
-    """Commit FILE's snapshot (the agent's response) with (HEAD) markers (§7.15)."""
+    """Commit FILE's snapshot (the agent's response) with (HEAD) markers."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.cycle.commit import commit_and_refresh
@@ -222,7 +224,7 @@ def commit(file: FileArg, as_json: JsonOpt = False) -> None:
 
 
 def clean(file: FileArg, as_json: JsonOpt = False) -> None:
-    """Squash FILE's consecutive agent-doc commits at HEAD into one (§7.6)."""
+    """Squash FILE's consecutive agent-doc commits at HEAD into one."""
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
     from agent_doc.cycle.commit import squash_document_commits
@@ -247,7 +249,7 @@ def history(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List FILE's exchange versions in git, or restore one with --restore (§7.24).
+    """List FILE's exchange versions in git, or restore one with --restore.
 
     With --archived, list the answers in FILE's archive document instead.
     """

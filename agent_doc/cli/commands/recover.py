@@ -13,7 +13,9 @@ from agent_doc.cli._params import document_argument
 def recover(
     file: Annotated[
         Path | None,
-        document_argument("Only this document (default: the whole project)."),
+        document_argument(
+            "Only this document (default: the whole project).", frontmatter=False
+        ),
     ] = None,
     force_disk: Annotated[
         bool,

@@ -40,44 +40,79 @@ def serve(
     (.agent-doc/share/token) as "Authorization: Bearer <token>". Put TLS in
     front with a reverse proxy.
     Stops on Ctrl-C / SIGTERM after writing every room to its file.
+    Refused outside a project (a folder without .agent-doc/: see init).
     """
-    import logging
-
     from agent_doc.cli._click import UsageError
     from agent_doc.cli._output import info
+    from agent_doc.errors import ShareError
     from agent_doc.share.access import ensure_token
     from agent_doc.share.access import is_loopback
     from agent_doc.share.access import rotate_token as rotate
     from agent_doc.share.access import token_path
     from agent_doc.share.server import ServeOptions
     from agent_doc.share.server import run_server
-    from agent_doc.store.state import project_root_for
+    from agent_doc.store.state import find_project_root
 
     if no_token and not is_loopback(host):
         raise UsageError(f"--no-token is refused with a non-loopback --host ({host})")
     if no_token and rotate_token:
         raise UsageError("--no-token and --rotate-token exclude each other")
-    project = (root or project_root_for(Path.cwd())).resolve()
+    project = (root or find_project_root(Path.cwd()) or Path.cwd()).resolve()
     if not project.is_dir():
         raise UsageError(f"--root {project} is not a folder")
+    if not (project / ".agent-doc").is_dir():  # serve creates nothing elsewhere
+        raise ShareError(
+            f"{project} is not an agent-doc project (no .agent-doc/ there or "
+            "above): run agent-doc init in your project first, or pass --root"
+        )
     token = (
         None
         if no_token
         else (rotate(project) if rotate_token else ensure_token(project))
     )
-    logging.basicConfig(level=logging.INFO, format="agent-doc serve: %(message)s")
-    logging.getLogger("uvicorn.error").addFilter(_quiet_refusals)
+    serve_log()
     options = ServeOptions(project, host, port, token, token_path(project))
 
-    def ready(url: str) -> None:
+    def ready(url: str, peers: list[str]) -> None:
         auth = (
             "no token (loopback only)"
             if token is None
             else "token in .agent-doc/share/token"
         )
-        info(f"agent-doc serve: listening on {url}/<session id> ({auth})")
+        if peers == [url]:
+            info(f"agent-doc serve: listening on {url}/<session id> ({auth})")
+        else:
+            info(
+                f"agent-doc serve: listening on {url} (every address; {auth}): "
+                f"peers join {peers[0]}/<session id>, or use one of "
+                + ", ".join(peers[1:] or ["this machine's addresses"])
+            )
+        if not is_loopback(host):
+            info(
+                "agent-doc serve: warning: ws:// is clear text, without TLS: the "
+                "token and the documents can be read on the network; put a TLS "
+                "proxy in front (wss://) or use an SSH tunnel (docs/security.md)"
+            )
 
     run_server(options, ready)
+    info("agent-doc serve: stopped; every room is written to its file")
+
+
+def serve_log() -> None:
+    """One ``agent-doc serve: …`` line per event, ours: agent-doc's loggers at
+    INFO; uvicorn's and watchfiles' lines (started, connection open, 403,
+    "1 change detected") only from WARNING up, or all with AGENT_DOC_DEBUG=1."""
+    import logging
+    import os
+
+    debug = bool(os.environ.get("AGENT_DOC_DEBUG"))
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="agent-doc serve: %(message)s",
+    )
+    logging.getLogger("agent_doc").setLevel(logging.DEBUG if debug else logging.INFO)
+    if not debug:
+        logging.getLogger("uvicorn.error").addFilter(_quiet_refusals)
 
 
 def _quiet_refusals(record: object) -> bool:

@@ -22,7 +22,10 @@ share_app = typer.Typer(
 def token(
     rotate: Annotated[
         bool,
-        typer.Option("--rotate", help="Replace the token; old clients are refused."),
+        typer.Option(
+            "--rotate",
+            help="Replace the token; new connections with the old one are refused.",
+        ),
     ] = False,
     root: Annotated[
         Path | None,
@@ -31,17 +34,43 @@ def token(
 ) -> None:
     """Print the project's token (created when missing), or rotate it.
 
-    The token is kept in .agent-doc/share/token (mode 0600). A running
-    agent-doc serve reads it on every connect: after --rotate, clients holding
-    the old token are refused from their next connection on.
+    The token is kept in .agent-doc/share/token (mode 0600) and opens the rooms
+    of an agent-doc serve run in this project only; stderr names the project
+    and says when the token was just made. A running serve reads it on every
+    connect: after --rotate, new connections with the old token are refused,
+    while peers already connected with it stay until they disconnect (restart
+    serve to drop them).
     """
     from agent_doc.cli._output import emit
-    from agent_doc.share.access import ensure_token
+    from agent_doc.cli._output import info
+    from agent_doc.errors import ShareError
+    from agent_doc.share.access import project_token
     from agent_doc.share.access import rotate_token
-    from agent_doc.store.state import project_root_for
+    from agent_doc.store.state import find_project_root
 
-    project = (root or project_root_for(Path.cwd())).resolve()
-    emit((rotate_token(project) if rotate else ensure_token(project)) + "\n")
+    project = (root or find_project_root(Path.cwd()) or Path.cwd()).resolve()
+    if not (project / ".agent-doc").is_dir():
+        raise ShareError(
+            f"{project} is not an agent-doc project (no .agent-doc/ there or "
+            "above): run agent-doc init in your project first, or pass --root"
+        )
+    existing = None if rotate else project_token(project)
+    emit((existing or rotate_token(project)) + "\n")
+    if existing is not None:
+        info(f"agent-doc: the token of the project {project}")
+    elif rotate:
+        info(
+            f"agent-doc: rotated the token of the project {project}: new "
+            "connections with the old one are refused; peers already connected "
+            "with it stay until they disconnect (restart agent-doc serve to drop "
+            "them)"
+        )
+    else:
+        info(
+            f"agent-doc: created a new token for the project {project}: it opens "
+            "the rooms of an agent-doc serve run in this project only (to join "
+            "another machine's server, use the token its owner gives you)"
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -14,20 +14,47 @@ def upgrade(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the check as JSON.")
     ] = False,
+    from_index: Annotated[
+        bool,
+        typer.Option(
+            "--from-index",
+            help="Install from the package index even when agent-doc runs from "
+            "a git checkout (replaces that install).",
+        ),
+    ] = False,
 ) -> None:
     """Check PyPI for agent-doc-lsp and upgrade with the running interpreter's pip.
 
-    The download is installed only if it provides the agent_doc_lsp package
-    (the PyPI name agent-doc is a different program).
+        The download is installed only if it provides the agent_doc_lsp package
+        (the PyPI name agent-doc is a different program). Run from a git checkout
+        (an editable install), it says to update with git pull and changes nothing
+    (--from-index installs from the package index all the same).
     """
     import shlex
 
     from agent_doc.automation.upgrade import plan_upgrade
     from agent_doc.automation.upgrade import run_upgrade
+    from agent_doc.automation.upgrade import running_checkout
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import emit_json
     from agent_doc.cli._output import info
 
+    checkout = None if from_index else running_checkout()
+    if checkout is not None:
+        pull = shlex.join(["git", "-C", str(checkout), "pull"])
+        if as_json:
+            emit_json(
+                {
+                    "checkout": str(checkout),
+                    "command": ["git", "-C", str(checkout), "pull"],
+                }
+            )
+        info(
+            f"agent-doc runs from the git checkout {checkout}: pip does not "
+            f"upgrade it; update it with {pull} (and reinstall with "
+            f"pip install -e {shlex.quote(str(checkout))} if its dependencies changed)"
+        )
+        return
     plan = plan_upgrade()
     command = shlex.join(plan.command)
     if as_json:

@@ -16,7 +16,9 @@ NOT_RUNNING = 3
 def watch(
     files: Annotated[
         list[Path] | None,
-        document_argument("Extra documents to watch (besides sessions.json)."),
+        document_argument(
+            "Extra documents to watch (besides sessions.json).", frontmatter=False
+        ),
     ] = None,
     stop: Annotated[
         bool, typer.Option("--stop", help="Stop the running daemon (SIGTERM).")

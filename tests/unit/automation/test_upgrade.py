@@ -163,7 +163,9 @@ def test_startup_check_refreshes_in_background_then_warns(
 
 
 def test_upgrade_dry_run_prints_the_pip_command(index: str) -> None:
-    result = _cli("upgrade", "--dry-run", "--json", env=dict(os.environ))
+    result = _cli(
+        "upgrade", "--from-index", "--dry-run", "--json", env=dict(os.environ)
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["latest"] == "99.0.0"
@@ -176,13 +178,13 @@ def test_upgrade_dry_run_prints_the_pip_command(index: str) -> None:
         "--upgrade",
         "agent-doc-lsp",
     ]
-    plain = _cli("upgrade", "--dry-run", env=dict(os.environ))
+    plain = _cli("upgrade", "--from-index", "--dry-run", env=dict(os.environ))
     assert plain.stdout.strip().endswith("-m pip install --upgrade agent-doc-lsp")
 
 
 def test_upgrade_when_current(index: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_Index, "version", __version__)
-    result = _cli("upgrade", "--dry-run", env=dict(os.environ))
+    result = _cli("upgrade", "--from-index", "--dry-run", env=dict(os.environ))
     assert result.returncode == 0
     assert "up to date" in result.stderr
     assert result.stdout == ""

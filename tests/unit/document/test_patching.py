@@ -531,7 +531,9 @@ def test_component_patch_append_to_exchange_goes_before_boundary() -> None:
     out = apply_component_patch(
         doc, "exchange", "note\n", {"exchange": ComponentConfig(mode="append")}
     )
-    assert content_of(out, "exchange") == "Q\nnote\n<!-- agent:boundary:aaaa1111 -->\n"
+    assert (
+        content_of(out, "exchange") == "Q\n\nnote\n<!-- agent:boundary:aaaa1111 -->\n"
+    )  # a new paragraph
 
 
 def test_pre_patch_hook_transforms_content_with_env(tmp_path: Path) -> None:
