@@ -1,10 +1,13 @@
 """The one seam for start-up tricks: everything the per-turn commands do to
 start and end fast, in the style of httpx's ``_compat.py``.
 
-The rest of the package imports plain :mod:`threading` and :mod:`subprocess`,
-and :mod:`typing` for the type checker only (``TYPE_CHECKING = False`` then
-``if TYPE_CHECKING:``, the spelling mypy and PEP 781 know); what a command must
-not pay on every start lives here, each with the reason it earns its place:
+The rest of the package imports plain :mod:`threading` and :mod:`subprocess`
+(one exception: the per-turn git commands of :mod:`agent_doc.cycle.gitproc`
+start with ``os.posix_spawn``, 4 ms of imports less on every turn;
+``tests/unit/test_layer_contracts.py`` allows no other), and :mod:`typing` for
+the type checker only (``TYPE_CHECKING = False`` then ``if TYPE_CHECKING:``,
+the spelling mypy and PEP 781 know); what a command must not pay on every
+start lives here, each with the reason it earns its place:
 
 - :mod:`.lazy` — patterns compiled and loggers resolved on first use (a module
   level ``re.compile`` or ``logging.getLogger`` costs every command that imports

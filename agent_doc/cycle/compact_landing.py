@@ -24,9 +24,9 @@ from pathlib import Path
 
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
-from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.boundary import remove_all_boundaries
 from agent_doc.document.compaction import Compaction
+from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.errors import StateError
 from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.landing import Compacting

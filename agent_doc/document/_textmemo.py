@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from agent_doc.document._linediff import common_prefix
+from agent_doc.document.linediff import common_prefix
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ than a ``str`` holding an emoji, and never builds the merged ``str``.
 
 from __future__ import annotations
 
-from agent_doc.document._linediff import common_prefix
-from agent_doc.document._linediff import common_suffix
+from agent_doc.document.linediff import common_prefix
+from agent_doc.document.linediff import common_suffix
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:

@@ -643,9 +643,11 @@ def apply_component_patch(
 
     Mode is ``mode`` (an explicit override) > inline attribute > config >
     ``replace``; ``timestamp`` prefixes the
-    entry with ``[YYYY-MM-DDTHH:MM:SSZ] `` (UTC); ``max_entries`` (append and
-    prepend only) keeps the newest N non-empty lines; ``max_lines`` keeps the
-    last N lines. Hooks are the caller's job (:mod:`agent_doc.write.component_hooks`).
+    entry with ``[YYYY-MM-DDTHH:MM:SSZ] `` of ``now`` (UTC; the caller reads
+    the clock: :func:`agent_doc.write.patch_time.patch_time`); ``max_entries``
+    (append and prepend only) keeps the newest N non-empty lines;
+    ``max_lines`` keeps the last N lines. Hooks are the caller's job
+    (:mod:`agent_doc.write.component_hooks`).
 
     Raises
     ------
@@ -667,10 +669,11 @@ def apply_component_patch(
     if mode == "replace":
         refuse_whole_replace(name)
     if config.timestamp:
-        from datetime import datetime
-        from datetime import timezone
+        if now is None:
+            raise PatchError(f"component '{name}' is stamped: give the time")
+        from datetime import timezone  # loaded already: ``now`` is a datetime
 
-        stamp = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+        stamp = now.astimezone(timezone.utc)
         content = f"[{stamp.strftime('%Y-%m-%dT%H:%M:%SZ')}] {content}"
     boundary = _boundary_in(doc, component)
     doc = _apply_mode(

@@ -23,11 +23,7 @@ they become UTF-8 byte offsets (pycrdt ``Text`` indexes bytes).
 from __future__ import annotations
 
 from agent_doc._runtime.record import Record
-from agent_doc.document import _yrs
-from agent_doc.document._linediff import Hunk
-from agent_doc.document._linediff import common_prefix
-from agent_doc.document._linediff import common_suffix
-from agent_doc.document._linediff import diff_lines
+from agent_doc.document import yrs_codec
 from agent_doc.document._textwalk import TRIES
 from agent_doc.document._textwalk import WINDOW
 from agent_doc.document._textwalk import common_head
@@ -35,15 +31,20 @@ from agent_doc.document._textwalk import common_run
 from agent_doc.document._textwalk import common_tail
 from agent_doc.document._textwalk import merge_by_windows
 from agent_doc.document._textwalk import resync
+from agent_doc.document.linediff import Hunk
+from agent_doc.document.linediff import common_prefix
+from agent_doc.document.linediff import common_suffix
+from agent_doc.document.linediff import diff_lines
+from agent_doc.document.textedit import common_ends
 from agent_doc.errors import MergeError
 
 AGENT_CLIENT_ID = 1
 """pycrdt client id of the agent's side: lower, so its inserts come first."""
 USER_CLIENT_ID = 2
 """pycrdt client id of the user's side."""
-STATE_CLIENT_ID = _yrs.STATE_CLIENT_ID
+STATE_CLIENT_ID = yrs_codec.STATE_CLIENT_ID
 """pycrdt client id of the fresh document encoded as the returned state."""
-TEXT_KEY = _yrs.TEXT_KEY
+TEXT_KEY = yrs_codec.TEXT_KEY
 """Name of the shared ``Text`` inside the pycrdt document."""
 
 _MAX_PAIRED_LINES = 64
@@ -132,7 +133,7 @@ def plan_ops(base: str, ours: str, theirs: str) -> tuple[str, list[Op], list[Op]
 
 def encode_text_state(text: str) -> bytes:
     """Encode a fresh pycrdt document holding ``text`` as one update."""
-    return _yrs.encode_text_state(text, STATE_CLIENT_ID)
+    return yrs_codec.encode_text_state(text, STATE_CLIENT_ID)
 
 
 def _result(text: str) -> MergeResult:
@@ -366,14 +367,8 @@ def _line_op(at: int, old: str, new: str) -> Op:
     Character-level when the change starts mid-line and the common ends cover
     at least half of the shorter line; otherwise the whole line is replaced.
     """
-    limit = min(len(old), len(new))
-    pre = 0
-    while pre < limit and old[pre] == new[pre]:
-        pre += 1
-    suf = 0
-    while suf < limit - pre and old[-1 - suf] == new[-1 - suf]:
-        suf += 1
-    if pre > 0 and 2 * (pre + suf + 1) >= limit + 1:  # + 1: the newline
+    pre, suf = common_ends(old, new)
+    if pre > 0 and 2 * (pre + suf + 1) >= min(len(old), len(new)) + 1:  # + 1: \n
         return (at + pre, at + len(old) - suf, new[pre : len(new) - suf])
     return (at, at + len(old) + 1, new + "\n")
 
@@ -502,8 +497,8 @@ def _crdt_merge(
     del state
     try:
         update = encode_text_state(text)
-        agent = _yrs.TextDoc(AGENT_CLIENT_ID, update)
-        user = _yrs.TextDoc(USER_CLIENT_ID, update)
+        agent = yrs_codec.TextDoc(AGENT_CLIENT_ID, update)
+        user = yrs_codec.TextDoc(USER_CLIENT_ID, update)
         agent.replay(_byte_ops(text, ours))
         user.replay(_byte_ops(text, theirs))
         agent.apply(user.update_since(agent.state()))

@@ -38,6 +38,8 @@ from agent_doc.store.config_keys import claim_unknown_keys
 from agent_doc.store.state import project_root_for
 from agent_doc.tmux.adapter import SOCKET_ENV
 from agent_doc.tmux.adapter import Tmux
+from agent_doc.tmux.adapter import installed_version
+from agent_doc.tmux.adapter import tmux_binary
 from agent_doc.tmux.bindings import agent_command
 
 Status = Literal["ok", "warn", "fail"]
@@ -108,13 +110,13 @@ def check_git(cwd: Path) -> list[Check]:
     return [found, Check("git identity", "fail", detail, fix)]
 
 
-def check_tmux(cwd: Path) -> Check:
+def check_tmux() -> Check:
     """tmux is installed (agents in panes: route, claim, sync, start)."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
+    found = installed_version()
+    if found is None:
         detail = "not found on PATH: route, claim, sync and start need it"
         return Check("tmux", "warn", detail, TMUX_HINT)
-    _, version = _output([tmux, "-V"], cwd)
+    tmux, version = found
     return Check("tmux", "ok", f"{version.removeprefix('tmux ')} ({tmux})")
 
 
@@ -122,7 +124,7 @@ def check_tmux_server() -> list[Check]:
     """The tmux server ``AGENT_DOC_TMUX_SOCKET`` names, when it is set: where
     its socket is and whether it runs (``status`` and ``route`` look there)."""
     name = os.environ.get(SOCKET_ENV)
-    if not name or shutil.which("tmux") is None:
+    if not name or tmux_binary() is None:
         return []
     server = Tmux.from_env()
     try:
@@ -281,7 +283,7 @@ def run_checks(cwd: Path | None = None) -> list[Check]:
     return [
         check_python(),
         *check_git(where),
-        check_tmux(where),
+        check_tmux(),
         *check_tmux_server(),
         *config_key_checks(where),
         *check_agents(where),

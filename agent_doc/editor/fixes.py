@@ -13,6 +13,7 @@ from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.components import Component
 from agent_doc.document.frontmatter import deprecated_fields
 from agent_doc.document.frontmatter import migrate_deprecated
+from agent_doc.document.textedit import single_op
 from agent_doc.editor.backlog import item_actions
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Fix
@@ -22,17 +23,7 @@ from agent_doc.errors import AgentDocError
 
 def minimal_change(old: str, new: str) -> TextChange:
     """One change turning ``old`` into ``new`` (common prefix/suffix kept)."""
-    prefix = 0
-    limit = min(len(old), len(new))
-    while prefix < limit and old[prefix] == new[prefix]:
-        prefix += 1
-    suffix = 0
-    while (
-        suffix < limit - prefix
-        and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]
-    ):
-        suffix += 1
-    return TextChange(prefix, len(old) - suffix, new[prefix : len(new) - suffix])
+    return TextChange(*(single_op(old, new) or (0, 0, "")))
 
 
 def _overlaps(a_start: int, a_end: int, b_start: int, b_end: int) -> bool:

@@ -14,12 +14,12 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from agent_doc.document._linediff import diff_lines
-from agent_doc.document._linediff import split_lines
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.diff import strip_comments
+from agent_doc.document.linediff import diff_lines
+from agent_doc.document.linediff import split_lines
 from agent_doc.editor.model import Problem
 
 UNSENT = "unsent"

@@ -23,17 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from agent_doc.document.textedit import edit_ops
 from agent_doc.errors import ShareError
 from agent_doc.share.access import read_token_file
 from agent_doc.share.access import token_path
 from agent_doc.share.documents import session_id
 from agent_doc.share.peer import RoomPeer
-from agent_doc.share.textedit import edit_ops
 from agent_doc.store.config import load_project_config
 from agent_doc.store.state import find_project_root
 from agent_doc.write.live import LivePlan
 from agent_doc.write.live import TextChange
 from agent_doc.write.live import apply_changes
+from agent_doc.write.live import plan_from_text
 
 SYNC_KEY = "sync"
 """Project config key (``.agent-doc/config.toml``): the sync server's URL."""
@@ -161,12 +162,12 @@ class BufferMirror:
 
     def plan(self, buffer: str) -> LivePlan:
         """The edit bringing ``buffer`` to :meth:`target`: the smallest edits
-        by character (:func:`~agent_doc.share.textedit.edit_ops`), so lines
+        by character (:func:`~agent_doc.write.live.minimal_changes`), so lines
         added next to the line being typed in never replace that line."""
         target = self.target(buffer)
-        changes = tuple(TextChange(*op) for op in edit_ops(buffer, target))
-        self._expected.extend(partly_applied(buffer, changes))
-        return LivePlan(buffer, target, target, changes)
+        plan = plan_from_text(buffer, target, target)
+        self._expected.extend(partly_applied(buffer, plan.changes))
+        return plan
 
     def behind(self, buffer: str) -> bool:
         """Whether the buffer lacks something the room has."""

@@ -40,7 +40,7 @@ from pycrdt import Doc
 from pycrdt import Provider
 from pycrdt import Text
 
-from agent_doc.document._yrs import TEXT_KEY
+from agent_doc.document.yrs_codec import TEXT_KEY
 from agent_doc.share.access import refusal_reason
 from agent_doc.share.peer_link import PeerChannel
 from agent_doc.share.peer_link import Presence

@@ -48,6 +48,7 @@ from agent_doc.share.turn_state import has_landed
 from agent_doc.share.turn_state import room_snapshot
 from agent_doc.store.state import project_root_for
 from agent_doc.write.outcome import normalize_text
+from agent_doc.write.patch_time import patch_time
 
 URL_ENV = "AGENT_DOC_SHARE_URL"
 """Environment variable: the room (or server) URL when ``--room`` is not given."""
@@ -196,10 +197,11 @@ def patch_in_room(
     config = configs.get(component)
     if config is not None and (config.pre_patch or config.post_patch):
         _warn(f"{component}: pre_patch/post_patch hooks are not run for a room")
+    now = patch_time(configs, component)
     return edit_room(
         target,
         lambda text: apply_component_patch(
-            text, component, content, configs, mode=mode
+            text, component, content, configs, mode=mode, now=now
         ),
     )
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
-from agent_doc.document._yrs import TEXT_KEY
 from agent_doc.document.merge import merge_texts
+from agent_doc.document.yrs_codec import TEXT_KEY
 from agent_doc.share.access import share_dir
 from agent_doc.share.textedit import apply_text_change
 from agent_doc.store.atomic import atomic_write_text

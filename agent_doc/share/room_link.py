@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from agent_doc.document._yrs import TEXT_KEY
+from agent_doc.document.yrs_codec import TEXT_KEY
 from agent_doc.errors import ShareError
 from agent_doc.share.access import refusal_reason
 from agent_doc.share.channel import WebsocketChannel

@@ -30,9 +30,9 @@ from typing import Any
 from agent_doc.cycle.room_turn import AnswerStream
 from agent_doc.cycle.room_turn import RoomSide
 from agent_doc.cycle.room_turn import RoomWrite
-from agent_doc.document._yrs import TEXT_KEY
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.merge import merge_texts
+from agent_doc.document.yrs_codec import TEXT_KEY
 from agent_doc.share.remote import read_room
 from agent_doc.share.remote import read_room_turn
 from agent_doc.share.remote import write_to_room

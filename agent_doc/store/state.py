@@ -269,7 +269,7 @@ class StateStore:
         self, doc: Path, state: bytes | tuple[bytes | memoryview, ...]
     ) -> None:
         """Store the CRDT state atomically (``state`` may be its pieces, as
-        :func:`agent_doc.document._yrs.utf8_state_parts` gives them).
+        :func:`agent_doc.document.yrs_codec.utf8_state_parts` gives them).
 
         Not fsynced: the state is the encoding of a text the snapshot and the
         document already hold durably, and no merge depends on it.

@@ -34,6 +34,29 @@ _WINDOW_FIELDS = (
 )  # fmt: skip
 
 
+def tmux_binary() -> str | None:
+    """The ``tmux`` on ``PATH`` (``None``: not installed); nothing is run."""
+    return shutil.which("tmux")
+
+
+def installed_version() -> tuple[str, str] | None:
+    """``(path, version)`` of the ``tmux`` on ``PATH`` (``tmux -V``, 5 s at
+    most; no server is started or asked); ``None`` when there is none."""
+    import subprocess
+
+    binary = tmux_binary()
+    if binary is None:
+        return None
+    try:
+        done = subprocess.run(
+            [binary, "-V"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return binary, str(exc)
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    return binary, lines[0] if lines else ""
+
+
 class PaneInfo(Record):
     """One pane as reported by ``list-panes -a``."""
 

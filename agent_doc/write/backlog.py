@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
-from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.backlog import ITEM_COMPONENTS
 from agent_doc.document.backlog import item_ids
 from agent_doc.document.backlog import reordered
@@ -22,6 +21,7 @@ from agent_doc.document.backlog_ops import apply_to_document
 from agent_doc.document.components import find_component
 from agent_doc.document.components import replace_content
 from agent_doc.document.components import scan_components
+from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.errors import AgentDocError
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import doc_lock

@@ -13,13 +13,13 @@ from __future__ import annotations
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.faults import crash_point
-from agent_doc.document import _yrs
-from agent_doc.document._yrs import utf8_state_parts
+from agent_doc.document import yrs_codec
 from agent_doc.document.boundary import BOUNDARY_PREFIX
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.merge_utf8 import MergedUTF8
 from agent_doc.document.merge_utf8 import merge_utf8_parts
+from agent_doc.document.yrs_codec import utf8_state_parts
 from agent_doc.store.docfile import PLAIN
 from agent_doc.store.docfile import ReadCache
 from agent_doc.store.state import doc_lock
@@ -167,15 +167,15 @@ def _write_text(
     if current.text == baseline:
         final = ours
         if ours_data is None:
-            state = _yrs.encode_text_state(ours)
+            state = yrs_codec.encode_text_state(ours)
         else:
-            state = _yrs.utf8_state_parts(ours_data)
+            state = yrs_codec.utf8_state_parts(ours_data)
             data = ours_data if plain else None
     else:
         result = merge_texts(baseline, ours, current.text)
         final, state = single_boundary(result.text, ours), result.state
         if plain and final is result.text:  # the state holds its UTF-8
-            data = _yrs.utf8_in_state(state)
+            data = yrs_codec.utf8_in_state(state)
     changed = final != current.text
     snapshot = ours_data if ours_data is not None else ours
     final_digest = data_digest(final) if final != ours else None

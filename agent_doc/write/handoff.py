@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from agent_doc._runtime.record import Record
-from agent_doc.document._yrs import encode_text_state
+from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerLinkError
@@ -27,8 +27,8 @@ from agent_doc.errors import ServerTimeout
 from agent_doc.store.procs import pid_alive
 from agent_doc.write.server_link import Registration
 from agent_doc.write.server_link import ServerLink
-from agent_doc.write.server_link import _load_registration
 from agent_doc.write.server_link import exchange
+from agent_doc.write.server_link import load_registration
 from agent_doc.write.server_link import reply_error
 from agent_doc.write.waiting import elapsed_on_terminal
 from agent_doc.write.waiting import write_timeout
@@ -65,7 +65,7 @@ def sole_server(path: Path) -> Registration | None:
     found: list[Registration] = []
     for folder in ServerLink()._server_dirs(path):
         for entry in folder.glob("*.json"):
-            reg = _load_registration(entry)
+            reg = load_registration(entry)
             if reg is None or not pid_alive(reg.pid):
                 return None
             if reg.socket not in {r.socket for r in found}:

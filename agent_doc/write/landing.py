@@ -28,9 +28,9 @@ from agent_doc._runtime.digest import sha256_hex
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
 from agent_doc._runtime.record import Record
-from agent_doc.document._yrs import encode_text_state
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import new_boundary_id
+from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.store.landing import Landing
 from agent_doc.store.landing import LandingRecord
 from agent_doc.store.landing import drop_staged_snapshot

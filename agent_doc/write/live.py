@@ -14,8 +14,9 @@ The write algorithm (spec §7.22, "Our decisions" 2):
   buffer (:func:`agent_doc.document.merge.merge_texts`), recomputed against the newest
   buffer text whenever an attempt has to be retried;
 * the edits are one :class:`TextChange` per region where the live buffer and
-  ``merged`` differ (:func:`minimal_changes`): a line diff into hunks, each
-  refined to characters. An edit never spans text both sides hold alike, so
+  ``merged`` differ (:func:`minimal_changes`, the edits of
+  :mod:`agent_doc.document.textedit`): a line diff into hunks, each refined
+  to characters. An edit never spans text both sides hold alike, so
   the text the person is typing in is never replaced by an edit that only
   "moves" it (that is how keystrokes got lost, issue 12).
 
@@ -31,12 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent_doc.document._linediff import diff_lines
-from agent_doc.document._linediff import split_lines
 from agent_doc.document.apply import apply_component_patch
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.boundary import reposition_boundary_to_end
 from agent_doc.document.merge import merge_texts
+from agent_doc.document.textedit import edit_ops
+from agent_doc.document.textedit import single_op
+from agent_doc.write.patch_time import patch_time
 
 __all__ = [
     "LivePlan",
@@ -94,49 +96,22 @@ def minimal_change(old: str, new: str) -> TextChange | None:
     The edit covers the span between the longest common prefix and the longest
     common suffix (which never overlap). A ``\\r\\n`` pair is never split.
     """
-    if old == new:
-        return None
-    limit = min(len(old), len(new))
-    start = 0
-    while start < limit and old[start] == new[start]:
-        start += 1
-    if start > 0 and old[start - 1] == "\r":
-        start -= 1
-    end_old, end_new = len(old), len(new)
-    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
-        end_old -= 1
-        end_new -= 1
-    return TextChange(start, end_old, new[start:end_new])
+    op = single_op(old, new)
+    return None if op is None else TextChange(*op)
 
 
 def minimal_changes(old: str, new: str) -> tuple[TextChange, ...]:
     """Return one small edit per changed region turning ``old`` into ``new``.
 
-    The lines are diffed into hunks; a hunk replacing as many lines as it
-    removes is refined line by line, any other hunk to its differing middle.
-    Pure insertions stay at line starts. The edits are disjoint, ascending and
-    relative to ``old`` (apply them back to front, or all at once as LSP does).
+    The edits of :func:`agent_doc.document.textedit.edit_ops` (the ones a
+    shared room gets): the lines are diffed into hunks; a hunk replacing as
+    many lines as it removes is trimmed line by line, any other is diffed by
+    character, so text both sides hold is never replaced. Pure insertions stay
+    at line starts; a ``\\r\\n`` pair is never split. The edits are
+    disjoint, ascending and relative to ``old`` (apply them back to front, or
+    all at once as LSP does).
     """
-    if old == new:
-        return ()
-
-    a, b = split_lines(old), split_lines(new)
-    starts = [0]
-    for line in a:
-        starts.append(starts[-1] + len(line))
-    changes: list[TextChange] = []
-    for a1, a2, b1, b2 in diff_lines(a, b):
-        if a2 - a1 == b2 - b1:
-            pairs = [(starts[a1 + i], a[a1 + i], b[b1 + i]) for i in range(a2 - a1)]
-        else:
-            pairs = [(starts[a1], "".join(a[a1:a2]), "".join(b[b1:b2]))]
-        for at, before, after in pairs:
-            change = minimal_change(before, after)
-            if change is not None:
-                changes.append(
-                    TextChange(at + change.start, at + change.end, change.new_text)
-                )
-    return tuple(changes)
+    return tuple(TextChange(*op) for op in edit_ops(old, new))
 
 
 def apply_changes(text: str, changes: tuple[TextChange, ...]) -> str:
@@ -212,10 +187,11 @@ def plan_patch(
     mode: str | None = None,
 ) -> LivePlan:
     """Plan a component patch (``patch`` semantics) on the live buffer."""
+    now = patch_time(configs, component)
     return _plan_transform(
         live_text,
         lambda text: apply_component_patch(
-            text, component, content, dict(configs), mode=mode
+            text, component, content, dict(configs), mode=mode, now=now
         ),
     )
 

@@ -23,6 +23,7 @@ from agent_doc.store.state import write_document
 from agent_doc.write.component_hooks import run_post_patch
 from agent_doc.write.component_hooks import run_pre_patch
 from agent_doc.write.outcome import normalize_text
+from agent_doc.write.patch_time import patch_time
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -113,10 +114,13 @@ def patch_component(
     if config is not None and config.pre_patch:
         content = run_pre_patch(config.pre_patch, content, name, path)
     store = StateStore(root)
+    now = patch_time(configs, name)
     handle = None if link is None or force_disk else link.find_owner(path)
     if handle is not None and link is not None:
         before = normalize_text(handle.text)
-        apply_component_patch(before, name, content, configs, mode=mode)  # validate
+        apply_component_patch(  # validate
+            before, name, content, configs, now=now, mode=mode
+        )
         text = normalize_text(link.patch(handle, name, content, mode=mode))
         store.save_snapshot(path, text)
         outcome = PatchOutcome(path, name, text, "server", text != before)
@@ -124,7 +128,7 @@ def patch_component(
         with doc_lock(path, root=root):
             current = read_document(path)
             text = apply_component_patch(
-                current.text, name, content, configs, mode=mode
+                current.text, name, content, configs, now=now, mode=mode
             )
             if text != current.text:
                 write_document(path, current, text)

@@ -191,7 +191,9 @@ def _checked(reply: dict[str, Any]) -> dict[str, Any]:
     raise ServerLinkError(error)
 
 
-def _load_registration(path: Path) -> Registration | None:
+def load_registration(path: Path) -> Registration | None:
+    """The server registration in ``path``; ``None`` when the file cannot be
+    read or does not hold one (whether its server still runs is not checked)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         roots = data.get("roots") or []
@@ -280,7 +282,7 @@ class ServerLink:
         sockets: set[str] = set()
         for folder in self._server_dirs(path):
             for entry in sorted(folder.glob("*.json")):
-                reg = _load_registration(entry)
+                reg = load_registration(entry)
                 if reg is None or not pid_alive(reg.pid):
                     self._forget(entry)
                     if reg is not None:  # a killed server left its socket too

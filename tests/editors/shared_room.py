@@ -211,7 +211,7 @@ def stored_text(db: Path, session: str) -> str:
     from pycrdt import Text
     from pycrdt.store import SQLiteYStore
 
-    from agent_doc.document._yrs import TEXT_KEY
+    from agent_doc.document.yrs_codec import TEXT_KEY
 
     async def read() -> str:
         doc: Doc[Any] = Doc()

@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from agent_doc.document._linediff import MAX_EDIT_DISTANCE
-from agent_doc.document._linediff import _myers
-from agent_doc.document._linediff import diff_lines
+from agent_doc.document.linediff import MAX_EDIT_DISTANCE
+from agent_doc.document.linediff import _myers
+from agent_doc.document.linediff import diff_lines
 
 
 def apply(

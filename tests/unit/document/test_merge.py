@@ -15,8 +15,8 @@ from pycrdt import Doc
 from pycrdt import Text
 
 from agent_doc.document import merge as merge_module
-from agent_doc.document._linediff import diff_lines
-from agent_doc.document._linediff import split_lines
+from agent_doc.document.linediff import diff_lines
+from agent_doc.document.linediff import split_lines
 from agent_doc.document.merge import MergeResult
 from agent_doc.document.merge import encode_text_state
 from agent_doc.document.merge import merge_texts

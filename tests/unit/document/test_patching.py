@@ -32,6 +32,7 @@ from agent_doc.errors import ComponentNotFound
 from agent_doc.errors import PatchError
 from agent_doc.write.component_hooks import run_post_patch
 from agent_doc.write.component_hooks import run_pre_patch
+from agent_doc.write.patch_time import patch_time
 
 BOUNDARY = re.compile(r"<!-- agent:boundary:([0-9a-z-]+) -->")
 
@@ -478,13 +479,19 @@ def test_component_patch_timestamp_prefix_is_utc() -> None:
     assert content_of(out, "log") == "entry1\n[2026-02-25T21:24:46Z] deployed\n"
 
 
-def test_component_patch_timestamp_defaults_to_now() -> None:
-    out = apply_component_patch(
-        LOG_DOC, "log", "x", {"log": ComponentConfig(timestamp=True)}
-    )
-    assert re.fullmatch(
-        r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] x\n", content_of(out, "log")
-    )
+def test_a_stamped_component_takes_the_time_from_its_caller() -> None:
+    """The document layer reads no clock (architecture.md): the write layer
+    gives the time, and only for a component that stamps its entries."""
+    configs = {"log": ComponentConfig(timestamp=True)}
+    with pytest.raises(PatchError, match="give the time"):
+        apply_component_patch(LOG_DOC, "log", "x", configs)
+    assert patch_time({"log": ComponentConfig()}, "log") is None
+    assert patch_time(configs, "other") is None
+    now = patch_time(configs, "log")
+    assert now is not None
+    assert now.utcoffset() == timedelta(0)
+    out = apply_component_patch(LOG_DOC, "log", "x", configs, now=now)
+    assert content_of(out, "log") == f"[{now:%Y-%m-%dT%H:%M:%SZ}] x\n"
 
 
 def test_component_patch_max_entries_keeps_newest_non_empty_lines() -> None:

@@ -21,8 +21,8 @@ from pycrdt import Doc
 from pycrdt import Text
 
 from agent_doc.document import merge as merge_module
-from agent_doc.document._yrs import encode_text_state
-from agent_doc.document._yrs import utf8_in_state
+from agent_doc.document.yrs_codec import encode_text_state
+from agent_doc.document.yrs_codec import utf8_in_state
 
 TEXTS = st.text(
     alphabet=st.sampled_from([*"ab \n", "é", "😀", "日", "\r", "x"]),

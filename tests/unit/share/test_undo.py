@@ -8,7 +8,7 @@ from typing import Any
 from pycrdt import Doc
 from pycrdt import Text
 
-from agent_doc.document._yrs import TEXT_KEY
+from agent_doc.document.yrs_codec import TEXT_KEY
 from agent_doc.share.mirror import BufferMirror
 from agent_doc.share.peer import RoomPeer
 from agent_doc.share.textedit import apply_text_change
