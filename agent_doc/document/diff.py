@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 from agent_doc._runtime.lazy import lazy_compile
-from agent_doc.document._linediff import common_prefix
-from agent_doc.document._linediff import common_suffix
 from agent_doc.document.codeblocks import CodeIndex
+from agent_doc.document.linediff import common_prefix
+from agent_doc.document.linediff import common_suffix
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:

@@ -23,11 +23,11 @@ import re
 from bisect import bisect_right
 
 from agent_doc.document import codeblocks
-from agent_doc.document._linediff import common_prefix
-from agent_doc.document._linediff import common_suffix
 from agent_doc.document.diff import compute_diff
 from agent_doc.document.diff import render_diff
 from agent_doc.document.diff import strip_comments
+from agent_doc.document.linediff import common_prefix
+from agent_doc.document.linediff import common_suffix
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -38,14 +38,29 @@ __all__ = ["PLAIN", "diff_texts", "same_after", "window_diff"]
 PLAIN = object()
 """Answer of :func:`window_diff` when only the plain path can decide."""
 
-_OPEN = re.compile(b"\n" + codeblocks._BLOCK_OPEN_BODY.encode())
 _OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
                  b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # fmt: skip
 """Line breaks of ``str.splitlines`` other than ``\\n`` (and ``\\r``), as UTF-8."""
-_SURROGATE = re.compile(b"\xed[\xa0-\xbf]")
-_COMMENT = re.compile(re.escape(b"<!--"))
-_LINKREF = re.compile(re.escape(b"[//]:"))
-"""Literals are found faster by a regular expression than by ``bytes.find``."""
+_PATTERNS: dict[str, re.Pattern[bytes]] = {}
+"""Compiled on first use (a per-turn command imports this module and may not
+diff at all: ``tests/unit/runtime/test_lazy_re.py``). Literals are found
+faster by a regular expression than by ``bytes.find``."""
+
+
+def _pattern(name: str) -> re.Pattern[bytes]:
+    """The byte pattern ``name`` (``open``, ``surrogate``, ``comment``, ``linkref``)."""
+    pattern = _PATTERNS.get(name)
+    if pattern is None:
+        source = {
+            "open": b"\n" + codeblocks._BLOCK_OPEN_BODY.encode(),
+            "surrogate": b"\xed[\xa0-\xbf]",
+            "comment": re.escape(b"<!--"),
+            "linkref": re.escape(b"[//]:"),
+        }[name]
+        pattern = _PATTERNS[name] = re.compile(source)
+    return pattern
+
+
 _MIN_WINDOW = 1 << 12
 
 
@@ -71,7 +86,7 @@ def block_spans(data: bytes, start: int = 0) -> list[tuple[int, int]]:
     (outside any block), as :func:`codeblocks.block_ranges` finds them, merged."""
     out: list[tuple[int, int]] = []
     size = len(data)
-    first = _OPEN.match(b"\n" + data[start : _line_end(data, start)])
+    first = _pattern("open").match(b"\n" + data[start : _line_end(data, start)])
     opened = (
         None
         if first is None
@@ -80,7 +95,7 @@ def block_spans(data: bytes, start: int = 0) -> list[tuple[int, int]]:
     line, pos = start, start
     while True:
         if opened is None:
-            m = _OPEN.search(data, pos)
+            m = _pattern("open").search(data, pos)
             if m is None:
                 return out
             line = m.start() + 1
@@ -143,11 +158,13 @@ def _stripped_lines(data: bytes, end: int, blocks: list[tuple[int, int]]) -> int
     neutral chunk around it."""
 
     lines = data.count(b"\n", 0, end)
-    at, link = 0, _first(_LINKREF, data, 0, end)
+    at, link = 0, _first(_pattern("linkref"), data, 0, end)
     while True:
         if 0 <= link < at:
-            link = _first(_LINKREF, data, at, end)
-        found = [x for x in (_first(_COMMENT, data, at, end), link) if x >= 0]
+            link = _first(_pattern("linkref"), data, at, end)
+        found = [
+            x for x in (_first(_pattern("comment"), data, at, end), link) if x >= 0
+        ]
         if not found:
             return lines
         lo = max(_neutral_before(data, min(found) + 1, blocks), at)
@@ -178,7 +195,9 @@ def _plain_bytes(a: bytes, b: bytes) -> bool:
     """Whether both sides are ``\\n``-ended UTF-8 as the fast path needs."""
     if b"\r" in a or b"\r" in b or b.startswith(b"\xef\xbb\xbf"):
         return False
-    return not any(b"\xed" in side and _SURROGATE.search(side) for side in (a, b))
+    return not any(
+        b"\xed" in side and _pattern("surrogate").search(side) for side in (a, b)
+    )
 
 
 def window_diff(previous: bytes, current: bytes, context: int) -> str | object | None:

@@ -19,8 +19,7 @@ PACKAGES = ("agent_doc", "agent_doc_lsp")
 
 PENDING: dict[str, frozenset[str]] = {}
 """Private modules kept for importers elsewhere that other work was changing
-when the public name came (none left: ``document/_linediff.py`` stays only
-for ``document/`` itself, which may use it)."""
+when the public name came (none left)."""
 
 
 def _module_name(path: Path) -> str:
