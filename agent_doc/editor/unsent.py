@@ -194,14 +194,27 @@ class UnsentBaseline:
             fixed.starts, window.first, new_starts, len(new) - len(old),
             len(current) - len(self.snapshot),
         )  # fmt: skip
+        # the blocks of the version: scanned from a line start outside every
+        # block of the snapshot (the texts are equal before the window)
+        restart = _outside_blocks(window.start, context)
+        local = current[restart : window.other_end]
         return _summarize(
             diff_lines(old, new),
             _Blocks(self.snapshot, old, old_starts, context),
-            _Blocks(current, new, new_starts),
+            _Blocks(local, new, new_starts, shift=restart),
             starts,
             current,
             window.first,
         )
+
+
+def _outside_blocks(offset: int, blocks: _Blocks) -> int:
+    """``offset`` (a line start), or the start of the fenced code or comment
+    block of ``blocks`` holding it."""
+    for ranges in blocks.ranges():
+        if ranges.contains(offset):
+            return offset + ranges.within(offset, offset + 1)[0][0]
+    return offset
 
 
 class _ShiftedStarts:
@@ -274,9 +287,11 @@ def _summarize(
 class _Blocks:
     """Fenced code and HTML comment blocks of one text, looked up by line.
 
-    ``lines`` are lines of ``text`` (all of them or a window) and ``starts``
-    their offsets in it, then the end of the last; ``context`` shares the
-    block ranges of another :class:`_Blocks` of the same text.
+    ``lines`` are lines of a text (all of them or a window) and ``starts``
+    their offsets in it, then the end of the last. ``text`` is that text, or
+    the part of it from ``shift`` on (a line start outside every block) past
+    the lines; ``context`` shares the block ranges of another
+    :class:`_Blocks` of the same text.
     """
 
     def __init__(
@@ -285,8 +300,10 @@ class _Blocks:
         lines: list[str],
         starts: list[int],
         context: _Blocks | None = None,
+        shift: int = 0,
     ) -> None:
         self._text = text
+        self._shift = shift
         self.lines = lines
         """The lines looked up."""
         self._starts = starts
@@ -294,11 +311,18 @@ class _Blocks:
         self._ranges: tuple[CodeRanges, CodeRanges] | None = None
         self._has_comment: bool | None = None
 
+    def ranges(self) -> tuple[CodeRanges, CodeRanges]:
+        """The fenced code and HTML comment blocks (absolute offsets)."""
+        return self._blocks()
+
     def _blocks(self) -> tuple[CodeRanges, CodeRanges]:
         if self._context is not None:
             return self._context._blocks()
         if self._ranges is None:  # only for regions that hold comment syntax
             fences, comments = block_ranges(self._text)
+            if shift := self._shift:
+                fences = [(a + shift, b + shift) for a, b in fences]
+                comments = [(a + shift, b + shift) for a, b in comments]
             self._ranges = CodeRanges(fences), CodeRanges(comments)
         return self._ranges
 
