@@ -196,7 +196,7 @@ class UnsentBaseline:
         )  # fmt: skip
         # the blocks of the version: scanned from a line start outside every
         # block of the snapshot (the texts are equal before the window)
-        restart = _outside_blocks(window.start, context)
+        restart = _outside_blocks(window.start, context, len(self.snapshot))
         local = current[restart : window.other_end]
         return _summarize(
             diff_lines(old, new),
@@ -208,13 +208,17 @@ class UnsentBaseline:
         )
 
 
-def _outside_blocks(offset: int, blocks: _Blocks) -> int:
+def _outside_blocks(offset: int, blocks: _Blocks, size: int) -> int:
     """``offset`` (a line start), or the start of the fenced code or comment
-    block of ``blocks`` holding it."""
+    block of ``blocks`` (a text of ``size`` characters) holding it or left
+    open before it (one reaching the end may go on in another text)."""
+    restart = offset
     for ranges in blocks.ranges():
         if ranges.contains(offset):
-            return offset + ranges.within(offset, offset + 1)[0][0]
-    return offset
+            restart = min(restart, offset + ranges.within(offset, offset + 1)[0][0])
+        elif ranges.ranges and ranges.ranges[-1][1] >= size:
+            restart = min(restart, ranges.ranges[-1][0])
+    return restart
 
 
 class _ShiftedStarts:

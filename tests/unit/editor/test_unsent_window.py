@@ -51,7 +51,7 @@ def edits(draw: st.DrawFn, text: str) -> str:
     return text[:start] + new + text[end:]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(snapshot=texts, data=st.data())
 def test_window_gives_what_the_whole_texts_give(snapshot: str, data: st.DataObject) -> None:
     windowed, full = UnsentBaseline(snapshot), FullBaseline(snapshot)
@@ -61,7 +61,7 @@ def test_window_gives_what_the_whole_texts_give(snapshot: str, data: st.DataObje
         assert windowed.changes(current) == full.changes(current)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(a=texts, b=texts, size=st.integers(1, 9))
 def test_window_bounds_the_difference(a: str, b: str, size: int) -> None:
     fixed = FixedText(a, size)
