@@ -167,9 +167,7 @@ class AgentDocLanguageServer(LanguageServer):
             logger.info("cannot read %s: %s", uri, exc)
             return doc, ""
 
-    def line_index_maker(
-        self, uri: str, text: str
-    ) -> Callable[[], LineIndex]:
+    def line_index_maker(self, uri: str, text: str) -> Callable[[], LineIndex]:
         """Builds the line index of ``text``, the current text of ``uri`` read
         just before (call it in a worker thread: an open document's index is
         joined from the line starts its chunks keep, without a re-split)."""

@@ -38,8 +38,10 @@ ACTION_TITLES = {
 
 
 def _lists(text: str) -> list[Component]:
-    if len(text) < _SCAN_FIRST and "agent:backlog" not in text and (
-        "agent:icebox" not in text
+    if (
+        len(text) < _SCAN_FIRST
+        and "agent:backlog" not in text
+        and ("agent:icebox" not in text)
     ):
         return []
     # a long text: its (memoised) scan is cheaper than two substring searches

@@ -53,7 +53,9 @@ def edits(draw: st.DrawFn, text: str) -> str:
 
 @settings(max_examples=600, deadline=None)
 @given(snapshot=texts, data=st.data())
-def test_window_gives_what_the_whole_texts_give(snapshot: str, data: st.DataObject) -> None:
+def test_window_gives_what_the_whole_texts_give(
+    snapshot: str, data: st.DataObject
+) -> None:
     windowed, full = UnsentBaseline(snapshot), FullBaseline(snapshot)
     current = snapshot
     for _ in range(data.draw(st.integers(1, 6))):
@@ -68,7 +70,8 @@ def test_window_bounds_the_difference(a: str, b: str, size: int) -> None:
     window = fixed.window(b)
     assert a[: window.start] == b[: window.start]
     assert a[window.fixed_end :] == b[window.other_end :]
-    assert window.start <= window.fixed_end and window.start <= window.other_end
+    assert window.start <= window.fixed_end
+    assert window.start <= window.other_end
     assert window.start in fixed.starts or window.start == len(a)
 
 
