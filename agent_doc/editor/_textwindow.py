@@ -100,3 +100,33 @@ class FixedText:
     def line_count(self) -> int:
         """Number of lines (``split_lines``)."""
         return len(self.starts) - 1
+
+
+def prefix_at(old: str, text: str, at: int, size: int = PIECE) -> int:
+    """Number of leading characters of ``old`` that ``text`` holds at ``at``
+    (pieces of ``old`` tested with ``str.startswith``: no copy of ``text``)."""
+    done = 0
+    while done < len(old):
+        piece = old[done : done + size]
+        if not text.startswith(piece, at + done):
+            theirs = text[at + done : at + done + len(piece)]
+            return done + common_prefix(piece, theirs, 0, 512)
+        done += len(piece)
+    return done
+
+
+def suffix_at(old: str, text: str, end: int, limit: int, size: int = PIECE) -> int:
+    """Number of trailing characters of ``old`` that ``text`` holds just
+    before ``end``, at most ``limit``."""
+    done = 0
+    while done < limit:
+        step = min(size, limit - done)
+        piece = old[len(old) - done - step : len(old) - done]
+        start = end - done - step
+        if start < 0 or not text.startswith(piece, start):
+            theirs = text[max(start, 0) : end - done]
+            return done + common_suffix(
+                piece, theirs, min(len(piece), len(theirs)), 512
+            )
+        done += step
+    return done
