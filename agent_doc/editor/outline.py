@@ -78,7 +78,9 @@ class OutlinePart:
     Every offset of :attr:`symbol` (children included) lies in
     ``[0, length]``. A part's ``symbol`` object is handed out again only while
     ``text[base:base + length]`` and everything else it was built from are
-    unchanged, so callers may cache work derived from it by identity.
+    unchanged, so callers may cache work derived from it by identity; the
+    same holds for a child of it handed out again in a new part at the same
+    base (the text from the base to the child's end is unchanged).
     """
 
     base: int
