@@ -276,9 +276,11 @@ class _PartMemo:
             and text.startswith(entry.span, base)
         ):
             return OutlinePart(base, length, entry.part.symbol)
-        symbol = None
+        symbol, replaced = None, None
         if len(comps) == 1:
-            symbol = self._patched(text, comps[0], code, configs, rel_comps, rel_code)
+            found = self._patched(text, comps[0], code, configs, rel_comps, rel_code)
+            if found is not None:
+                symbol, replaced = found
         if symbol is None:
             symbol = _build(text, comps, code, configs, base)
         part = OutlinePart(base, length, symbol)
@@ -286,6 +288,8 @@ class _PartMemo:
         with self._lock:
             old = self._entries.pop(slot, None)
             self._chars += len(span) - (len(old.span) if old else 0)
+            gone = self._entries.pop(replaced, None) if replaced else None
+            self._chars -= len(gone.span) if gone else 0  # the patched one
             self._entries[slot] = _Entry(configs, rel_comps, rel_code, span, part)
             self._evict()
         return part
@@ -311,16 +315,19 @@ class _PartMemo:
         configs: _Configs,
         rel_comps: list[_CompKey],
         rel_code: list[tuple[int, int]],
-    ) -> Symbol | None:
+    ) -> tuple[Symbol, tuple[str, int]] | None:
         """The symbol of ``top`` (no nested components) from the last one of
-        its name, when an edit inside its body allows (else ``None``)."""
+        its name, when an edit inside its body allows, and that one's slot
+        (``None``: build afresh)."""
         with self._lock:
-            entry = next(
-                (e for (name, _), e in reversed(self._entries.items())
-                 if name == top.name and len(e.comps) == 1),
-                None,
+            slot, entry = next(
+                ((key, e) for key, e in reversed(self._entries.items())
+                 if key[0] == top.name and len(e.comps) == 1),
+                (None, None),
             )  # fmt: skip
-        if entry is None or not (entry.configs is configs or entry.configs == configs):
+        if slot is None or entry is None:
+            return None
+        if not (entry.configs is configs or entry.configs == configs):
             return None
         base = top.open_start
         heads = patched_headings(
@@ -333,7 +340,7 @@ class _PartMemo:
         )
         if heads is None:
             return None
-        return _component_symbol(text, top, configs, base, heads)
+        return _component_symbol(text, top, configs, base, heads), slot
 
 
 _PARTS = _PartMemo()

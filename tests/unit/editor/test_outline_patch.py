@@ -8,6 +8,7 @@ fences, markers, comments) the outline equals the one built afresh.
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 
@@ -50,3 +51,18 @@ def test_typing_in_the_exchange_keeps_the_heading_objects_before_it() -> None:
     assert after == before
     assert all(a is b for a, b in zip(after, before, strict=True))
     assert outline(typed) == outline(typed, reuse=False)
+
+
+def test_typing_keeps_one_remembered_copy_of_the_component() -> None:
+    # each patched part replaces the one it came from: keystrokes do not pile
+    # up copies of a long component's text in the memo
+    memo = sys.modules["agent_doc.editor.outline"]._PARTS
+    text = _conversation(30).replace("agent:exchange", "agent:typed-in")
+    outline_parts(text)
+    at = text.rindex("<!-- /agent:typed-in")
+    for k in range(10):
+        text = text[: at + k] + "x" + text[at + k :]
+        assert outline(text) == outline(text, reuse=False)
+    assert [slot for slot in memo._entries if slot[0] == "typed-in"] == [
+        ("typed-in", len(text) - text.index("<!-- agent:typed-in"))
+    ]
