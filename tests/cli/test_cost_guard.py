@@ -20,10 +20,9 @@ import pytest
 
 from agent_doc.store.config import global_config_path
 from tests.cli_runner import cli
+from tests.fake_claude_config import configure_fake_claude
 from tests.private_tmux import private_server
 from tests.private_tmux import wait_for
-
-FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
 
 DOC = """---
 agent_doc_session: 11111111-2222-3333-4444-555555555555
@@ -49,13 +48,7 @@ NOTES = "\n\n".join(
 @pytest.fixture
 def setup(project: Path, tmp_path: Path) -> tuple[Path, Path]:
     """A fake agent, a committed document of about 6 KB and a 4 KB limit."""
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.fake]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
-    )
+    configure_fake_claude()
     (project / ".agent-doc" / "config.toml").write_text("prompt_limit_bytes = 4000\n")
     doc = project / "plan.md"
     doc.write_text(DOC.format(notes=NOTES, question="Summarise the notes."))

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from agent_doc.store.config import global_config_path
 from agent_doc.store.state import StateStore
 from tests.cli_runner import cli
-
-FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
+from tests.fake_claude_config import configure_fake_claude
 
 DOC = """---
 agent_doc_session: 11111111-2222-3333-4444-555555555555
@@ -48,13 +45,7 @@ def commit_count(root: Path) -> int:
 @pytest.fixture
 def answered(project: Path) -> Path:
     """A document after one real turn (fake agent): answered and committed."""
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.fake]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
-    )
+    configure_fake_claude()
     doc = project / "plan.md"
     doc.write_text(DOC)
     env = {"FAKE_CLAUDE_REPLY": "### Re: sum\n\n4."}

@@ -8,15 +8,13 @@ Real CLI and git; the first answer comes from ``run`` with the stand-in
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from agent_doc.store.config import global_config_path
 from tests.cli_runner import cli
+from tests.fake_claude_config import configure_fake_claude
 
-FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
 OLD_TURNS = "\n\n".join(
     f"## User\n\nOld question {i}?\n\n### Re: old {i}\n\n" + "Old answer text. " * 60
     for i in range(300)
@@ -45,13 +43,7 @@ What is 2 + 2?
 @pytest.fixture
 def answered(project: Path) -> Path:
     """plan.md (about 330 KB of old turns) answered once, then a new question."""
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.fake]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
-    )
+    configure_fake_claude()
     doc = project / "plan.md"
     doc.write_text(DOC)
     env = {"FAKE_CLAUDE_REPLY": "### Re: sum\n\nIt is 4."}

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from agent_doc.store.config import global_config_path
 from tests.cli_runner import cli
-
-FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
+from tests.fake_claude_config import configure_fake_claude
 
 DOC = """---
 agent_doc_session: 11111111-2222-3333-4444-555555555555
@@ -46,13 +43,7 @@ TURNS = [
 
 @pytest.fixture
 def agent_log(tmp_path: Path) -> Path:
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.fake]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
-    )
+    configure_fake_claude()
     return tmp_path / "agent-log.jsonl"
 
 

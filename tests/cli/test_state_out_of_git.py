@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from agent_doc.store.config import global_config_path
 from agent_doc.store.gitignore import GITIGNORE_TEXT
 from tests.cli_runner import cli
-
-FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
+from tests.fake_claude_config import configure_fake_claude
 
 DOC = """---
 agent_doc_session: 11111111-2222-3333-4444-555555555555
@@ -52,13 +49,7 @@ def repo(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     git(root, "config", "user.email", "t@example.invalid")
     git(root, "config", "user.name", "Test")
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.fake]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
-    )
+    configure_fake_claude()
     return root
 
 

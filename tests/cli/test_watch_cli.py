@@ -22,8 +22,8 @@ import pytest
 
 from agent_doc.store.config import global_config_path
 from tests.cli_runner import cli
+from tests.fake_claude_config import configure_fake_claude
 
-FAKE = Path(__file__).parent.parent / "data" / "fake_claude.py"
 SESSION = "11111111-2222-3333-4444-555555555555"
 DOC = f"""---
 agent_doc_session: {SESSION}
@@ -59,13 +59,7 @@ def events(root: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def agent_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    config = global_config_path()
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        "[agents.fake]\n"
-        f'command = "{sys.executable}"\n'
-        f'args = ["{FAKE}", "-p", "--output-format", "json"]\n'
-    )
+    configure_fake_claude()
     log = tmp_path / "agent-log.jsonl"
     monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
     monkeypatch.setenv("FAKE_CLAUDE_REPLY", "### Re: sum\n\n4.")
