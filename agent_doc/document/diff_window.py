@@ -246,7 +246,10 @@ def _window_end(
     shift = len(b) - len(a)
     while True:
         end = _neutral_after(a, at, start, blocks_a)
-        if end >= len(a) or _neutral(b, end + shift, start, blocks_b):
+        if end >= len(a):
+            return end
+        there = end + shift  # a line start after a blank line in ``b`` too
+        if b[there - 2 : there] == b"\n\n" and _neutral(b, there, start, blocks_b):
             return end
         at = end + 1
 

@@ -145,3 +145,17 @@ def test_same_after_is_the_whole_comparison(
     expected = _bare(previous) == _bare(current)
     assert same_after(previous, current, _bare) is expected
     assert same_after(current, previous, _bare) is expected
+
+
+def test_a_window_never_ends_inside_a_line_of_the_other_side() -> None:
+    """Regression (hypothesis, CI of 2026-11-29): the common suffix began with
+    the newline of a marker line the other side added, and the window ended
+    at a point neutral in one text but mid-line in the other, so the marker
+    line was compared without its newline ("not the same" where it was)."""
+    old = "## User\n\n\n## User\n\n"
+    marker = "<!-- agent:boundary:0a1b2c3d -->\n"
+    new = f"{marker}## User\n\n\n{marker}## User\n\n"
+    assert same_after(old, new, _bare) is True
+    assert same_after(new, old, _bare) is True
+    assert diff_texts(old, new, 5) == compute_diff(old, new)
+    assert diff_texts(new, old, 5) == compute_diff(new, old)
