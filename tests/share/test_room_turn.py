@@ -145,6 +145,30 @@ async def test_the_same_answer_written_twice_lands_once(
     assert (await room_text(served)).count("It is 42.") == 1
 
 
+async def test_a_retried_write_without_baseline_lands_once(
+    served: ServeProcess, host_a: AgentHost
+) -> None:
+    """``write --room`` without ``--baseline-file`` (the answer applies to the
+    room's text): retried after it landed — also after a person typed — it
+    is not written again; the same text answering a new turn still is."""
+    six = "<!-- patch:exchange -->\nIt is 6.\n<!-- /patch:exchange -->\n"
+    first = host_a.write(served.url, six)
+    assert first.returncode == 0, first.stderr
+    assert "agent-doc: wrote pair.md" in first.stderr
+    await ask(served, "And typed meanwhile?")
+    retry = host_a.write(served.url, six)
+    assert retry.returncode == 0, retry.stderr
+    assert "agent-doc: already landed: pair.md" in retry.stderr
+    text = await room_text(served)
+    assert text.count("It is 6.") == 1
+    assert "And typed meanwhile?" in text
+    seven = "<!-- patch:exchange -->\nIt is 7.\n<!-- /patch:exchange -->\n"
+    assert host_a.write(served.url, seven).returncode == 0
+    again = host_a.write(served.url, six)  # a new turn's answer, same text
+    assert "agent-doc: wrote pair.md" in again.stderr, again.stderr
+    assert (await room_text(served)).count("It is 6.") == 2
+
+
 async def first_to_end(*procs: subprocess.Popen[str]) -> subprocess.Popen[str]:
     """The first of ``procs`` to exit (bounded)."""
     with anyio.fail_after(30):
@@ -312,3 +336,34 @@ async def test_a_holder_stopped_past_its_lease_does_not_land_its_answer(
     assert text.count("It is 42.") == 1
     kept = list((host_a.checkout / ".agent-doc" / "room-answers").glob("*.answer.md"))
     assert len(kept) == 1
+
+
+async def test_an_acp_holder_stopped_past_its_lease_stops_streaming(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """An ACP answer streaming into the room is checked against the lease as
+    a CLI agent's is: the holder stopped past its lease, once it continues,
+    neither streams on nor lands; its answer is kept in room-answers/."""
+    words = " ".join(f"slow{i}" for i in range(60))
+    host_a.acp(ACP_AGENT_REPLY=words, ACP_AGENT_CHUNK="6", ACP_AGENT_DELAY="0.15")
+    a = host_a.run(served.url, "--agent", "standin")
+    async with peer(served.room(), token_of(served.root)) as alice:
+        await alice.until(lambda t: "slow2 " in t)
+    a.send_signal(signal.SIGSTOP)
+    try:
+        host_b.gate.touch()
+        b = host_b.run(served.url, "--agent", "gated", "--wait", "--timeout", "60")
+        code, err = await finished(b)
+        assert code == 0, err
+    finally:
+        a.send_signal(signal.SIGCONT)
+    code, err = await finished(a)
+    assert code == 1, err
+    assert "this run's turn was taken back" in err, err
+    assert "the answer is kept in" in err
+    text = await room_text(served)
+    assert text.count("It is 42.") == 1
+    assert "slow59" not in text  # neither streamed on nor landed
+    kept = list((host_a.checkout / ".agent-doc" / "room-answers").glob("*.answer.md"))
+    assert len(kept) == 1
+    assert "slow59" in kept[0].read_text()
