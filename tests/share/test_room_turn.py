@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -367,3 +368,58 @@ async def test_an_acp_holder_stopped_past_its_lease_stops_streaming(
     kept = list((host_a.checkout / ".agent-doc" / "room-answers").glob("*.answer.md"))
     assert len(kept) == 1
     assert "slow59" in kept[0].read_text()
+
+
+def local_run(served: ServeProcess, host: AgentHost) -> subprocess.Popen[str]:
+    """A plain ``agent-doc run pair.md`` (no ``--room``) in the served project
+    itself, on serve's own host (``host``'s HOME: its gated agent)."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "agent_doc.cli.entry", "run", "pair.md"),
+            *("--agent", "gated", "--no-git"),
+        ],
+        cwd=served.root,
+        env={**os.environ, **host.env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+async def test_a_local_run_on_serves_host_holds_the_rooms_turn(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """A plain local ``run`` of a document serve shares takes the room's
+    turn: a ``run --room`` from another host meanwhile is refused with the
+    second turn's message, and the question is answered once."""
+    await ask(served, "And 5 + 5?")
+    local = local_run(served, host_a)
+    await wait_file(host_a.calls, lambda t: t.strip() != "", timeout=30)
+    host_b.gate.touch()
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 1, err
+    assert "already has a turn running" in err, err
+    assert host_b.prompts() == []
+    host_a.gate.touch()
+    code, err = await finished(local)
+    assert code == 0, err
+
+
+async def test_a_local_run_refuses_when_serves_room_cannot_be_asked(
+    served: ServeProcess, host_a: AgentHost
+) -> None:
+    """serve running but its room not reachable where it said (here: its
+    announcement moved to a port nobody listens on): the local run is
+    refused with one line, the agent never called."""
+    serving = served.root / ".agent-doc" / "share" / "serving.json"
+    announced = json.loads(serving.read_text())
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    serving.write_text(json.dumps({**announced, "url": f"ws://127.0.0.1:{port}"}))
+    code, err = await finished(local_run(served, host_a))
+    assert code == 1, err
+    assert "is shared by agent-doc serve" in err, err
+    assert err.count("\n") == 1, err
+    assert host_a.calls.read_text() == ""
