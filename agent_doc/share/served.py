@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_doc.cycle.turn_lock import WAIT_HINT
 from agent_doc.errors import ShareError
 from agent_doc.share.access import project_token
 from agent_doc.share.access import share_dir
@@ -63,10 +64,13 @@ class ServedRoom:
         command: str,
         wait_s: float = 0.0,
         on_wait: Callable[[TurnRecord], None] | None = None,
+        *,
+        hint: str | None = WAIT_HINT,
     ) -> AbstractContextManager[None]:
-        """The room's turn, as ``run --room`` holds it; a room that cannot be
-        asked refuses the turn (:class:`ShareError`), never ignored."""
-        return self._holding(command, wait_s, on_wait)
+        """The room's turn, as ``run --room`` holds it (refused ending with
+        ``hint``); a room that cannot be asked refuses the turn
+        (:class:`ShareError`), never ignored."""
+        return self._holding(command, wait_s, on_wait, hint)
 
     @contextmanager
     def _holding(
@@ -74,6 +78,7 @@ class ServedRoom:
         command: str,
         wait_s: float,
         on_wait: Callable[[TurnRecord], None] | None,
+        hint: str | None,
     ) -> Iterator[None]:
         from agent_doc.share.room_lease import hold_room_turn
 
@@ -86,6 +91,7 @@ class ServedRoom:
                         command,
                         wait_s=wait_s,
                         on_wait=on_wait,
+                        hint=hint,
                     )
                 )
             except ShareError as exc:

@@ -183,15 +183,23 @@ async def room_turn(
 ) -> AsyncIterator[None]:
     """A shared document's room-wide turn (every host and editor of the
     room), held for the block; refused (``TurnRunning`` ending with
-    ``hint``) as the local turn is. Nothing for a document not shared."""
+    ``hint``) as the local turn is. A document not joined that this host's
+    ``serve`` shares holds its room's turn the same way; nothing for a
+    document not shared."""
     from agent_doc.share.room_lease import hold_room_turn
+    from agent_doc.share.served import served_room
 
     target = room_target(ls, uri)
-    if target is None:
-        yield
-        return
+    hold: contextlib.AbstractContextManager[Any]
+    if target is not None:
+        hold = hold_room_turn(target, str(path), command, hint=hint)
+    else:
+        served = await asyncio.to_thread(served_room, path)
+        if served is None:
+            yield
+            return
+        hold = served.hold_turn(command, hint=hint)
     held = contextlib.ExitStack()
-    hold = hold_room_turn(target, str(path), command, hint=hint)
     await asyncio.to_thread(held.enter_context, hold)
     try:
         yield

@@ -78,6 +78,27 @@ async def test_run_agent_is_refused_while_another_host_answers_in_the_room(
     assert text.count("It is 42.") == 1
 
 
+async def test_run_agent_on_a_served_document_not_joined_takes_the_rooms_turn(
+    client: LanguageClient, project: Path, tmp_path: Path, served: ServeProcess
+) -> None:
+    """The editor has not joined the room (no ``sync``), but this host's
+    ``serve`` shares the document: its runAgent is refused while another
+    host answers in the room, as a joined editor's is."""
+    host = new_host(tmp_path, project, served)
+    answering = host.run(served.url, "--agent", "gated")
+    await wait_file(host.calls, lambda t: t.strip() != "", timeout=30)
+    editor = await start_editor(client, root=project)
+    uri = (project / "pair.md").as_uri()
+    editor.open(uri, (project / "pair.md").read_text())
+    with pytest.raises(JsonRpcServerError) as refused:
+        await asyncio.wait_for(run_agent(client, uri), 30)
+    why = str(refused.value)
+    assert f"already has a turn running (pid {answering.pid} on " in why, why
+    host.gate.touch()
+    code, err = await finished(answering)
+    assert code == 0, err
+
+
 async def test_an_editors_turn_moves_the_rooms_snapshot_and_keeps_its_session(
     client: LanguageClient, project: Path, tmp_path: Path
 ) -> None:
