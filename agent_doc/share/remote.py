@@ -191,6 +191,24 @@ async def _land_answer(
     return RoomOutcome(target.url, before, after, edits, ours)
 
 
+def record_room_snapshot(target: RoomTarget, snapshot: str) -> None:
+    """Make ``snapshot`` the room's snapshot (what the agent has seen), its
+    text unchanged: an answer that reached the room's file another way (an
+    editor's turn written to disk)."""
+    import anyio
+
+    async def record() -> None:
+        async with RoomLink(target) as link:
+            sent = link.updates_sent
+            link.change_to(link.current(), landing=(snapshot, None))
+            await link.settled(sent)
+
+    try:
+        anyio.run(record)
+    except Exception as exc:
+        raise room_failure(exc, target.url) from None
+
+
 def patch_in_room(
     target: RoomTarget,
     file: Path,

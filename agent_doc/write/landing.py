@@ -195,9 +195,9 @@ def landing_verdict(
     landed = in_snapshot or any(_matches(text, d) for d in digests)
     if landing is not None and not landed:
         landed = boundary_marker(landing.id) in text
-    if landing is not None and not landed and staged is not None:
-        if _matches(staged, landing.ours):
-            landed = answer_in_text(snapshot or "", staged, text)
+    staged_ours = landing is not None and _matches(staged, landing.ours)
+    if staged_ours and not landed and staged is not None:
+        landed = answer_in_text(snapshot or "", staged, text)
     return Verdict("landed" if landed else "lost", landing, in_snapshot)
 
 
