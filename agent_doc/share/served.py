@@ -22,6 +22,8 @@ from agent_doc.cycle.turn_lock import WAIT_HINT
 from agent_doc.errors import ShareError
 from agent_doc.share.access import project_token
 from agent_doc.share.access import share_dir
+from agent_doc.share.documents import session_id
+from agent_doc.share.room_lease import hold_room_turn
 from agent_doc.share.room_link import RoomTarget
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.state import find_project_root
@@ -80,8 +82,6 @@ class ServedRoom:
         on_wait: Callable[[TurnRecord], None] | None,
         hint: str | None,
     ) -> Iterator[None]:
-        from agent_doc.share.room_lease import hold_room_turn
-
         with ExitStack() as stack:
             try:
                 stack.enter_context(
@@ -106,8 +106,6 @@ class ServedRoom:
 def served_room(file: Path) -> ServedRoom | None:
     """The room of ``file`` when this host's ``serve`` is sharing it, else
     ``None`` (no serve running for its project, or no session id)."""
-    from agent_doc.share.documents import session_id
-
     root = find_project_root(Path(file).resolve().parent)
     if root is None:
         return None
