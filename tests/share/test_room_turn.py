@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -423,3 +424,54 @@ async def test_a_local_run_refuses_when_serves_room_cannot_be_asked(
     assert "is shared by agent-doc serve" in err, err
     assert err.count("\n") == 1, err
     assert host_a.calls.read_text() == ""
+
+
+def has_event(kind: str) -> Callable[[str], bool]:
+    """Whether a watch log's text holds an event of ``kind``."""
+
+    def check(text: str) -> bool:
+        lines = [json.loads(line) for line in text.splitlines() if line]
+        return any(event["event"] == kind for event in lines)
+
+    return check
+
+
+def start_watch(served: ServeProcess, host: AgentHost) -> subprocess.Popen[str]:
+    """``agent-doc watch pair.md`` in the served project (serve's host)."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "agent_doc.cli.entry", "watch", "pair.md"),
+            *("--debounce", "100", "--agent", "gated", "--no-git"),
+        ],
+        cwd=served.root,
+        env={**os.environ, **host.env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+async def test_watch_on_serves_host_waits_for_the_rooms_turn(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """``watch`` on serve's own host, while another host answers in the
+    room: the saved question is queued behind the room's turn, its agent
+    not called meanwhile."""
+    b = host_b.run(served.url, "--agent", "gated")
+    await wait_file(host_b.calls, lambda t: t.strip() != "", timeout=30)
+    log = served.root / ".agent-doc" / "logs" / "watch.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.touch()  # watch appends to it
+    watch = start_watch(served, host_a)
+    try:
+        await wait_file(log, has_event("ready"), timeout=30)
+        doc = served.root / "pair.md"
+        doc.write_text(doc.read_text().replace(END, f"And 9 + 9?\n{END}"))
+        await wait_file(log, has_event("turn-running"), timeout=30)
+        assert host_a.calls.read_text() == ""  # queued, not answered twice
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        watch.wait(timeout=30)
+        host_b.gate.touch()
+    code, err = await finished(b)
+    assert code == 0, err
