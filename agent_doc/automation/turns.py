@@ -37,16 +37,19 @@ def run_cycle_tracked(
     another process runs a turn on the document this raises
     :class:`~agent_doc.errors.TurnRunning` at once, or waits up to ``wait_s``
     seconds (calling ``on_wait`` once). With a shared ``room`` the room's
-    turn is held too, the same way, for every host and editor of the room.
+    turn is held too, the same way, for every host and editor of the room;
+    so is it with ``served`` (a local turn of a document this host's
+    ``serve`` shares: :mod:`agent_doc.share.served`).
     Then status ``generating`` is held
     during the cycle and ``post_write`` fired after it (``post_commit`` comes
     from the cycle's own commit). A dry run calls no agent and writes
     nothing: it takes no turn and sets no status (a running turn keeps both).
     """
     path = Path(path)
+    served = kwargs.pop("served", None)
     if kwargs.get("dry_run"):
         return run_cycle(path, **kwargs)
-    room = kwargs.get("room")
+    room = kwargs.get("room") or served
     with (
         acquire_turn(path, command, wait_s=wait_s, on_wait=on_wait),
         room.hold_turn(command, wait_s, on_wait) if room else nullcontext(),

@@ -139,6 +139,9 @@ class Watcher:
     options: WatchOptions = field(default_factory=WatchOptions)
     link: ServerLink | None = None
     report: Reporter | None = None
+    served: Callable[[Path], Any] | None = None
+    """The room of a document this host's ``serve`` shares (its turn is held
+    too), or ``None``; ``None`` here: no document is served."""
     guard: LoopGuard = field(init=False)
     pending: dict[Path, tuple[float, float]] = field(default_factory=dict)
     behind: set[Path] = field(default_factory=set)
@@ -272,6 +275,7 @@ class Watcher:
                 path, command="watch", agent=self.options.agent, link=self.link,
                 no_git=self.options.no_git, timeout=self.options.timeout_s,
                 guard=cost_guard_for(path),  # nobody to ask: a big prompt waits
+                served=self.served(path) if self.served else None,
             )  # fmt: skip
             written = outcome.write.target if outcome.write else None
             self.emit("cycle-done", path, written=written, committed=outcome.committed)

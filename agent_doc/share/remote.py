@@ -45,6 +45,7 @@ from agent_doc.share.room_link import room_failure
 from agent_doc.share.turn_state import answer_id
 from agent_doc.share.turn_state import current_lease
 from agent_doc.share.turn_state import has_landed
+from agent_doc.share.turn_state import result_id
 from agent_doc.share.turn_state import room_snapshot
 from agent_doc.store.state import project_root_for
 from agent_doc.write.outcome import normalize_text
@@ -126,7 +127,10 @@ def write_to_room(
     becomes the baseline with the response applied, in the same transaction
     as the text; with ``baseline`` the answer's id too, and an answer whose id
     the room has already landed is not written again (``edits`` 0,
-    ``already`` set). With ``holder`` (``run --room``'s claim of the
+    ``already`` set). Without ``baseline`` the answer's id is the response
+    and the snapshot it left (:func:`result_id`): retried while the room's
+    snapshot is still that one (no answer landed since), it is not written
+    again either. With ``holder`` (``run --room``'s claim of the
     room's turn) the answer lands only while the room's lease is still that
     claim's; otherwise :class:`ShareError` and nothing is written.
     """
@@ -146,7 +150,7 @@ def write_to_room(
     import anyio
 
     try:
-        return anyio.run(_land_answer, target, compute, answer, holder)
+        return anyio.run(_land_answer, target, compute, answer, holder, response)
     except Exception as exc:
         raise room_failure(exc, target.url) from None
 
@@ -156,6 +160,7 @@ async def _land_answer(
     compute: Callable[[str], tuple[str, str]],
     answer: str | None,
     holder: str | None,
+    response: str,
 ) -> RoomOutcome:
     """Join, check the lease and the answer's id, write text, snapshot and id,
     wait for the ack."""
@@ -168,16 +173,41 @@ async def _land_answer(
                 f"{target.url}: this run's turn was taken back (no renewal "
                 f"within its lease{now}), its answer is not written"
             )
-        if answer is not None and has_landed(link.doc, answer):
-            ours = room_snapshot(link.doc) or before
-            return RoomOutcome(target.url, before, before, 0, ours, already=True)
+        snapshot = room_snapshot(link.doc)
+        if answer is None and snapshot is not None:  # a retry left this snapshot
+            retry: str | None = result_id(snapshot, response)
+        else:
+            retry = answer
+        if retry is not None and has_landed(link.doc, retry):
+            return RoomOutcome(
+                target.url, before, before, 0, snapshot or before, already=True
+            )
         after, ours = compute(before)
+        answer = answer or result_id(ours, response)
         crash_point("room.write.before_transaction")
         sent = link.updates_sent
         edits = link.change_to(after, landing=(ours, answer))
         await link.settled(sent)
         crash_point("room.write.after_ack")
     return RoomOutcome(target.url, before, after, edits, ours)
+
+
+def record_room_snapshot(target: RoomTarget, snapshot: str) -> None:
+    """Make ``snapshot`` the room's snapshot (what the agent has seen), its
+    text unchanged: an answer that reached the room's file another way (an
+    editor's turn written to disk)."""
+    import anyio
+
+    async def record() -> None:
+        async with RoomLink(target) as link:
+            sent = link.updates_sent
+            link.change_to(link.current(), landing=(snapshot, None))
+            await link.settled(sent)
+
+    try:
+        anyio.run(record)
+    except Exception as exc:
+        raise room_failure(exc, target.url) from None
 
 
 def patch_in_room(

@@ -33,6 +33,7 @@ from agent_doc.cycle.room_turn import RoomWrite
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.yrs_codec import TEXT_KEY
+from agent_doc.errors import ShareError
 from agent_doc.share.remote import read_room
 from agent_doc.share.remote import read_room_turn
 from agent_doc.share.remote import write_to_room
@@ -43,6 +44,7 @@ from agent_doc.share.room_link import RoomTarget
 from agent_doc.share.room_link import room_failure
 from agent_doc.share.room_link import single_error
 from agent_doc.share.turn_state import answer_id
+from agent_doc.share.turn_state import current_lease
 from agent_doc.store.state import project_root_for
 from agent_doc.write.stream import StreamedAnswer
 
@@ -112,7 +114,8 @@ class RoomTurn(RoomSide):
     def stream(self, turn: PreparedTurn) -> AnswerStream:
         """Stream ``turn``'s answer into the room."""
         configs = load_component_configs(project_root_for(self.file))
-        return RoomStream(self.target, StreamedAnswer(turn.text, configs))
+        answer = StreamedAnswer(turn.text, configs)
+        return RoomStream(self.target, answer, holder=self.claim)
 
 
 class RoomStream(AnswerStream):
@@ -122,9 +125,16 @@ class RoomStream(AnswerStream):
     mid-turn ends that task (noted in :attr:`broken`), never the turn.
     """
 
-    def __init__(self, target: RoomTarget, answer: StreamedAnswer) -> None:
+    def __init__(
+        self, target: RoomTarget, answer: StreamedAnswer, holder: str | None = None
+    ) -> None:
         self.target = target
         self.answer = answer
+        self.holder = holder
+        """The claim whose lease every step checks (``None``: no check)."""
+        self.taken_back: ShareError | None = None
+        """Set once a step found the lease no longer ours: nothing more is
+        streamed, and :meth:`finish` refuses."""
         self.link: RoomLink | None = None
         self.written: RoomWrite | None = None
         self.broken: BaseException | None = None
@@ -212,7 +222,7 @@ class RoomStream(AnswerStream):
         that step, once it is done.
         """
         self._latest = answer
-        if self._steps.locked():
+        if self._steps.locked() or self.taken_back is not None:
             return
         async with self._steps:
             while self._latest is not None:
@@ -222,6 +232,8 @@ class RoomStream(AnswerStream):
                     continue
                 try:
                     await self._step(target, settle=False)
+                except TurnTakenBack:
+                    return  # the turn is another's: nothing more is streamed
                 except Exception as exc:  # e.g. the server is down: next step retries
                     if self.broken is None:
                         _warn(f"cannot reach {self.target.url} ({_why(exc)}); retrying")
@@ -233,12 +245,18 @@ class RoomStream(AnswerStream):
         target = self.answer.target(answer, final=True)
         landing = (target, answer_id(self.answer.baseline, answer))
         async with self._steps:
+            if self.taken_back is not None:
+                raise self.taken_back
             try:
                 room_text = await self._step(target, settle=True, landing=landing)
+            except TurnTakenBack:
+                raise
             except Exception:
                 try:
                     await self._join()
                     room_text = await self._step(target, settle=True, landing=landing)
+                except TurnTakenBack:
+                    raise
                 except Exception as exc:
                     raise room_failure(exc, self.target.url) from None
         self.written = RoomWrite(target, room_text)
@@ -253,12 +271,16 @@ class RoomStream(AnswerStream):
     ) -> str:
         """Bring the room from the shown answer to ``target``; its text after
         (``landing``: the final answer's snapshot and id, in the same
-        transaction)."""
+        transaction). A step towards the answer is written only while the
+        room's lease is still :attr:`holder`'s (else :class:`TurnTakenBack`);
+        taking the streamed part out again (towards the baseline) always is."""
         link = self.link
         if link is None or self.broken is not None:
             if link is not None and self.broken is not None:
                 _warn(f"lost {self.target.url} ({_why(self.broken)}); joining again")
             link = await self._join()
+        if target != self.answer.baseline:
+            self._check_lease(link)
         current = link.current()
         merged = merge_texts(self.answer.shown, target, current).text
         sent = link.updates_sent
@@ -267,6 +289,26 @@ class RoomStream(AnswerStream):
         if settle:
             await link.settled(sent if edits or landing else None)
         return link.current()
+
+
+    def _check_lease(self, link: RoomLink) -> None:
+        """Raise :class:`TurnTakenBack` when the room's lease is not
+        :attr:`holder`'s any more."""
+        if self.holder is None:
+            return
+        lease = current_lease(link.doc)
+        if lease is not None and lease.id == self.holder:
+            return
+        now = f"; {lease.host} pid {lease.pid} holds it now" if lease else ""
+        self.taken_back = TurnTakenBack(
+            f"{self.target.url}: this run's turn was taken back (no renewal "
+            f"within its lease{now}), its answer is not written"
+        )
+        raise self.taken_back
+
+
+class TurnTakenBack(ShareError):
+    """The room's lease went to another claim while this turn answered."""
 
 
 def _copy(doc: Any) -> Any:

@@ -42,6 +42,13 @@ def answer_id(baseline: str | None, response: str) -> str:
     return digest.hexdigest()[:24]
 
 
+def result_id(snapshot: str, response: str) -> str:
+    """The identity of an answer written without its baseline (``write --room``
+    on the room's text): the response and the snapshot it left. A retry
+    finds the room's snapshot still the one it left, so the same id."""
+    return answer_id("\0result\0" + snapshot, response)
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     """One host's request for (or hold of) a room's turn."""

@@ -21,6 +21,7 @@ id). A writer asks :func:`has_landed` before it writes.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from agent_doc._runtime.digest import blake2b_256_hex
@@ -38,6 +39,7 @@ from agent_doc.store.landing import load_record
 from agent_doc.store.landing import promote_staged_snapshot
 from agent_doc.store.landing import save_record
 from agent_doc.store.landing import stage_snapshot
+from agent_doc.store.landing import staged_snapshot_path
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
@@ -171,13 +173,17 @@ def landing_verdict(
     text: str,
     snapshot: str | None,
     legacy: str | None = None,
+    staged: str | None = None,
 ) -> Verdict:
     """Whether the pending answer ``answer_id`` landed (pure).
 
     It landed when its id is in the record, or when the snapshot holds its
     ``content_ours``, or the document's ``text`` holds ``content_ours``, the
     merged text written, or the answer's boundary marker (the person may
-    have typed since). ``legacy``: the digest an older version saved.
+    have typed since), or — an answer without a marker (an inline-format
+    document) the person typed around — every block the answer added to the
+    snapshot (the ``staged`` snapshot of the record's landing, against
+    ``snapshot``). ``legacy``: the digest an older version saved.
     """
     if answer_id is not None and record.has_landed(answer_id):
         return Verdict("recorded")
@@ -189,7 +195,34 @@ def landing_verdict(
     landed = in_snapshot or any(_matches(text, d) for d in digests)
     if landing is not None and not landed:
         landed = boundary_marker(landing.id) in text
+    staged_ours = landing is not None and _matches(staged, landing.ours)
+    if staged_ours and not landed and staged is not None:
+        landed = answer_in_text(snapshot or "", staged, text)
     return Verdict("landed" if landed else "lost", landing, in_snapshot)
+
+
+def _staged(store: StateStore, path: Path) -> str | None:
+    """The snapshot a killed write staged (``None``: none, or unreadable)."""
+    try:
+        return staged_snapshot_path(store, path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def answer_in_text(before: str, ours: str, text: str) -> bool:
+    """Whether ``text`` holds every block of lines ``ours`` added to
+    ``before`` (each whole and in one piece; blank ones aside), and there is
+    at least one: the answer is there, whatever was typed around it (pure)."""
+    old, new = before.splitlines(), ours.splitlines()
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    added = [
+        "\n".join(new[j1:j2]).strip("\n")
+        for tag, _i1, _i2, j1, j2 in matcher.get_opcodes()
+        if tag in ("insert", "replace")
+    ]
+    blocks = [block for block in added if block.strip()]
+    lines = "\n" + "\n".join(text.splitlines()) + "\n"
+    return bool(blocks) and all(f"\n{block}\n" in lines for block in blocks)
 
 
 def _drop_pending(store: StateStore, path: Path, answer_id: str | None) -> None:
@@ -219,7 +252,7 @@ def settle_interrupted(
         text = current if current is not None else read_document(path).text
         verdict = landing_verdict(
             record, answer_id, text, store.load_snapshot(path),
-            store.load_expected(path),
+            store.load_expected(path), _staged(store, path),
         )  # fmt: skip
         if verdict.state == "recorded":
             drop_staged_snapshot(store, path)

@@ -43,6 +43,7 @@ from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
 from agent_doc.errors import ServerTimeout
+from agent_doc.share.room_link import RoomTarget
 from agent_doc.store.config import AgentCommand
 from agent_doc_lsp.features import acp_agents
 from agent_doc_lsp.features import agent_status
@@ -55,6 +56,7 @@ from agent_doc_lsp.features.commands import path_of
 from agent_doc_lsp.features.cost_consent import run_with_consent
 from agent_doc_lsp.features.local_link import LocalLink
 from agent_doc_lsp.features.share_sync import landed_in_room
+from agent_doc_lsp.features.share_sync import landed_on_disk_in_room
 from agent_doc_lsp.features.share_sync import prepare_shared_turn
 from agent_doc_lsp.features.share_sync import room_turn
 from agent_doc_lsp.features.share_sync import shared_doc
@@ -150,16 +152,21 @@ async def run_agent(
     _refuse_if_busy(path)
     held = await asyncio.to_thread(acquire_turn, path, "server", hint=SERVER_HINT)
     try:
-        async with room_turn(ls, uri, path, "server", SERVER_HINT):
-            return await _run_holding(ls, uri, path, approved)
+        async with room_turn(ls, uri, path, "server", SERVER_HINT) as room:
+            return await _run_holding(ls, uri, path, approved, room)
     finally:
         held.release()
 
 
 async def _run_holding(
-    ls: AgentDocLanguageServer, uri: str, path: Path, approved: bool
+    ls: AgentDocLanguageServer,
+    uri: str,
+    path: Path,
+    approved: bool,
+    room: RoomTarget | None = None,
 ) -> dict[str, Any]:
-    """The turn of :func:`run_agent`, once the document's turn lock is held."""
+    """The turn of :func:`run_agent`, once the document's turn lock is held
+    (and ``room``'s turn, for a shared document)."""
     from agent_doc.cycle.cost_guard import cost_guard_for
     from agent_doc.write.outcome import normalize_text
     from agent_doc.write.stream import StreamedAnswer
@@ -189,7 +196,9 @@ async def _run_holding(
         live = await acp_agents.agent_for(ls, host.uri, name, agent, turn.root)
         with _generating(ls, path, host.uri, name):
             full_prompt = guard.full_prompt_of(turn)
-            return await _answer(ls, link, turn, acp_turn, host, live, full_prompt)
+            return await _answer(
+                ls, link, turn, acp_turn, host, live, full_prompt, room
+            )
     finally:
         state.running.pop(uri, None)
         await acp_agents.turn_ended(ls, host.uri)
@@ -230,6 +239,7 @@ async def _answer(
     host: EditorHost,
     live: LiveAgent,
     full_prompt: Callable[[], str],
+    room: RoomTarget | None = None,
 ) -> dict[str, Any]:
     from agent_doc.cycle.acp_run import final_answer
     from agent_doc.cycle.agents import DEFAULT_TIMEOUT_S
@@ -260,9 +270,13 @@ async def _answer(
         await _finish_in_buffer(turn.path, host, answer, reply.session_id)
         target = "server"
     elif host.stream is not None:  # the person closed the buffer mid-stream
-        await asyncio.to_thread(_closed_mid_stream, turn.path, host, answer, reply)
+        await asyncio.to_thread(
+            _closed_mid_stream, turn.path, host, answer, reply, room
+        )
     else:
-        await asyncio.to_thread(_write_at_end, link, turn, answer, reply.session_id)
+        await asyncio.to_thread(
+            _write_at_end, link, turn, answer, reply.session_id, room
+        )
     if failure is not None:
         raise failure
     return {
@@ -302,28 +316,45 @@ async def _finish_in_buffer(
 
 
 def _closed_mid_stream(
-    path: Path, host: EditorHost, answer: str, reply: AcpReply
+    path: Path,
+    host: EditorHost,
+    answer: str,
+    reply: AcpReply,
+    room: RoomTarget | None = None,
 ) -> None:
+    """The buffer closed mid-stream: the answer finished on disk (in a shared
+    document the room's snapshot follows, the session stays on this host)."""
     from agent_doc.write.stream import begin_final
     from agent_doc.write.stream import finish_on_disk
 
     stream = host.stream
     assert stream is not None
-    ours = host.final_target(answer, reply.session_id)
+    ours = host.final_target(answer, reply.session_id if room is None else None)
     begin_final(path, answer, ours, stream.boundary_id)
     finish_on_disk(path, stream, ours, stream.boundary_id)
+    if room is not None:
+        landed_on_disk_in_room(room, path, ours, reply.session_id)
 
 
-def _write_at_end(link: LocalLink, turn: PreparedTurn, answer: str, sid: str) -> None:
-    """No open buffer: one write through the write path (disk)."""
+def _write_at_end(
+    link: LocalLink,
+    turn: PreparedTurn,
+    answer: str,
+    sid: str,
+    room: RoomTarget | None = None,
+) -> None:
+    """No open buffer: one write through the write path (disk); in a shared
+    document the room's snapshot follows, the session stays on this host."""
     from agent_doc.automation.lifecycle import post_write
     from agent_doc.cycle.turn import with_resume
     from agent_doc.write.pipeline import WriteRequest
     from agent_doc.write.pipeline import write_response
 
-    response = with_resume(answer, sid, turn.front)
+    response = with_resume(answer, sid, turn.front) if room is None else answer
     request = WriteRequest(turn.path, response, baseline=turn.text, origin="acp")
-    write_response(request, link, on_written=post_write)
+    outcome = write_response(request, link, on_written=post_write)
+    if room is not None:
+        landed_on_disk_in_room(room, turn.path, outcome.content_ours, sid)
 
 
 async def stop_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:

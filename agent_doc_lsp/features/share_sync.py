@@ -163,6 +163,22 @@ async def prepare_shared_turn(
     return await asyncio.to_thread(prepare)
 
 
+def landed_on_disk_in_room(
+    room: RoomTarget, path: Path, content_ours: str, session_id: str | None
+) -> None:
+    """An editor's answer to a shared document written to disk (its buffer
+    closed, or none open): the room's snapshot becomes it and the agent's
+    session stays on this host; a room that cannot be reached is logged."""
+    from agent_doc.cycle.room_turn import keep_host_session
+    from agent_doc.share.remote import record_room_snapshot
+
+    keep_host_session(path, session_id)
+    try:
+        record_room_snapshot(room, content_ours)
+    except AgentDocError as exc:
+        logger.warning("the room's snapshot was not moved: %s", exc)
+
+
 async def landed_in_room(
     doc: Any, path: Path, content_ours: str, session_id: str | None
 ) -> None:
@@ -180,21 +196,30 @@ async def landed_in_room(
 @contextlib.asynccontextmanager
 async def room_turn(
     ls: AgentDocLanguageServer, uri: str, path: Path, command: str, hint: str
-) -> AsyncIterator[None]:
+) -> AsyncIterator[RoomTarget | None]:
     """A shared document's room-wide turn (every host and editor of the
     room), held for the block; refused (``TurnRunning`` ending with
-    ``hint``) as the local turn is. Nothing for a document not shared."""
+    ``hint``) as the local turn is. A document not joined that this host's
+    ``serve`` shares holds its room's turn the same way; nothing for a
+    document not shared. The block gets the room (``None``: not shared)."""
     from agent_doc.share.room_lease import hold_room_turn
+    from agent_doc.share.served import served_room
 
     target = room_target(ls, uri)
-    if target is None:
-        yield
-        return
+    hold: contextlib.AbstractContextManager[Any]
+    if target is not None:
+        hold = hold_room_turn(target, str(path), command, hint=hint)
+    else:
+        served = await asyncio.to_thread(served_room, path)
+        if served is None:
+            yield None
+            return
+        hold = served.hold_turn(command, hint=hint)
+        target = served.target
     held = contextlib.ExitStack()
-    hold = hold_room_turn(target, str(path), command, hint=hint)
     await asyncio.to_thread(held.enter_context, hold)
     try:
-        yield
+        yield target
     finally:
         await asyncio.to_thread(held.close)
 

@@ -28,6 +28,8 @@ from tests.share.agent_hosts import git
 from tests.share.agent_hosts import new_host
 from tests.share.rooms import DOC
 from tests.share.rooms import ServeProcess
+from tests.share.rooms import peer
+from tests.share.rooms import token_of
 from tests.share.rooms import wait_file
 
 pytestmark = pytest.mark.timeout(120)
@@ -78,6 +80,27 @@ async def test_run_agent_is_refused_while_another_host_answers_in_the_room(
     assert text.count("It is 42.") == 1
 
 
+async def test_run_agent_on_a_served_document_not_joined_takes_the_rooms_turn(
+    client: LanguageClient, project: Path, tmp_path: Path, served: ServeProcess
+) -> None:
+    """The editor has not joined the room (no ``sync``), but this host's
+    ``serve`` shares the document: its runAgent is refused while another
+    host answers in the room, as a joined editor's is."""
+    host = new_host(tmp_path, project, served)
+    answering = host.run(served.url, "--agent", "gated")
+    await wait_file(host.calls, lambda t: t.strip() != "", timeout=30)
+    editor = await start_editor(client, root=project)
+    uri = (project / "pair.md").as_uri()
+    editor.open(uri, (project / "pair.md").read_text())
+    with pytest.raises(JsonRpcServerError) as refused:
+        await asyncio.wait_for(run_agent(client, uri), 30)
+    why = str(refused.value)
+    assert f"already has a turn running (pid {answering.pid} on " in why, why
+    host.gate.touch()
+    code, err = await finished(answering)
+    assert code == 0, err
+
+
 async def test_an_editors_turn_moves_the_rooms_snapshot_and_keeps_its_session(
     client: LanguageClient, project: Path, tmp_path: Path
 ) -> None:
@@ -109,5 +132,77 @@ async def test_an_editors_turn_moves_the_rooms_snapshot_and_keeps_its_session(
         assert code == 0, err
         assert "nothing to send" in err, err
         assert host.prompts() == []
+    finally:
+        server.kill()
+
+
+async def test_run_agent_without_a_buffer_moves_the_rooms_snapshot(
+    client: LanguageClient, project: Path, tmp_path: Path
+) -> None:
+    """runAgent on a document this host's serve shares, with no buffer open
+    (the answer goes to disk): the room's snapshot becomes the answer and the
+    agent's session stays on this host, so another host has nothing to send."""
+    text = DOC.replace(
+        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    )
+    (project / "pair.md").write_text(text, encoding="utf-8")
+    git(project, "add", "pair.md")
+    git(project, "commit", "-qm", "pair")
+    configure_standin(tmp_path, {"ACP_AGENT_REPLY": "Forty-two."})
+    server = ServeProcess(project).start()
+    try:
+        host = new_host(tmp_path, project, server)
+        await start_editor(client, root=project)  # no sync, nothing open
+        uri = (project / "pair.md").as_uri()
+        answered = await asyncio.wait_for(run_agent(client, uri), 60)
+        assert answered["target"] == "disk"
+        landed = await wait_file(project / "pair.md", lambda t: "Forty-two." in t)
+        assert "resume:" not in landed  # the session is this host's
+        async with peer(server.room(), token_of(project)) as watcher:
+            await watcher.until(lambda t: "Forty-two." in t)  # serve merged it
+        code, err = await finished(host.run(server.url, "--agent", "gated"))
+        assert code == 0, err
+        assert "nothing to send" in err, err
+        assert host.prompts() == []
+    finally:
+        server.kill()
+
+
+async def test_a_buffer_closed_mid_stream_moves_the_rooms_snapshot(
+    client: LanguageClient, project: Path, tmp_path: Path
+) -> None:
+    """The editor's agent answers a joined shared document and the person
+    closes the buffer mid-stream: the answer finishes on disk, the room's
+    snapshot becomes it, the session stays on this host."""
+    words = " ".join(f"word{i}" for i in range(40))
+    text = DOC.replace(
+        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    )
+    (project / "pair.md").write_text(text, encoding="utf-8")
+    git(project, "add", "pair.md")
+    git(project, "commit", "-qm", "pair")
+    configure_standin(
+        tmp_path,
+        {"ACP_AGENT_REPLY": words, "ACP_AGENT_CHUNK": "6", "ACP_AGENT_DELAY": "0.1"},
+    )
+    server = ServeProcess(project).start()
+    try:
+        host = new_host(tmp_path, project, server)
+        editor = await start_editor(client, root=project, settings={"sync": server.url})
+        uri = (project / "pair.md").as_uri()
+        editor.open(uri, text)
+        running = asyncio.ensure_future(run_agent(client, uri))
+        await editor.wait_for(lambda: "word2 " in editor.text(uri), timeout=60)
+        editor.close(uri)
+        answered = await asyncio.wait_for(running, 60)
+        assert answered["target"] == "disk"
+        landed = await wait_file(project / "pair.md", lambda t: "word39" in t)
+        assert landed.count("word39") == 1
+        assert "resume:" not in landed  # the session is this host's
+        async with peer(server.room(), token_of(project)) as watcher:
+            await watcher.until(lambda t: "word39" in t)
+        code, err = await finished(host.run(server.url, "--agent", "gated"))
+        assert code == 0, err
+        assert "nothing to send" in err, err
     finally:
         server.kill()

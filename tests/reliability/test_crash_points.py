@@ -349,3 +349,34 @@ def outcome_table() -> str:
 def test_the_table_in_the_docs_is_current() -> None:
     doc = (ROOT / "docs" / "reliability.md").read_text()
     assert outcome_table() in doc, "docs/reliability.md: paste outcome_table()"
+
+
+def test_regression_inline_answer_landed_then_typed_is_recovered_once(
+    project: Path,
+) -> None:
+    """Named regression: ``write`` killed just after the document write, the
+    person types, and the answer has no boundary marker (an inline-format
+    document): ``recover`` finds the landed answer from the landing record
+    and the staged snapshot, and does not write it a second time."""
+    text = "---\nagent_doc_format: inline\n---\n\n## User\n\nPlease answer.\n"
+    doc = project / "doc.md"
+    doc.write_text(text)
+    StateStore(project).save_snapshot(doc, text)
+    git(project, "add", "doc.md")
+    git(project, "commit", "-qm", "start")
+    (project / "base.md").write_text(text)
+    args = ("write", "doc.md", "--force-disk", "--baseline-file", "base.md")
+    point = "write.document_written"
+    answer = f"## Assistant\n\n{MARK}\n"
+    _crashes(_agent_doc(project, *args, stdin=answer, crash=point), point)
+    assert "agent:boundary" not in doc.read_text()
+    doc.write_text(doc.read_text() + f"\n## User\n\n{TYPED_AFTER}\n")
+    _ok(_agent_doc(project, "recover", "doc.md"))
+    landed = doc.read_text()
+    assert landed.count(MARK) == 1, landed
+    assert TYPED_AFTER in landed
+    snapshot = StateStore(project).load_snapshot(doc)
+    assert snapshot is not None
+    assert snapshot.count(MARK) == 1
+    assert TYPED_AFTER not in snapshot  # typed after: in the next diff
+    _no_debris(project, doc)

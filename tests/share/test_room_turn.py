@@ -12,6 +12,8 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -143,6 +145,30 @@ async def test_the_same_answer_written_twice_lands_once(
         assert res.returncode == 0, res.stderr
         assert f"agent-doc: {expected} pair.md" in res.stderr
     assert (await room_text(served)).count("It is 42.") == 1
+
+
+async def test_a_retried_write_without_baseline_lands_once(
+    served: ServeProcess, host_a: AgentHost
+) -> None:
+    """``write --room`` without ``--baseline-file`` (the answer applies to the
+    room's text): retried after it landed — also after a person typed — it
+    is not written again; the same text answering a new turn still is."""
+    six = "<!-- patch:exchange -->\nIt is 6.\n<!-- /patch:exchange -->\n"
+    first = host_a.write(served.url, six)
+    assert first.returncode == 0, first.stderr
+    assert "agent-doc: wrote pair.md" in first.stderr
+    await ask(served, "And typed meanwhile?")
+    retry = host_a.write(served.url, six)
+    assert retry.returncode == 0, retry.stderr
+    assert "agent-doc: already landed: pair.md" in retry.stderr
+    text = await room_text(served)
+    assert text.count("It is 6.") == 1
+    assert "And typed meanwhile?" in text
+    seven = "<!-- patch:exchange -->\nIt is 7.\n<!-- /patch:exchange -->\n"
+    assert host_a.write(served.url, seven).returncode == 0
+    again = host_a.write(served.url, six)  # a new turn's answer, same text
+    assert "agent-doc: wrote pair.md" in again.stderr, again.stderr
+    assert (await room_text(served)).count("It is 6.") == 2
 
 
 async def first_to_end(*procs: subprocess.Popen[str]) -> subprocess.Popen[str]:
@@ -312,3 +338,140 @@ async def test_a_holder_stopped_past_its_lease_does_not_land_its_answer(
     assert text.count("It is 42.") == 1
     kept = list((host_a.checkout / ".agent-doc" / "room-answers").glob("*.answer.md"))
     assert len(kept) == 1
+
+
+async def test_an_acp_holder_stopped_past_its_lease_stops_streaming(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """An ACP answer streaming into the room is checked against the lease as
+    a CLI agent's is: the holder stopped past its lease, once it continues,
+    neither streams on nor lands; its answer is kept in room-answers/."""
+    words = " ".join(f"slow{i}" for i in range(60))
+    host_a.acp(ACP_AGENT_REPLY=words, ACP_AGENT_CHUNK="6", ACP_AGENT_DELAY="0.15")
+    a = host_a.run(served.url, "--agent", "standin")
+    async with peer(served.room(), token_of(served.root)) as alice:
+        await alice.until(lambda t: "slow2 " in t)
+    a.send_signal(signal.SIGSTOP)
+    try:
+        host_b.gate.touch()
+        b = host_b.run(served.url, "--agent", "gated", "--wait", "--timeout", "60")
+        code, err = await finished(b)
+        assert code == 0, err
+    finally:
+        a.send_signal(signal.SIGCONT)
+    code, err = await finished(a)
+    assert code == 1, err
+    assert "this run's turn was taken back" in err, err
+    assert "the answer is kept in" in err
+    text = await room_text(served)
+    assert text.count("It is 42.") == 1
+    assert "slow59" not in text  # neither streamed on nor landed
+    kept = list((host_a.checkout / ".agent-doc" / "room-answers").glob("*.answer.md"))
+    assert len(kept) == 1
+    assert "slow59" in kept[0].read_text()
+
+
+def local_run(served: ServeProcess, host: AgentHost) -> subprocess.Popen[str]:
+    """A plain ``agent-doc run pair.md`` (no ``--room``) in the served project
+    itself, on serve's own host (``host``'s HOME: its gated agent)."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "agent_doc.cli.entry", "run", "pair.md"),
+            *("--agent", "gated", "--no-git"),
+        ],
+        cwd=served.root,
+        env={**os.environ, **host.env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+async def test_a_local_run_on_serves_host_holds_the_rooms_turn(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """A plain local ``run`` of a document serve shares takes the room's
+    turn: a ``run --room`` from another host meanwhile is refused with the
+    second turn's message, and the question is answered once."""
+    await ask(served, "And 5 + 5?")
+    local = local_run(served, host_a)
+    await wait_file(host_a.calls, lambda t: t.strip() != "", timeout=30)
+    host_b.gate.touch()
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 1, err
+    assert "already has a turn running" in err, err
+    assert host_b.prompts() == []
+    host_a.gate.touch()
+    code, err = await finished(local)
+    assert code == 0, err
+
+
+async def test_a_local_run_refuses_when_serves_room_cannot_be_asked(
+    served: ServeProcess, host_a: AgentHost
+) -> None:
+    """serve running but its room not reachable where it said (here: its
+    announcement moved to a port nobody listens on): the local run is
+    refused with one line, the agent never called."""
+    serving = served.root / ".agent-doc" / "share" / "serving.json"
+    announced = json.loads(serving.read_text())
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    serving.write_text(json.dumps({**announced, "url": f"ws://127.0.0.1:{port}"}))
+    code, err = await finished(local_run(served, host_a))
+    assert code == 1, err
+    assert "is shared by agent-doc serve" in err, err
+    assert err.count("\n") == 1, err
+    assert host_a.calls.read_text() == ""
+
+
+def has_event(kind: str) -> Callable[[str], bool]:
+    """Whether a watch log's text holds an event of ``kind``."""
+
+    def check(text: str) -> bool:
+        lines = [json.loads(line) for line in text.splitlines() if line]
+        return any(event["event"] == kind for event in lines)
+
+    return check
+
+
+def start_watch(served: ServeProcess, host: AgentHost) -> subprocess.Popen[str]:
+    """``agent-doc watch pair.md`` in the served project (serve's host)."""
+    return subprocess.Popen(
+        [
+            *(sys.executable, "-m", "agent_doc.cli.entry", "watch", "pair.md"),
+            *("--debounce", "100", "--agent", "gated", "--no-git"),
+        ],
+        cwd=served.root,
+        env={**os.environ, **host.env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+async def test_watch_on_serves_host_waits_for_the_rooms_turn(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """``watch`` on serve's own host, while another host answers in the
+    room: the saved question is queued behind the room's turn, its agent
+    not called meanwhile."""
+    b = host_b.run(served.url, "--agent", "gated")
+    await wait_file(host_b.calls, lambda t: t.strip() != "", timeout=30)
+    log = served.root / ".agent-doc" / "logs" / "watch.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.touch()  # watch appends to it
+    watch = start_watch(served, host_a)
+    try:
+        await wait_file(log, has_event("ready"), timeout=30)
+        doc = served.root / "pair.md"
+        doc.write_text(doc.read_text().replace(END, f"And 9 + 9?\n{END}"))
+        await wait_file(log, has_event("turn-running"), timeout=30)
+        assert host_a.calls.read_text() == ""  # queued, not answered twice
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        watch.wait(timeout=30)
+        host_b.gate.touch()
+    code, err = await finished(b)
+    assert code == 0, err

@@ -72,3 +72,16 @@ def _report(verb: str, file: Path, url: str, edits: int | bool, as_json: bool) -
         return
     what = verb if edits else "unchanged:"
     sys.stderr.write(f"agent-doc: {what} {file} (room {url})\n")
+
+
+def served_room_of(file: Path) -> object | None:
+    """The room of ``file`` when this host's ``agent-doc serve`` shares it (a
+    local turn holds its turn too), else ``None``."""
+    from agent_doc.store.state import find_project_root
+
+    root = find_project_root(Path(file).resolve().parent)
+    if root is None or not (root / ".agent-doc" / "share" / "serving.json").exists():
+        return None  # nothing served: a local run does not load the share package
+    from agent_doc.share.served import served_room
+
+    return served_room(file)

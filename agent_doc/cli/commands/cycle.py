@@ -80,6 +80,7 @@ def run(
     from agent_doc.automation.turns import run_cycle_tracked as run_cycle
     from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
+    from agent_doc.cli.commands._room import served_room_of
     from agent_doc.cycle.cancel import interrupt_on_signal
     from agent_doc.cycle.cancel import signals_routed
     from agent_doc.write.server_link import ServerLink
@@ -105,6 +106,7 @@ def run(
             link=ServerLink(),
             timeout=timeout,
             room=shared,
+            served=None if shared or dry_run else served_room_of(file),
             guard=None if dry_run else cost_guard(file, yes=yes),
         )
     if verbose and outcome.prompt:

@@ -49,6 +49,8 @@ def serve(
     from agent_doc.share.access import is_loopback
     from agent_doc.share.access import rotate_token as rotate
     from agent_doc.share.access import token_path
+    from agent_doc.share.served import announce_serving
+    from agent_doc.share.served import forget_serving
     from agent_doc.share.server import ServeOptions
     from agent_doc.share.server import run_server
     from agent_doc.store.state import find_project_root
@@ -74,6 +76,7 @@ def serve(
     options = ServeOptions(project, host, port, token, token_path(project))
 
     def ready(url: str, peers: list[str]) -> None:
+        announce_serving(project, url if peers == [url] else peers[0])
         auth = (
             "no token (loopback only)"
             if token is None
@@ -94,7 +97,10 @@ def serve(
                 "proxy in front (wss://) or use an SSH tunnel (docs/security.md)"
             )
 
-    run_server(options, ready)
+    try:
+        run_server(options, ready)
+    finally:  # local turns of its documents stop asking the room
+        forget_serving(project)
     info("agent-doc serve: stopped; every room is written to its file")
 
 

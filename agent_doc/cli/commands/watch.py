@@ -95,6 +95,7 @@ def _run_daemon(
     from agent_doc.automation.watch import in_git_repo
     from agent_doc.automation.watch_daemon import DaemonLock
     from agent_doc.cli._output import info
+    from agent_doc.cli.commands._room import served_room_of
     from agent_doc.write.server_link import ServerLink
 
     lock = DaemonLock(root)
@@ -118,7 +119,8 @@ def _run_daemon(
         files=tuple(f.resolve() for f in files),
     )
     try:
-        Watcher(root, options, ServerLink(), _report).run(stop, lock.still_owned)
+        watcher = Watcher(root, options, ServerLink(), _report, served_room_of)
+        watcher.run(stop, lock.still_owned)
     finally:
         lock.release()
 
