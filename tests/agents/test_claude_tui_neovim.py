@@ -4,12 +4,15 @@ The real claude TUI runs in one pane of a private tmux server, Neovim with
 the agent-doc plugin and ``agent-doc-lsp`` in another, holding the session
 document. The person opens a follow-up line under the question and types at a
 human pace (:func:`tests.editors.typing.type_words`: 10 characters a second,
-a pause after each word); after the first word ``agent-doc route FILE`` types
-``/agent-doc FILE`` into claude, and the scripted model follows SKILL.md
-(preflight, write with the baseline, commit, each a Bash tool call claude
-runs) while the person goes on typing. The write is handed to the language
-server, so the answer lands in the buffer, once, above the person's line; the
-file on disk is never rewritten behind the buffer.
+a pause after each word) while ``agent-doc route FILE`` types ``/agent-doc
+FILE`` into claude and the scripted model follows SKILL.md (preflight, write
+with the baseline, commit, each a Bash tool call claude runs). The typing
+starts before the turn (route after the first word) or after preflight (the
+blank line just opened is in the baseline: the commit's live reposition must
+leave it to the person). The write is handed to the language server, so the
+answer lands in the buffer, once, below the person's line, the cursor stays
+at the end of what they typed, and the file on disk is never rewritten behind
+the buffer.
 """
 
 from __future__ import annotations
