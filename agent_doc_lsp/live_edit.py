@@ -181,15 +181,19 @@ async def _confirmed(
     """Decide whether an edit the client says it applied is in the buffer.
 
     The buffer passed through the expected text: yes. The client reported a
-    newer version before answering: it skipped the stale edit. Otherwise the
-    next ``didChange`` tells (editors debounce them): it carries our edit, or
-    the user's edits that made ours stale.
+    newer version before answering: it skipped the stale edit — or it applied
+    ours and reports it piecewise (Neovim sends a multi-edit workspace edit in
+    several ``didChange``s, the last after its answer), so the next one, within
+    :data:`RETRY_QUIET_S`, decides. Otherwise the next ``didChange`` tells
+    (editors debounce them): it carries our edit, or the user's edits that
+    made ours stale.
     """
     if watch.matched:
         return True
+    left = max(deadline - time.monotonic(), 0)
     if ls.workspace.get_text_document(uri).version != version:
-        return False
-    return await _settled(watch, max(deadline - time.monotonic(), 0))
+        return await _settled(watch, min(RETRY_QUIET_S, left))
+    return await _settled(watch, left)
 
 
 def _edit_params(

@@ -24,6 +24,7 @@ __all__ = [
     "insert_boundary_at_end_of_exchange",
     "new_boundary_id",
     "remove_all_boundaries",
+    "reposition_boundary_before_close",
     "reposition_boundary_to_end",
 ]
 
@@ -122,3 +123,24 @@ def reposition_boundary_to_end(text: str, boundary_id: str | None = None) -> str
         found = find_boundaries(text)
         boundary_id = found[0].id if found else None
     return insert_boundary_at_end_of_exchange(remove_all_boundaries(text), boundary_id)
+
+
+def reposition_boundary_before_close(text: str) -> str:
+    """Remove every boundary, then insert one on its own line just before the
+    ``exchange``'s closing marker, every line above kept as it is.
+
+    The form for an open editor buffer: a blank line at the end of the
+    exchange may be the one the person is typing on, so it stays theirs (and
+    above the marker) where :func:`reposition_boundary_to_end` would trim it.
+    The boundary keeps its id as there. Without an exchange component only
+    the boundaries are removed.
+    """
+    found = find_boundaries(text)
+    marker = boundary_marker(found[0].id if found else new_boundary_id())
+    bare = remove_all_boundaries(text) if found else text
+    exchange = find_component(scan_components(bare).components, "exchange")
+    if exchange is None:
+        return bare
+    cut = exchange.close_start
+    before = "" if bare[cut - 1] == "\n" else "\n"
+    return splice(bare, cut, cut, before + marker + "\n")

@@ -34,7 +34,8 @@ from typing import Any
 
 from agent_doc.document.apply import apply_component_patch
 from agent_doc.document.apply import build_content_ours
-from agent_doc.document.boundary import reposition_boundary_to_end
+from agent_doc.document.boundary import find_boundaries
+from agent_doc.document.boundary import reposition_boundary_before_close
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.textedit import edit_ops
 from agent_doc.document.textedit import single_op
@@ -43,6 +44,7 @@ from agent_doc.write.patch_time import patch_time
 __all__ = [
     "LivePlan",
     "TextChange",
+    "answer_in_buffer",
     "apply_changes",
     "minimal_change",
     "minimal_changes",
@@ -51,6 +53,7 @@ __all__ = [
     "plan_patch",
     "plan_reposition",
     "plan_write",
+    "plan_write_retry",
 ]
 
 
@@ -171,6 +174,28 @@ def plan_write(
     return base, plan_merge(base, content_ours, live_text)
 
 
+def answer_in_buffer(baseline: str, content_ours: str, live_text: str) -> bool:
+    """Whether the buffer already holds the answer of ``content_ours``: its
+    boundary marker (a fresh id, not in ``baseline``) is in ``live_text``."""
+    before = {b.id for b in find_boundaries(baseline)}
+    landed = {b.id for b in find_boundaries(content_ours)} - before
+    return bool(landed & {b.id for b in find_boundaries(live_text)})
+
+
+def plan_write_retry(baseline: str, content_ours: str, live_text: str) -> LivePlan:
+    """Plan a write's next attempt on the newest buffer text.
+
+    An attempt the editor did apply but reported in several ``didChange``
+    notifications (Neovim sends a multi-edit workspace edit piecewise) may be
+    judged skipped; merging the answer again into a buffer that holds it would
+    repeat part of it. So when the buffer holds the answer's boundary the
+    plan changes nothing; otherwise it is :func:`plan_merge`.
+    """
+    if answer_in_buffer(_to_lf(baseline), _to_lf(content_ours), _to_lf(live_text)):
+        return LivePlan(live_text, content_ours, live_text, ())
+    return plan_merge(baseline, content_ours, live_text)
+
+
 def _plan_transform(live_text: str, transform: Callable[[str], str]) -> LivePlan:
     crlf = "\r\n" in live_text
     result = transform(_to_lf(live_text))
@@ -197,5 +222,6 @@ def plan_patch(
 
 
 def plan_reposition(live_text: str) -> LivePlan:
-    """Plan moving the boundary marker to the end of the exchange."""
-    return _plan_transform(live_text, reposition_boundary_to_end)
+    """Plan moving the boundary marker to the end of the exchange, after the
+    person's last line even when it is blank (the one they may be typing on)."""
+    return _plan_transform(live_text, reposition_boundary_before_close)

@@ -109,7 +109,7 @@ async def write_buffer(
             base.extend((first_base, plan.content_ours))
             record_expected(path, plan.content_ours)  # before the edit: recover
             return plan
-        return live_write.plan_merge(base[0], base[1], text)
+        return live_write.plan_write_retry(base[0], base[1], text)
 
     return await apply_live(
         ls,

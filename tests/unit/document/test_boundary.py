@@ -10,6 +10,7 @@ from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.boundary import insert_boundary_at_end_of_exchange
 from agent_doc.document.boundary import new_boundary_id
 from agent_doc.document.boundary import remove_all_boundaries
+from agent_doc.document.boundary import reposition_boundary_before_close
 from agent_doc.document.boundary import reposition_boundary_to_end
 
 HEX8 = re.compile(r"[0-9a-f]{8}")
@@ -157,3 +158,39 @@ def test_non_ascii_text_and_empty_document() -> None:
     )
     assert remove_all_boundaries("") == ""
     assert reposition_boundary_to_end("") == ""
+
+
+def test_reposition_before_close_keeps_the_blank_line_being_typed_on() -> None:
+    # A live buffer: the person opened a line at the end of the exchange and
+    # is about to type there; the marker goes below it, never onto it.
+    text = (
+        "<!-- agent:exchange -->\nQ?\n<!-- agent:boundary:old-id -->\n\n"
+        "<!-- /agent:exchange -->\n"
+    )
+    out = reposition_boundary_before_close(text)
+    assert out == (
+        "<!-- agent:exchange -->\nQ?\n\n<!-- agent:boundary:old-id -->\n"
+        "<!-- /agent:exchange -->\n"
+    )
+    assert reposition_boundary_before_close(out) == out  # in place: no edit
+    assert reposition_boundary_to_end(out) != out  # the file form trims it
+
+
+def test_reposition_before_close_new_marker_and_odd_layouts() -> None:
+    fresh = reposition_boundary_before_close(
+        "<!-- agent:exchange -->\n<!-- /agent:exchange -->\n"
+    )
+    [b] = find_boundaries(fresh)
+    assert HEX8.fullmatch(b.id)
+    assert fresh.startswith("<!-- agent:exchange -->\n<!-- agent:boundary:")
+    inline = reposition_boundary_before_close(
+        "<!-- agent:exchange -->\nQ?<!-- /agent:exchange -->\n"
+    )
+    assert inline.split("\n")[1:3] == [
+        "Q?",
+        boundary_marker(find_boundaries(inline)[0].id),
+    ]
+    stray = (
+        "<!-- agent:output -->\nx\n<!-- agent:boundary:ab -->\n<!-- /agent:output -->\n"
+    )
+    assert reposition_boundary_before_close(stray) == remove_all_boundaries(stray)

@@ -14,7 +14,9 @@ from agent_doc.write.live import apply_changes
 from agent_doc.write.live import minimal_change
 from agent_doc.write.live import minimal_changes
 from agent_doc.write.live import plan_merge
+from agent_doc.write.live import plan_reposition
 from agent_doc.write.live import plan_write
+from agent_doc.write.live import plan_write_retry
 
 HAVE_CORE = all(
     importlib.util.find_spec(m) is not None
@@ -142,3 +144,33 @@ def test_no_edit_covers_the_line_the_person_types_in() -> None:
         assert change.end <= typed_from or change.start > typed_to, change
     assert apply_changes(live, plan.changes) == plan.merged
     assert "Question? and then what about\n" in plan.merged
+
+
+def test_reposition_never_edits_the_blank_line_the_person_is_on() -> None:
+    live = "<!-- agent:exchange -->\nQ?\n\n<!-- /agent:exchange -->\n"
+    plan = plan_reposition(live)
+    [change] = plan.changes
+    blank_line_start = live.index("\n\n") + 1
+    assert change.start > blank_line_start  # below the person's line
+    assert apply_changes(live, plan.changes).startswith(live[: blank_line_start + 1])
+
+
+@needs_core
+def test_a_retry_into_a_buffer_holding_the_answer_changes_nothing() -> None:
+    # Neovim reports a multi-edit workspace edit piecewise: the server may take
+    # an applied attempt for a skipped one; the retry must not add it again.
+    base = (
+        "<!-- agent:exchange -->\nQ?\n\n<!-- agent:boundary:aaaaaaaa -->\n"
+        "<!-- /agent:exchange -->\n"
+    )
+    response = "<!-- patch:exchange -->\n### Re: q\n\nA.\n<!-- /patch:exchange -->\n"
+    live = base.replace("Q?\n\n", "Q?\nAnd\n")
+    _, first = plan_write(live, base, response, {}, "bbbbbbbb")
+    landed = apply_changes(live, first.changes)
+    typed_more = landed.replace("And\n", "And more\n")
+    retry = plan_write_retry(base, first.content_ours, typed_more)
+    assert retry.changes == ()
+    assert retry.merged == typed_more
+    assert retry.merged.count("### Re: q") == 1
+    fresh = plan_write_retry(base, first.content_ours, live)  # not landed yet
+    assert fresh.merged == first.merged
