@@ -475,3 +475,31 @@ async def test_watch_on_serves_host_waits_for_the_rooms_turn(
         host_b.gate.touch()
     code, err = await finished(b)
     assert code == 0, err
+
+
+async def test_a_local_runs_answer_moves_the_rooms_snapshot(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """A plain local ``run`` on serve's host answers a question; a later
+    ``run --room`` from another host with a new question sends only the new
+    question (the room's snapshot is the local answer), and the answer is in
+    the room once."""
+    host_b.gate.touch()
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err  # host b's agent has a session (its next prompt: a diff)
+    await ask(served, "And 5 + 5?")
+    host_a.gate.touch()
+    code, err = await finished(local_run(served, host_a))
+    assert code == 0, err
+    await ask(served, "And 7 + 7?")
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err
+    assert len(host_b.prompts()) == 2
+    sent = diff_of(host_b.prompts()[1])
+    assert "+And 7 + 7?" in sent, sent
+    assert "+And 5 + 5?" not in sent, sent  # answered by the local run
+    assert "+It is 42." not in sent, sent
+    text = await room_text(served)
+    assert text.count("And 5 + 5?") == 1, text
+    assert text.count("It is 42.") == 3, text  # one per answered question
+    assert text.index("And 5 + 5?") < text.index("And 7 + 7?"), text
