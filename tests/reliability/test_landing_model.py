@@ -266,8 +266,11 @@ class LandingModel(RuleBasedStateMachine):
         doc = self.disk.doc
         if where == "end":
             self.disk.doc = self._at_end(doc, line)
-        else:
+        elif "# Doc\n" in doc:
             self.disk.doc = doc.replace("# Doc\n", f"# Doc\n{line}\n", 1)
+        else:  # compacted away with the first turns (an inline document)
+            end = doc.index("---\n", 4) + 4
+            self.disk.doc = doc[:end] + f"{line}\n" + doc[end:]
 
     @rule(crash_at=st.sampled_from([None, *WRITE_POINTS]), stale=st.booleans())
     def agent_answers(self, crash_at: str | None, stale: bool) -> None:
@@ -372,12 +375,6 @@ class InlineLandingModel(LandingModel):
     def _at_end(self, doc: str, line: str) -> str:
         return doc + f"{line}\n"
 
-    @rule(crash_at=st.just(None))
-    def compact(self, crash_at: str | None) -> None:
-        """Not modelled here: a ``compact`` of an inline-format document
-        killed between its archive and its document, then typed in, is not
-        settled once (the model found turns in both files; open)."""
-
 
 InlineLandingModel.TestCase.settings = settings(
     max_examples=max(EXAMPLES // 4, 100),
@@ -455,4 +452,21 @@ def test_regression_inline_crash_after_the_document_then_typing_lands_once() -> 
     model.agent_answers("write.document_written", stale=False)
     model.person_types("end")
     model.recover(None)
+    model.reported_answers_once_typing_kept()
+
+
+def test_regression_inline_compact_killed_between_archive_and_document() -> None:
+    """Found by the inline model: ``compact`` of an inline-format document
+    (its first turns start at the title) killed after the archive write, the
+    person types among those turns: ``recover`` took them for gone (the
+    exact text was not there any more) and completed the compaction — the
+    turns in both files. The link never replaced them: undone."""
+    model = InlineLandingModel()
+    model.second_writer_answers()
+    model.second_writer_answers()
+    model.compact("compact.archive_written")
+    model.person_types("top")
+    model.recover(None)
+    model.reported_answers_once_typing_kept()
+    model.compact(None)
     model.reported_answers_once_typing_kept()
