@@ -5,7 +5,9 @@
 on) while it runs, and takes it back when it stops. A local turn (``run``
 or ``watch`` without ``--room``) of a document it serves then takes the
 room's turn too (:func:`served_room`), so a ``run --room`` from another host
-and a local run never answer the same question at once. A ``serving.json``
+and a local run never answer the same question at once; its answer, once
+serve merged it into the room, becomes the room's snapshot
+(:meth:`ServedRoom.landed`), so no host sends it again. A ``serving.json``
 whose pid is gone (a server killed with ``kill -9``) is ignored.
 """
 
