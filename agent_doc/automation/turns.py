@@ -39,7 +39,8 @@ def run_cycle_tracked(
     seconds (calling ``on_wait`` once). With a shared ``room`` the room's
     turn is held too, the same way, for every host and editor of the room;
     so is it with ``served`` (a local turn of a document this host's
-    ``serve`` shares: :mod:`agent_doc.share.served`).
+    ``serve`` shares: :mod:`agent_doc.share.served`), whose snapshot then
+    becomes the answer once serve merged it into the room.
     Then status ``generating`` is held
     during the cycle and ``post_write`` fired after it (``post_commit`` comes
     from the cycle's own commit). A dry run calls no agent and writes
@@ -56,6 +57,8 @@ def run_cycle_tracked(
         busy(path, "generating", heartbeat=True),
     ):
         outcome = run_cycle(path, **kwargs)
+        if served is not None and room is served and outcome.write is not None:
+            served.landed(outcome.write.content_ours)  # still the room's turn
     if outcome.write is not None:
         post_write(outcome.write)
     return outcome

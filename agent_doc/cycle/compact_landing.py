@@ -132,17 +132,31 @@ def compaction_verdict(
     """What to do with a compaction a crash interrupted (pure): ``undo`` (the
     turns are in the archive and still in the document ``text``),
     ``complete`` (the archive holds them and the document does not) or
-    ``forget`` (nothing moved; or the archive changed since, and is left)."""
+    ``forget`` (nothing moved; or the archive changed since, and is left).
+    Turns typed into since (lines added among them) are still in the
+    document while its link is not."""
     archived = archive_digest == intent.archive_after
     # a write since drops boundary markers, the moved turns may have held one
     in_document = intent.replaced in text or (
         remove_all_boundaries(intent.replaced) in remove_all_boundaries(text)
     )
+    if not in_document and intent.link.strip() not in text:
+        # typed into since (an inline document's turns start at its title):
+        # the link never replaced them when their lines are all still there
+        in_document = _lines_kept(intent.replaced, text)
     if archived and in_document:
         return "undo"
     if archived:
         return "complete"
     return "forget"
+
+
+def _lines_kept(replaced: str, text: str) -> bool:
+    """Whether every non-blank line of ``replaced`` is in ``text``, in order
+    (lines typed between them allowed; boundary markers ignored)."""
+    wanted = [ln for ln in remove_all_boundaries(replaced).splitlines() if ln.strip()]
+    lines = iter(remove_all_boundaries(text).splitlines())
+    return all(any(line == want for line in lines) for want in wanted)
 
 
 def settle_compaction(path: Path, current: str | None = None) -> str | None:

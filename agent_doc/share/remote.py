@@ -48,6 +48,7 @@ from agent_doc.share.turn_state import has_landed
 from agent_doc.share.turn_state import result_id
 from agent_doc.share.turn_state import room_snapshot
 from agent_doc.store.state import project_root_for
+from agent_doc.store.state import read_document
 from agent_doc.write.outcome import normalize_text
 from agent_doc.write.patch_time import patch_time
 
@@ -63,6 +64,12 @@ declare_points(
         "the host's state not moved yet",
     }
 )
+
+
+PROJECTION_WAIT_S = 15.0
+"""Seconds a local answer waits for serve to merge it into the room."""
+PROJECTION_POLL_S = 0.2
+"""Seconds between two looks at the file while waiting for the room."""
 
 
 @dataclass(frozen=True)
@@ -192,22 +199,59 @@ async def _land_answer(
     return RoomOutcome(target.url, before, after, edits, ours)
 
 
-def record_room_snapshot(target: RoomTarget, snapshot: str) -> None:
+def record_room_snapshot(
+    target: RoomTarget,
+    snapshot: str,
+    *,
+    projected: Path | None = None,
+    wait_s: float = PROJECTION_WAIT_S,
+) -> bool:
     """Make ``snapshot`` the room's snapshot (what the agent has seen), its
     text unchanged: an answer that reached the room's file another way (an
-    editor's turn written to disk)."""
+    editor's turn written to disk, a local turn of a file serve shares).
+
+    With ``projected`` (the file this host's ``serve`` projects the room to,
+    holding the answer) the snapshot is set only once the room's text is the
+    file's (serve merged the answer in): never a snapshot ahead of the text.
+    Returns ``False`` when that did not happen within ``wait_s`` seconds
+    (nothing set)."""
     import anyio
 
-    async def record() -> None:
+    async def record() -> bool:
         async with RoomLink(target) as link:
+            if projected is not None and not await _holds_file(link, projected, wait_s):
+                return False
             sent = link.updates_sent
             link.change_to(link.current(), landing=(snapshot, None))
             await link.settled(sent)
+            return True
 
     try:
-        anyio.run(record)
+        return anyio.run(record)
     except Exception as exc:
         raise room_failure(exc, target.url) from None
+
+
+async def _holds_file(link: RoomLink, file: Path, wait_s: float) -> bool:
+    """Wait (at most ``wait_s``) until the room's text is ``file``'s."""
+    import anyio
+
+    changed = anyio.Event()
+
+    def on_change(_event: object) -> None:
+        changed.set()
+
+    subscription = link.doc.observe(on_change)
+    try:
+        with anyio.move_on_after(wait_s):
+            while link.current() != read_document(file).text:
+                with anyio.move_on_after(PROJECTION_POLL_S):  # or the file moves
+                    await changed.wait()
+                changed = anyio.Event()
+            return True
+        return False
+    finally:
+        link.doc.unobserve(subscription)
 
 
 def patch_in_room(

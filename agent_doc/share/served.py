@@ -5,7 +5,9 @@
 on) while it runs, and takes it back when it stops. A local turn (``run``
 or ``watch`` without ``--room``) of a document it serves then takes the
 room's turn too (:func:`served_room`), so a ``run --room`` from another host
-and a local run never answer the same question at once. A ``serving.json``
+and a local run never answer the same question at once; its answer, once
+serve merged it into the room, becomes the room's snapshot
+(:meth:`ServedRoom.landed`), so no host sends it again. A ``serving.json``
 whose pid is gone (a server killed with ``kill -9``) is ignored.
 """
 
@@ -13,16 +15,19 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from contextlib import ExitStack
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_doc.cycle.turn_lock import WAIT_HINT
+from agent_doc.errors import AgentDocError
 from agent_doc.errors import ShareError
 from agent_doc.share.access import project_token
 from agent_doc.share.access import share_dir
 from agent_doc.share.documents import session_id
+from agent_doc.share.remote import record_room_snapshot
 from agent_doc.share.room_lease import hold_room_turn
 from agent_doc.share.room_link import RoomTarget
 from agent_doc.store.atomic import atomic_write_text
@@ -101,6 +106,23 @@ class ServedRoom:
                     "not run"
                 ) from None
             yield
+
+    def landed(self, content_ours: str) -> bool:
+        """A local turn's answer (``content_ours``, written to the file)
+        becomes the room's snapshot once serve merged it into the room, so
+        a ``run --room`` from any host does not send it again; ``False``
+        (with one warning line) when that could not be done."""
+        try:
+            if record_room_snapshot(self.target, content_ours, projected=self.file):
+                return True
+            why = "serve did not merge the answer into the room in time"
+        except AgentDocError as exc:
+            why = str(exc)
+        sys.stderr.write(
+            f"warning: {self.file}: the room's snapshot was not moved ({why}); "
+            "a run --room may send this answer's question again\n"
+        )
+        return False
 
 
 def served_room(file: Path) -> ServedRoom | None:

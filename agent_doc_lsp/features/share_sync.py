@@ -168,13 +168,19 @@ def landed_on_disk_in_room(
 ) -> None:
     """An editor's answer to a shared document written to disk (its buffer
     closed, or none open): the room's snapshot becomes it and the agent's
-    session stays on this host; a room that cannot be reached is logged."""
+    session stays on this host (a file this host's serve shares: once serve
+    merged it into the room); a room that cannot be reached is logged."""
     from agent_doc.cycle.room_turn import keep_host_session
     from agent_doc.share.remote import record_room_snapshot
+    from agent_doc.share.served import served_room
 
     keep_host_session(path, session_id)
     try:
-        record_room_snapshot(room, content_ours)
+        served = served_room(path)  # a file serve projects: once the room has it
+        same = served is not None and served.target.url == room.url
+        projected = path if same else None
+        if not record_room_snapshot(room, content_ours, projected=projected):
+            logger.warning("the room's snapshot was not moved: serve was slow")
     except AgentDocError as exc:
         logger.warning("the room's snapshot was not moved: %s", exc)
 

@@ -380,3 +380,43 @@ def test_regression_inline_answer_landed_then_typed_is_recovered_once(
     assert snapshot.count(MARK) == 1
     assert TYPED_AFTER not in snapshot  # typed after: in the next diff
     _no_debris(project, doc)
+
+
+def test_regression_inline_compact_killed_then_typed_is_settled_once(
+    project: Path,
+) -> None:
+    """Named regression (found by the inline landing model): ``compact`` of an
+    inline-format document (no boundary markers; its first turns start at
+    the title) killed between the archive write and the document write, the
+    person types among those turns: ``recover`` undoes the archive (the
+    turns never left the document; it took them for moved and completed the
+    compaction: turns in both files) — every turn in exactly one file, the
+    typing kept."""
+    turns = "".join(
+        f"## User\n\nQuestion {i}?\n\n## Assistant\n\n### Re: question {i}\n\n"
+        f"Answer {i}.\n\n"
+        for i in range(1, TURNS + 1)
+    )
+    text = f"---\nagent_doc_format: inline\n---\n# Talk\n\n{turns}"
+    doc = project / "doc.md"
+    doc.write_text(text)
+    StateStore(project).save_snapshot(doc, text)
+    git(project, "add", "doc.md")
+    git(project, "commit", "-qm", "start")
+    point = "compact.archive_written"
+    compact = ("compact", "doc.md", "--keep", "1")
+    _crashes(_agent_doc(project, *compact, crash=point), point)
+    assert "Re: question 1\n" in (project / "doc.archive.md").read_text()
+    doc.write_text(doc.read_text().replace("# Talk\n", f"# Talk\n{TYPED_AFTER}\n"))
+    _ok(_agent_doc(project, "recover", "doc.md"))
+    archive = project / "doc.archive.md"
+    archived = _answers(archive.read_text()) if archive.exists() else []
+    assert archived == []  # undone: the turns never left the document
+    assert _answers(doc.read_text()) == list(range(1, TURNS + 1))
+    assert doc.read_text().count(TYPED_AFTER) == 1
+    _no_debris(project, doc)
+    # the typing is in the turns now: the next compact refuses, moving nothing
+    refused = _agent_doc(project, *compact)
+    assert refused.returncode == 1, refused.stderr
+    assert "edits the agent has not seen" in refused.stderr
+    assert not archive.exists()

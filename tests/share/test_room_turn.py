@@ -475,3 +475,61 @@ async def test_watch_on_serves_host_waits_for_the_rooms_turn(
         host_b.gate.touch()
     code, err = await finished(b)
     assert code == 0, err
+
+
+async def test_a_local_runs_answer_moves_the_rooms_snapshot(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """A plain local ``run`` on serve's host answers a question; a later
+    ``run --room`` from another host with a new question sends only the new
+    question (the room's snapshot is the local answer), and the answer is in
+    the room once."""
+    host_b.gate.touch()
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err  # host b's agent has a session (its next prompt: a diff)
+    await ask(served, "And 5 + 5?")
+    host_a.gate.touch()
+    code, err = await finished(local_run(served, host_a))
+    assert code == 0, err
+    await ask(served, "And 7 + 7?")
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err
+    assert len(host_b.prompts()) == 2
+    sent = diff_of(host_b.prompts()[1])
+    assert "+And 7 + 7?" in sent, sent
+    assert "+And 5 + 5?" not in sent, sent  # answered by the local run
+    assert "+It is 42." not in sent, sent
+    text = await room_text(served)
+    assert text.count("And 5 + 5?") == 1, text
+    assert text.count("It is 42.") == 3, text  # one per answered question
+    assert text.index("And 5 + 5?") < text.index("And 7 + 7?"), text
+
+
+async def test_watchs_answer_on_serves_host_moves_the_rooms_snapshot(
+    served: ServeProcess, host_a: AgentHost, host_b: AgentHost
+) -> None:
+    """``watch`` on serve's own host answers a saved question: a later
+    ``run --room`` from another host sends only the question typed since."""
+    host_b.gate.touch()
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err  # host b's agent has a session (its next prompt: a diff)
+    log = served.root / ".agent-doc" / "logs" / "watch.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.touch()  # watch appends to it
+    host_a.gate.touch()
+    watch = start_watch(served, host_a)
+    try:
+        await wait_file(log, has_event("ready"), timeout=30)
+        doc = served.root / "pair.md"
+        doc.write_text(doc.read_text().replace(END, f"And 9 + 9?\n{END}"))
+        await wait_file(log, has_event("cycle-done"), timeout=60)
+    finally:
+        watch.send_signal(signal.SIGTERM)
+        watch.wait(timeout=30)
+    await ask(served, "And 7 + 7?")
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err
+    sent = diff_of(host_b.prompts()[-1])
+    assert "+And 7 + 7?" in sent, sent
+    assert "+And 9 + 9?" not in sent, sent  # answered by watch
+    assert (await room_text(served)).count("And 9 + 9?") == 1
