@@ -168,7 +168,7 @@ def test_ctrl_c_in_a_tmux_pane_ends_the_agent(
 
 
 def test_silent_agent_is_named_not_invalid_json(project: Path) -> None:
-    from tests.cli.test_cycle import FAKE
+    from tests.fake_claude_config import FAKE_CLAUDE as FAKE
 
     config = global_config_path()
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -212,7 +212,7 @@ def test_silent_agent_is_named_not_invalid_json(project: Path) -> None:
 def test_agent_errors_read_as_one_plain_line(
     project: Path, mode: str, expected: str
 ) -> None:
-    from tests.cli.test_cycle import FAKE
+    from tests.fake_claude_config import FAKE_CLAUDE as FAKE
 
     config = global_config_path()
     config.parent.mkdir(parents=True, exist_ok=True)

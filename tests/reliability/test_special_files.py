@@ -84,7 +84,13 @@ def _special(folder: Path, kind: str) -> Iterator[Path]:
         os.mkfifo(path)
     elif kind == "socket":
         listener = socket.socket(socket.AF_UNIX)
-        listener.bind(str(path))
+        # bound through the folder's descriptor: a pytest-xdist temp path can
+        # be longer than AF_UNIX's 107 bytes
+        folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            listener.bind(f"/proc/self/fd/{folder_fd}/{path.name}")
+        finally:
+            os.close(folder_fd)
     elif kind == "device":
         path = Path("/dev/null")
     elif kind == "directory":
