@@ -13,11 +13,14 @@ See tests/editors/README.md for how to add a test.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -74,15 +77,22 @@ class VSCode:
         self.workdir = workdir
 
     def _env(self, extra: dict[str, str], marker: str) -> dict[str, str]:
-        """The isolated environment of code-server and everything it starts."""
+        """The isolated environment of code-server and everything it starts.
+
+        The runtime and temp folders are short ones of their own: Chromium's
+        singleton socket and code-server's IPC sockets live there, and a
+        pytest-xdist temp path is longer than AF_UNIX's 107 bytes allow.
+        """
         home = self.workdir / "home"
+        short = Path(tempfile.mkdtemp(prefix="adv-"))
+        atexit.register(shutil.rmtree, short, ignore_errors=True)
         dirs = {
             "HOME": home,
             "XDG_CONFIG_HOME": home / ".config",
             "XDG_CACHE_HOME": home / ".cache",
             "XDG_DATA_HOME": home / ".local" / "share",
-            "XDG_RUNTIME_DIR": self.workdir / "run",
-            "TMPDIR": self.workdir / "tmp",
+            "XDG_RUNTIME_DIR": short / "run",
+            "TMPDIR": short / "tmp",
         }
         for path in dirs.values():
             path.mkdir(parents=True, exist_ok=True, mode=0o700)
