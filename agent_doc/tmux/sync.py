@@ -265,6 +265,8 @@ def _panes_for(
         want.append([])
         for doc in col:
             pane = live_pane(reg, doc.key, panes, tmux.socket_path)
+            if pane is None:  # it may have died since the sync began
+                _note_quick_exits(reg, [doc], panes, tmux.socket_path)
             if pane is None and (failed := failed_start(doc)) is not None:
                 warnings.append(
                     f"{doc.rel}: {failed}; not restarted automatically "

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_doc.tmux import registry
+from agent_doc.tmux import sync as sync_module
 from agent_doc.tmux.adapter import Tmux
 from agent_doc.tmux.bindings import load_doc
 from agent_doc.tmux.claim import claim
@@ -66,6 +67,36 @@ def test_agent_exiting_at_once_is_pruned_not_restarted(
     with pytest.raises(AgentNotReady, match="exited"):
         route(doc, prompt_timeout_s=5, tmux=tmux)  # explicit: tries again
     assert failed_start(load_doc(doc)) is None
+
+
+def test_agent_dying_while_a_sync_runs_is_not_restarted(
+    tmux: Tmux, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by CI: the agent died after sync had looked for quick exits and
+    before it looked for the document's pane; sync then went by a stale view
+    (a second agent under load in the Neovim test, nothing said here)."""
+    # exits 3 on its first line; the child holds the terminal so tmux 3.3
+    # records the status (tests/data/exit_agent.py)
+    monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", "sh -c 'read l; sleep 1 & exit 3'")
+    doc = make_doc(project, "r.md")
+    sync([[str(doc)]], tmux=tmux)
+    started = next(iter(registry.load(project).entries.values())).pane
+    real_repair = sync_module.repair_layout
+
+    def dies_meanwhile(*args: object, **kwargs: object) -> None:
+        tmux.send_text(started, "bye")
+        wait_for(lambda: tmux.panes()[started].dead, 10, "the agent to exit")
+        real_repair(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_module, "repair_layout", dies_meanwhile)
+    panes_before = set(tmux.panes())
+    second = sync([[str(doc)]], tmux=tmux)
+    assert set(tmux.panes()) == panes_before, "no agent was started again"
+    assert tmux.panes()[started].dead, "nor in its old pane"
+    assert second.window is None
+    assert (
+        f"its agent in pane {started} exited at once (status 3)" in second.warnings[0]
+    )
 
 
 def test_dead_and_vanished_panes_are_left_to_resync_fix(
