@@ -49,15 +49,22 @@ KEEP_LANDED = 64
 class Landing(Record):
     """An answer accepted and being written: its id and what it writes."""
 
-    __slots__ = ("id", "ours", "final")
+    __slots__ = ("id", "ours", "final", "added")
 
-    def __init__(self, id: str, ours: str, final: str | None = None) -> None:
+    def __init__(
+        self, id: str, ours: str, final: str | None = None, added: str | None = None
+    ) -> None:
         self.id = id
         """The answer's id (its boundary marker's)."""
         self.ours = ours
         """Digest of its ``content_ours`` (what the snapshot becomes)."""
         self.final = final
         """Digest of the text written to the document (``None``: ``ours``)."""
+        self.added = added
+        """The lines the answer added to its baseline, kept when it lands
+        without a boundary marker (an inline-format document): how ``recover``
+        finds it in a text typed around since (``None``: it has a marker, or
+        an older version wrote the record)."""
 
 
 class Compacting(Record):

@@ -26,6 +26,7 @@ from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
 from agent_doc.store.state import write_document
 from agent_doc.write.landing import accept_landing
+from agent_doc.write.landing import added_lines
 from agent_doc.write.landing import commit_landing
 from agent_doc.write.landing import data_digest
 from agent_doc.write.landing import has_landed
@@ -45,19 +46,25 @@ class _Answer:
     """One answer's landing steps (:mod:`agent_doc.write.landing`) around the
     document write, for a disk write."""
 
-    __slots__ = ("answer_id", "digest", "path", "store")
+    __slots__ = ("added", "answer_id", "digest", "path", "store")
 
     def __init__(
-        self, store: StateStore, path: Path, answer_id: str, digest: Callable[[], str]
+        self,
+        store: StateStore,
+        path: Path,
+        answer_id: str,
+        digest: Callable[[], str],
+        added: Callable[[], str | None],
     ) -> None:
         self.store, self.path = store, path
-        self.answer_id, self.digest = answer_id, digest
+        self.answer_id, self.digest, self.added = answer_id, digest, added
 
     def accept(self, ours: bytes | str, final_digest: str | None) -> None:
         """Before the document is written: snapshot staged, landing recorded."""
         accept_landing(
-            self.store, self.path, self.answer_id, ours, self.digest(), final_digest
-        )
+            self.store, self.path, self.answer_id, ours, self.digest(),
+            final_digest, self.added(),
+        )  # fmt: skip
 
     def written(self) -> None:
         """After the document is written."""
@@ -94,7 +101,10 @@ def write_to_disk(
     meanwhile (another process landed it) is not written again.
     """
     reads = ReadCache() if reads is None else reads
-    answer = _Answer(store, path, answer_id, ours_digest)
+    answer = _Answer(
+        store, path, answer_id, ours_digest,
+        lambda: added_lines(baseline, ours, answer_id),
+    )  # fmt: skip
     with doc_lock(path, root=store.root):
         if has_landed(path, answer_id, store):  # another process landed it
             ours_digest()  # (computed on another thread: waited for)

@@ -28,9 +28,11 @@ from agent_doc._runtime.digest import blake2b_256_hex
 from agent_doc._runtime.digest import sha256_hex
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
+from agent_doc._runtime.lazy import lazy_compile
 from agent_doc._runtime.record import Record
 from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import new_boundary_id
+from agent_doc.document.textedit import common_ends
 from agent_doc.document.yrs_codec import encode_text_state
 from agent_doc.store.landing import Landing
 from agent_doc.store.landing import LandingRecord
@@ -56,6 +58,8 @@ declare_points(
         "recover.landed": "recover recorded the landed answer; pending remains",
     }
 )
+
+_BLANK_LINES = lazy_compile(r"\n[ \t]*\n")
 
 DIGEST_PREFIX = "blake2b:"
 """How a digest of :func:`data_digest` starts (the ``.expect`` files of older
@@ -83,6 +87,18 @@ def has_landed(path: Path, answer_id: str, store: StateStore | None = None) -> b
     return load_record(store, Path(path)).has_landed(answer_id)
 
 
+def added_lines(baseline: str, ours: str, answer_id: str) -> str | None:
+    """The whole lines of ``ours`` that differ from ``baseline`` (first to
+    last), when ``ours`` holds no boundary marker of ``answer_id``; ``None``
+    when it does (the marker finds the answer) (pure)."""
+    if boundary_marker(answer_id) in ours:
+        return None
+    prefix, suffix = common_ends(baseline, ours)
+    start = ours.rfind("\n", 0, prefix) + 1
+    end = ours.find("\n", len(ours) - suffix)
+    return ours[start : len(ours) if end < 0 else end + 1]
+
+
 def accept_landing(
     store: StateStore,
     path: Path,
@@ -90,14 +106,14 @@ def accept_landing(
     ours: bytes | str,
     ours_digest: str,
     final_digest: str | None,
+    added: str | None = None,
 ) -> None:
     """Step 2, under the document lock: stage the snapshot, name the answer
-    as landing in the record."""
+    as landing in the record (``added``: :func:`added_lines`)."""
     stage_snapshot(store, path, ours)
     record = load_record(store, path)
-    save_record(
-        store, path, record.accept(Landing(answer_id, ours_digest, final_digest))
-    )
+    landing = Landing(answer_id, ours_digest, final_digest, added)
+    save_record(store, path, record.accept(landing))
     crash_point("write.landing_recorded")
 
 
@@ -125,9 +141,11 @@ def record_landing(path: Path, answer_id: str, content_ours: str) -> None:
     """Stage ``content_ours`` and name ``answer_id`` as landing in ``path``'s
     record: a language server's write, just before it edits the buffer."""
     store = StateStore.for_document(Path(path))
+    baseline = store.load_snapshot(Path(path)) or ""  # what the server built on
+    added = added_lines(baseline, content_ours, answer_id)
     stage_snapshot(store, Path(path), content_ours)
     record = load_record(store, Path(path))
-    landing = Landing(answer_id, data_digest(content_ours))
+    landing = Landing(answer_id, data_digest(content_ours), None, added)
     save_record(store, Path(path), record.accept(landing))
 
 
@@ -181,9 +199,10 @@ def landing_verdict(
     ``content_ours``, or the document's ``text`` holds ``content_ours``, the
     merged text written, or the answer's boundary marker (the person may
     have typed since), or — an answer without a marker (an inline-format
-    document) the person typed around — every block the answer added to the
-    snapshot (the ``staged`` snapshot of the record's landing, against
-    ``snapshot``). ``legacy``: the digest an older version saved.
+    document) the person typed around — the lines it added to its baseline
+    (the landing's ``added``; an older record: every block the ``staged``
+    snapshot adds to ``snapshot``). ``legacy``: the digest an older version
+    saved.
     """
     if answer_id is not None and record.has_landed(answer_id):
         return Verdict("recorded")
@@ -195,10 +214,21 @@ def landing_verdict(
     landed = in_snapshot or any(_matches(text, d) for d in digests)
     if landing is not None and not landed:
         landed = boundary_marker(landing.id) in text
-    staged_ours = landing is not None and _matches(staged, landing.ours)
-    if staged_ours and not landed and staged is not None:
-        landed = answer_in_text(snapshot or "", staged, text)
+    if landing is not None and not landed:
+        landed = _without_marker_in_text(landing, text, snapshot, staged)
     return Verdict("landed" if landed else "lost", landing, in_snapshot)
+
+
+def _without_marker_in_text(
+    landing: Landing, text: str, snapshot: str | None, staged: str | None
+) -> bool:
+    """An answer without a marker found in ``text``: by the lines it added
+    (an older record: by the blocks its staged snapshot adds to ``snapshot``)."""
+    if landing.added is not None:
+        return lines_in_text(landing.added, text)
+    if staged is not None and _matches(staged, landing.ours):
+        return answer_in_text(snapshot or "", staged, text)
+    return False
 
 
 def _staged(store: StateStore, path: Path) -> str | None:
@@ -223,6 +253,21 @@ def answer_in_text(before: str, ours: str, text: str) -> bool:
     blocks = [block for block in added if block.strip()]
     lines = "\n" + "\n".join(text.splitlines()) + "\n"
     return bool(blocks) and all(f"\n{block}\n" in lines for block in blocks)
+
+
+def lines_in_text(added: str, text: str) -> bool:
+    """Whether ``text`` holds each paragraph of ``added`` (its runs of
+    non-blank lines) whole and in order, and there is one: a merge may have
+    shared a heading or a blank line with text around it (pure)."""
+    paragraphs = [p.strip("\n") for p in _BLANK_LINES.split(added) if p.strip()]
+    lines = "\n" + "\n".join(text.splitlines()) + "\n"
+    at = 0
+    for paragraph in paragraphs:
+        found = lines.find(f"\n{paragraph}\n", at)
+        if found < 0:
+            return False
+        at = found + len(paragraph) + 1
+    return bool(paragraphs)
 
 
 def _drop_pending(store: StateStore, path: Path, answer_id: str | None) -> None:

@@ -420,3 +420,40 @@ def test_regression_inline_compact_killed_then_typed_is_settled_once(
     assert refused.returncode == 1, refused.stderr
     assert "edits the agent has not seen" in refused.stderr
     assert not archive.exists()
+
+
+def test_regression_inline_stale_answer_across_a_compaction_lands_once(
+    project: Path,
+) -> None:
+    """Named regression (found by the inline landing model): an answer whose
+    baseline predates a ``compact`` of an inline-format document, ``write``
+    killed after its document write, the person types: ``recover`` compared
+    the staged snapshot (archived turns and the answer) with the compacted
+    snapshot and wrote the answer again. The landing's own added lines decide."""
+    turns = "".join(
+        f"## User\n\nQuestion {i}?\n\n## Assistant\n\n### Re: question {i}\n\n"
+        f"Answer {i}.\n\n"
+        for i in range(1, TURNS + 1)
+    )
+    text = f"---\nagent_doc_format: inline\n---\n# Talk\n\n{turns}## User\n\nMore?\n"
+    doc = project / "doc.md"
+    doc.write_text(text)
+    StateStore(project).save_snapshot(doc, text)
+    git(project, "add", "doc.md")
+    git(project, "commit", "-qm", "start")
+    (project / "base.md").write_text(text)  # the turn began before the compact
+    _ok(_agent_doc(project, "compact", "doc.md", "--keep", "1"))
+    assert "Re: question 1\n" not in doc.read_text()
+    args = ("write", "doc.md", "--force-disk", "--baseline-file", "base.md")
+    point = "write.document_written"
+    answer = f"## Assistant\n\n{MARK}\n"
+    _crashes(_agent_doc(project, *args, stdin=answer, crash=point), point)
+    assert doc.read_text().count(MARK) == 1
+    doc.write_text(doc.read_text() + f"\n## User\n\n{TYPED_AFTER}\n")
+    _ok(_agent_doc(project, "recover", "doc.md"))
+    landed = doc.read_text()
+    assert landed.count(MARK) == 1, landed
+    assert landed.count(TYPED_AFTER) == 1
+    assert "Re: question 1\n" not in landed  # archived turns stay archived
+    assert (project / "doc.archive.md").read_text().count("Re: question 1\n") == 1
+    _no_debris(project, doc)

@@ -12,8 +12,10 @@ from agent_doc.store.landing import LandingRecord
 from agent_doc.store.landing import load_record
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import split_pending
+from agent_doc.write.landing import added_lines
 from agent_doc.write.landing import data_digest
 from agent_doc.write.landing import landing_verdict
+from agent_doc.write.landing import lines_in_text
 from agent_doc.write.pipeline import WriteRequest
 from agent_doc.write.pipeline import write_response
 
@@ -87,3 +89,43 @@ def test_the_record_keeps_the_last_ids() -> None:
     assert record.has_landed(f"{KEEP_LANDED + 4:08x}")
     assert not record.has_landed(f"{0:08x}")
     assert LandingRecord.from_json(record.to_json()) == record
+
+
+def test_added_lines_are_the_answers_own_lines() -> None:
+    base = "# Doc\n\n## User\n\nQ?\n"
+    ours = base + "## Assistant\n\nA.\n\n## User\n\n"
+    assert added_lines(base, ours, "abc") == "## Assistant\n\nA.\n\n## User\n\n"
+    marked = base + boundary_marker("abc") + "\n"
+    assert added_lines(base, marked, "abc") is None  # its marker finds it
+
+
+def test_an_inline_answer_is_found_in_a_text_typed_and_merged_around() -> None:
+    added = "## Assistant\n\n### Re: two\nMARK-2.\n\n## User\n\n"
+    merged = (
+        "# Doc\n## Assistant\n\n### Re: two\nMARK-2.\n### Re: one\nMARK-1.\n"
+        "\n## User\n\ntyped\n"
+    )
+    assert lines_in_text(added, merged)
+    assert not lines_in_text(added, merged.replace("MARK-2.", "MARK-3."))
+    assert not lines_in_text(added, "MARK-2.\n### Re: two\n")  # out of order
+    assert not lines_in_text("\n\n", merged)  # nothing to find
+
+
+def test_an_inline_answer_across_a_compaction_is_landed_not_lost() -> None:
+    """The landing's own lines decide, not the staged snapshot against a
+    snapshot compacted since (it holds archived turns the text lost)."""
+    old_turns = "## Assistant\n\nold.\n\n## User\n\nQ?\n"
+    baseline = "# Doc\n\n" + old_turns
+    ours = baseline + "## Assistant\n\nNEW.\n"
+    compacted = "# Doc\n\n[archived](doc.archive.md)\n\n## User\n\nQ?\n"
+    text = compacted + "## Assistant\n\nNEW.\ntyped\n"
+    landing = Landing("x", data_digest(ours), None, added_lines(baseline, ours, "x"))
+    verdict = landing_verdict(
+        LandingRecord().accept(landing), "x", text, compacted, staged=ours
+    )
+    assert verdict.state == "landed"
+    older = Landing("x", data_digest(ours))  # a record without ``added``
+    verdict = landing_verdict(
+        LandingRecord().accept(older), "x", text, compacted, staged=ours
+    )
+    assert verdict.state == "lost"  # what the staged snapshot alone said
