@@ -261,6 +261,7 @@ FEATURES: tuple[str, ...] = (
     "agent_doc_lsp.features.acp_agents",
     "agent_doc_lsp.features.acp_run",
     "agent_doc_lsp.features.share_sync",
+    "agent_doc_lsp.features.served_save",
     "agent_doc_lsp.features.share_undo",
 )
 """Feature modules, each with ``register(server: AgentDocLanguageServer)``.

@@ -57,8 +57,11 @@ def run_cycle_tracked(
         busy(path, "generating", heartbeat=True),
     ):
         outcome = run_cycle(path, **kwargs)
-        if served is not None and room is served and outcome.write is not None:
-            served.landed(outcome.write.content_ours)  # still the room's turn
+        written = outcome.write
+        # a buffer not joined: the editor's server moves it when it is saved
+        on_save = written is not None and written.room_on_save
+        if served is not None and room is served and written and not on_save:
+            served.landed(written.content_ours)  # still the room's turn
     if outcome.write is not None:
         post_write(outcome.write)
     return outcome

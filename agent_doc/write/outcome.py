@@ -57,7 +57,10 @@ class WriteOutcome:
     large ``str``.
     """
 
-    __slots__ = ("_final", "changed", "content_ours", "merged", "path", "target")
+    __slots__ = (
+        "_final", "changed", "content_ours", "merged", "path", "room_on_save",
+        "target",
+    )  # fmt: skip
 
     _fields = ("path", "content_ours", "final_text", "target", "changed", "merged")
     """The field names, in order (as a named tuple has them)."""
@@ -70,6 +73,7 @@ class WriteOutcome:
         target: Target,
         changed: bool,
         merged: bool = False,
+        room_on_save: bool = False,
     ) -> None:
         self.path = path
         self.content_ours = content_ours
@@ -80,6 +84,10 @@ class WriteOutcome:
         """False when the result equalled the current text and nothing was written."""
         self.merged = merged
         """True when user edits made after the baseline were merged in."""
+        self.room_on_save = room_on_save
+        """Landed in an editor's buffer of a served document that has not
+        joined its room: that editor's server moves the room's snapshot
+        when the buffer is saved (not a field of the outcome's tuple)."""
 
     @property
     def final_text(self) -> str:

@@ -314,6 +314,7 @@ def _write_to_server(
         target="server",
         changed=final != normalize_text(handle.text),
         merged=final != ours,
+        room_on_save=reply.room_on_save,
     )
 
 

@@ -91,18 +91,22 @@ class ServerHandle(Record):
 class ServerWriteReply(Record):
     """What a server returns after applying an agent response to its buffer."""
 
-    __slots__ = ("content_ours", "text", "warnings")
+    __slots__ = ("content_ours", "text", "warnings", "room_on_save")
 
     def __init__(
         self,
         content_ours: str,
         text: str,
         warnings: tuple[str, ...] = (),
+        room_on_save: bool = False,
     ) -> None:
         self.content_ours = content_ours
         self.text = text
         self.warnings = warnings
         """Malformed patch blocks the server found (one line each, for stderr)."""
+        self.room_on_save = room_on_save
+        """The buffer of a document this host's serve shares has not joined
+        its room: the server moves the room's snapshot when it is saved."""
 
 
 def _connect(sock: socket.socket, path: str) -> None:
@@ -420,7 +424,8 @@ class ServerLink:
             raise ServerLinkError("server reply to write lacks content_ours/text")
         warnings = reply.get("warnings")
         found = tuple(str(w) for w in warnings) if isinstance(warnings, list) else ()
-        return ServerWriteReply(content_ours=ours, text=text, warnings=found)
+        on_save = reply.get("room_snapshot_on_save") is True
+        return ServerWriteReply(ours, text, found, room_on_save=on_save)
 
     def patch(
         self,

@@ -47,6 +47,7 @@ from agent_doc.share.room_link import RoomTarget
 from agent_doc.store.config import AgentCommand
 from agent_doc_lsp.features import acp_agents
 from agent_doc_lsp.features import agent_status
+from agent_doc_lsp.features import served_save
 from agent_doc_lsp.features.acp_host import EditorHost
 from agent_doc_lsp.features.acp_host import answering
 from agent_doc_lsp.features.agent_status import add_lens_provider
@@ -267,7 +268,7 @@ async def _answer(
     answer = final_answer(reply, acp_turn.name)
     target = "disk"
     if host.stream is not None and ls.buffers.by_path(turn.path) is not None:
-        await _finish_in_buffer(turn.path, host, answer, reply.session_id)
+        await _finish_in_buffer(turn.path, host, answer, reply.session_id, room)
         target = "server"
     elif host.stream is not None:  # the person closed the buffer mid-stream
         await asyncio.to_thread(
@@ -290,16 +291,22 @@ async def _answer(
 
 
 async def _finish_in_buffer(
-    path: Path, host: EditorHost, answer: str, session_id: str
+    path: Path,
+    host: EditorHost,
+    answer: str,
+    session_id: str,
+    room: RoomTarget | None = None,
 ) -> None:
     """The whole answer and ``resume`` in one edit; snapshot saved. In a
     shared document the session stays on this host, the room's snapshot
-    becomes the answer."""
+    becomes the answer (a served buffer not joined: once it is saved)."""
+    from agent_doc.cycle.room_turn import keep_host_session
     from agent_doc.write.stream import begin_final
     from agent_doc.write.stream import finish_stream
 
     shared = shared_doc(host.ls, host.uri)
-    ours = host.final_target(answer, session_id if shared is None else None)
+    in_room = shared is not None or room is not None
+    ours = host.final_target(answer, None if in_room else session_id)
     answer_id = host.stream.boundary_id if host.stream is not None else None
     await asyncio.to_thread(begin_final, path, answer, ours, answer_id)
     for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
@@ -312,6 +319,9 @@ async def _finish_in_buffer(
     await asyncio.to_thread(finish_stream, path, ours, answer_id)
     if shared is not None:
         await landed_in_room(shared, path, ours, session_id)
+    elif room is not None:
+        await asyncio.to_thread(keep_host_session, path, session_id)
+        served_save.until_saved(host.ls, host.uri, room, path, ours)
     host.announce_landed(ours)
 
 

@@ -34,6 +34,7 @@ from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
 from agent_doc.write.pipeline import record_expected
 from agent_doc_lsp.buffers import Buffer
+from agent_doc_lsp.features import served_save
 from agent_doc_lsp.live_edit import ChangeTracker
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -275,11 +276,14 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
     )
     show_warnings(ls, warnings)
     logger.info("write into %s (origin %s)", uri, message.get("origin"))
+    path = Path(to_fs_path(uri) or uri)
+    on_save = await served_save.answer_in_buffer(ls, uri, path, plan.content_ours)
     # the CLI prints the warnings too: it no longer parses the response itself
     return {
         "content_ours": plan.content_ours,
         "text": plan.merged,
         "warnings": warnings,
+        "room_snapshot_on_save": on_save,
     }
 
 

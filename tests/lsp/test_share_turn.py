@@ -10,7 +10,10 @@ holder on its host; the host's answer lands once.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcServerError
 from pytest_lsp import LanguageClient
 
+from agent_doc.share.turn_state import room_snapshot
 from tests.acp_standin import configure_standin
 from tests.lsp.editor_client import start_editor
 from tests.lsp.test_share_sync import sharing_editor
@@ -206,3 +210,88 @@ async def test_a_buffer_closed_mid_stream_moves_the_rooms_snapshot(
         assert "nothing to send" in err, err
     finally:
         server.kill()
+
+
+async def test_an_answer_in_a_buffer_not_joined_moves_the_rooms_snapshot_on_save(
+    client: LanguageClient, project: Path, tmp_path: Path
+) -> None:
+    """runAgent on a document this host's serve shares, open in an editor
+    that does not sync it: the answer lands in the buffer only, so the room
+    cannot have it; once the person saves (serve merges the file into the
+    room) the room's snapshot becomes the answer, and another host has
+    nothing to send. The session stays on this host."""
+    text = DOC.replace(
+        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    )
+    (project / "pair.md").write_text(text, encoding="utf-8")
+    git(project, "add", "pair.md")
+    git(project, "commit", "-qm", "pair")
+    configure_standin(tmp_path, {"ACP_AGENT_REPLY": "Forty-two."})
+    server = ServeProcess(project).start()
+    try:
+        host = new_host(tmp_path, project, server)
+        editor = await start_editor(client, root=project)  # no sync setting
+        uri = (project / "pair.md").as_uri()
+        editor.open(uri, text)
+        answered = await asyncio.wait_for(run_agent(client, uri), 60)
+        assert answered["target"] == "server"
+        assert "Forty-two." in editor.text(uri)
+        assert "resume:" not in editor.text(uri)  # the session is this host's
+        assert "Forty-two." not in (project / "pair.md").read_text()
+        editor.save(uri)
+        async with peer(server.room(), token_of(project)) as watcher:
+            await watcher.until(lambda t: "Forty-two." in t)  # serve merged it
+        code, err = await finished(host.run(server.url, "--agent", "gated"))
+        assert code == 0, err
+        assert "nothing to send" in err, err
+        assert host.prompts() == []
+    finally:
+        server.kill()
+
+
+async def test_a_local_runs_answer_in_a_buffer_not_joined_moves_the_room_on_save(
+    client: LanguageClient, project: Path, tmp_path: Path, served: ServeProcess
+) -> None:
+    """A plain ``agent-doc run`` on serve's host while an editor that does not
+    sync the document has it open: the answer is handed to the editor's
+    buffer, so the run does not wait for serve to see it (it cannot before a
+    save); the editor's server moves the room's snapshot once the person
+    saves, and another host has nothing to send."""
+    host_a = new_host(tmp_path, project, served, "host-a")
+    host_b = new_host(tmp_path, project, served, "host-b")
+    host_b.gate.touch()
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err  # host b's agent has a session (its next prompt: a diff)
+    async with peer(served.room(), token_of(project)) as alice:
+        await alice.until(lambda t: "It is 42." in t)
+    pair = project / "pair.md"
+    text = await wait_file(pair, lambda t: "It is 42." in t)
+    editor = await start_editor(client, root=project)  # no sync setting
+    uri = pair.as_uri()
+    editor.open(uri, text)
+    editor.append(uri, "\nAnd 5 + 5?\n")
+    editor.save(uri)
+    async with peer(served.room(), token_of(project)) as alice:
+        await alice.until(lambda t: "And 5 + 5?" in t)
+    host_a.gate.touch()
+    local = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "agent_doc.cli.entry", "run", "pair.md",
+         "--agent", "gated", "--no-git"],
+        cwd=project, env={**os.environ, **host_a.env}, capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    assert "snapshot was not moved" not in local.stderr, local.stderr
+    await editor.wait_for(lambda: editor.text(uri).count("It is 42.") == 2)
+    assert pair.read_text().count("It is 42.") == 1  # in the buffer only
+    async with peer(served.room(), token_of(project)) as alice:
+        snapshot = room_snapshot(alice.doc)  # never ahead of the room's text
+        assert snapshot is not None
+        assert "And 5 + 5?" not in snapshot, snapshot
+    editor.save(uri)
+    async with peer(served.room(), token_of(project)) as alice:
+        await alice.until(lambda t: t.count("It is 42.") == 2)
+    code, err = await finished(host_b.run(served.url, "--agent", "gated"))
+    assert code == 0, err
+    assert "nothing to send" in err, err
