@@ -48,6 +48,32 @@ async def run_agent(client: LanguageClient, uri: str) -> Any:
     )
 
 
+def served_with_standin(
+    project: Path, tmp_path: Path, settings: dict[str, str]
+) -> tuple[str, ServeProcess]:
+    """``pair.md`` answered by the ACP stand-in (with ``settings``),
+    committed, and a real serve of the project: its text and the server."""
+    text = DOC.replace(
+        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    )
+    (project / "pair.md").write_text(text, encoding="utf-8")
+    git(project, "add", "pair.md")
+    git(project, "commit", "-qm", "pair")
+    configure_standin(tmp_path, settings)
+    return text, ServeProcess(project).start()
+
+
+async def nothing_left_to_send(server: ServeProcess, host: Any, answer: str) -> None:
+    """Once serve merged ``answer`` into the room, a ``run --room`` from
+    ``host`` has nothing to send (the room's snapshot holds the answer)."""
+    async with peer(server.room(), token_of(server.root)) as watcher:
+        await watcher.until(lambda t: answer in t)
+    code, err = await finished(host.run(server.url, "--agent", "gated"))
+    assert code == 0, err
+    assert "nothing to send" in err, err
+    assert host.prompts() == []
+
+
 @pytest.fixture
 def served(project: Path) -> Iterator[ServeProcess]:
     (project / "pair.md").write_text(DOC, encoding="utf-8")
@@ -112,14 +138,9 @@ async def test_an_editors_turn_moves_the_rooms_snapshot_and_keeps_its_session(
     the editor's host (not in the room's frontmatter), and the room's
     snapshot is its answer, so another host's ``run --room`` has nothing to
     send."""
-    text = DOC.replace(
-        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    text, server = served_with_standin(
+        project, tmp_path, {"ACP_AGENT_REPLY": "Forty-two."}
     )
-    (project / "pair.md").write_text(text, encoding="utf-8")
-    git(project, "add", "pair.md")
-    git(project, "commit", "-qm", "pair")
-    configure_standin(tmp_path, {"ACP_AGENT_REPLY": "Forty-two."})
-    server = ServeProcess(project).start()
     try:
         host = new_host(tmp_path, project, server)
         editor = await start_editor(client, root=project, settings={"sync": server.url})
@@ -146,14 +167,9 @@ async def test_run_agent_without_a_buffer_moves_the_rooms_snapshot(
     """runAgent on a document this host's serve shares, with no buffer open
     (the answer goes to disk): the room's snapshot becomes the answer and the
     agent's session stays on this host, so another host has nothing to send."""
-    text = DOC.replace(
-        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    _, server = served_with_standin(
+        project, tmp_path, {"ACP_AGENT_REPLY": "Forty-two."}
     )
-    (project / "pair.md").write_text(text, encoding="utf-8")
-    git(project, "add", "pair.md")
-    git(project, "commit", "-qm", "pair")
-    configure_standin(tmp_path, {"ACP_AGENT_REPLY": "Forty-two."})
-    server = ServeProcess(project).start()
     try:
         host = new_host(tmp_path, project, server)
         await start_editor(client, root=project)  # no sync, nothing open
@@ -162,12 +178,7 @@ async def test_run_agent_without_a_buffer_moves_the_rooms_snapshot(
         assert answered["target"] == "disk"
         landed = await wait_file(project / "pair.md", lambda t: "Forty-two." in t)
         assert "resume:" not in landed  # the session is this host's
-        async with peer(server.room(), token_of(project)) as watcher:
-            await watcher.until(lambda t: "Forty-two." in t)  # serve merged it
-        code, err = await finished(host.run(server.url, "--agent", "gated"))
-        assert code == 0, err
-        assert "nothing to send" in err, err
-        assert host.prompts() == []
+        await nothing_left_to_send(server, host, "Forty-two.")
     finally:
         server.kill()
 
@@ -179,17 +190,11 @@ async def test_a_buffer_closed_mid_stream_moves_the_rooms_snapshot(
     closes the buffer mid-stream: the answer finishes on disk, the room's
     snapshot becomes it, the session stays on this host."""
     words = " ".join(f"word{i}" for i in range(40))
-    text = DOC.replace(
-        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
-    )
-    (project / "pair.md").write_text(text, encoding="utf-8")
-    git(project, "add", "pair.md")
-    git(project, "commit", "-qm", "pair")
-    configure_standin(
+    text, server = served_with_standin(
+        project,
         tmp_path,
         {"ACP_AGENT_REPLY": words, "ACP_AGENT_CHUNK": "6", "ACP_AGENT_DELAY": "0.1"},
     )
-    server = ServeProcess(project).start()
     try:
         host = new_host(tmp_path, project, server)
         editor = await start_editor(client, root=project, settings={"sync": server.url})
@@ -220,14 +225,9 @@ async def test_an_answer_in_a_buffer_not_joined_moves_the_rooms_snapshot_on_save
     cannot have it; once the person saves (serve merges the file into the
     room) the room's snapshot becomes the answer, and another host has
     nothing to send. The session stays on this host."""
-    text = DOC.replace(
-        "agent_doc_format: template", "agent_doc_format: template\nagent: standin"
+    text, server = served_with_standin(
+        project, tmp_path, {"ACP_AGENT_REPLY": "Forty-two."}
     )
-    (project / "pair.md").write_text(text, encoding="utf-8")
-    git(project, "add", "pair.md")
-    git(project, "commit", "-qm", "pair")
-    configure_standin(tmp_path, {"ACP_AGENT_REPLY": "Forty-two."})
-    server = ServeProcess(project).start()
     try:
         host = new_host(tmp_path, project, server)
         editor = await start_editor(client, root=project)  # no sync setting
@@ -239,12 +239,7 @@ async def test_an_answer_in_a_buffer_not_joined_moves_the_rooms_snapshot_on_save
         assert "resume:" not in editor.text(uri)  # the session is this host's
         assert "Forty-two." not in (project / "pair.md").read_text()
         editor.save(uri)
-        async with peer(server.room(), token_of(project)) as watcher:
-            await watcher.until(lambda t: "Forty-two." in t)  # serve merged it
-        code, err = await finished(host.run(server.url, "--agent", "gated"))
-        assert code == 0, err
-        assert "nothing to send" in err, err
-        assert host.prompts() == []
+        await nothing_left_to_send(server, host, "Forty-two.")
     finally:
         server.kill()
 

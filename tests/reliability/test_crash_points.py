@@ -382,6 +382,23 @@ def test_regression_inline_answer_landed_then_typed_is_recovered_once(
     _no_debris(project, doc)
 
 
+def _inline_talk(project: Path, after: str = "") -> Path:
+    """``doc.md``: an inline-format talk of :data:`TURNS` turns (then
+    ``after``), its snapshot, committed."""
+    turns = "".join(
+        f"## User\n\nQuestion {i}?\n\n## Assistant\n\n### Re: question {i}\n\n"
+        f"Answer {i}.\n\n"
+        for i in range(1, TURNS + 1)
+    )
+    text = f"---\nagent_doc_format: inline\n---\n# Talk\n\n{turns}{after}"
+    doc = project / "doc.md"
+    doc.write_text(text)
+    StateStore(project).save_snapshot(doc, text)
+    git(project, "add", "doc.md")
+    git(project, "commit", "-qm", "start")
+    return doc
+
+
 def test_regression_inline_compact_killed_then_typed_is_settled_once(
     project: Path,
 ) -> None:
@@ -392,17 +409,7 @@ def test_regression_inline_compact_killed_then_typed_is_settled_once(
     turns never left the document; it took them for moved and completed the
     compaction: turns in both files) — every turn in exactly one file, the
     typing kept."""
-    turns = "".join(
-        f"## User\n\nQuestion {i}?\n\n## Assistant\n\n### Re: question {i}\n\n"
-        f"Answer {i}.\n\n"
-        for i in range(1, TURNS + 1)
-    )
-    text = f"---\nagent_doc_format: inline\n---\n# Talk\n\n{turns}"
-    doc = project / "doc.md"
-    doc.write_text(text)
-    StateStore(project).save_snapshot(doc, text)
-    git(project, "add", "doc.md")
-    git(project, "commit", "-qm", "start")
+    doc = _inline_talk(project)
     point = "compact.archive_written"
     compact = ("compact", "doc.md", "--keep", "1")
     _crashes(_agent_doc(project, *compact, crash=point), point)
@@ -430,18 +437,8 @@ def test_regression_inline_stale_answer_across_a_compaction_lands_once(
     killed after its document write, the person types: ``recover`` compared
     the staged snapshot (archived turns and the answer) with the compacted
     snapshot and wrote the answer again. The landing's own added lines decide."""
-    turns = "".join(
-        f"## User\n\nQuestion {i}?\n\n## Assistant\n\n### Re: question {i}\n\n"
-        f"Answer {i}.\n\n"
-        for i in range(1, TURNS + 1)
-    )
-    text = f"---\nagent_doc_format: inline\n---\n# Talk\n\n{turns}## User\n\nMore?\n"
-    doc = project / "doc.md"
-    doc.write_text(text)
-    StateStore(project).save_snapshot(doc, text)
-    git(project, "add", "doc.md")
-    git(project, "commit", "-qm", "start")
-    (project / "base.md").write_text(text)  # the turn began before the compact
+    doc = _inline_talk(project, after="## User\n\nMore?\n")
+    (project / "base.md").write_text(doc.read_text())  # began before the compact
     _ok(_agent_doc(project, "compact", "doc.md", "--keep", "1"))
     assert "Re: question 1\n" not in doc.read_text()
     args = ("write", "doc.md", "--force-disk", "--baseline-file", "base.md")
