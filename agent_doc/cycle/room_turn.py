@@ -25,6 +25,7 @@ from pathlib import Path
 
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
+from agent_doc.cycle.sides import DocumentSide
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from types import TracebackType
 
+    from agent_doc.cycle.ask import AgentAnswer
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.cycle.turn_lock import TurnRecord
 
@@ -110,11 +112,37 @@ class AnswerStream:
         raise NotImplementedError
 
 
-class RoomSide:
-    """How a turn reaches its room (implemented in :mod:`agent_doc.share`)."""
+class RoomSide(DocumentSide):
+    """How a turn reaches its room (implemented in :mod:`agent_doc.share`).
+
+    The room is one side a turn's document can live on
+    (:class:`~agent_doc.cycle.sides.DocumentSide`): :meth:`prepare` and
+    :meth:`land` are the turn's steps on top of the room's own operations
+    (:meth:`read_turn`, :meth:`write_answer`, :meth:`stream`), which the share
+    package implements.
+    """
 
     url: str = ""
     """The room's URL (for messages)."""
+
+    def shared_url(self) -> str | None:
+        """The room's URL."""
+        return self.url
+
+    def prepare(self, path: Path, *, follow: bool) -> PreparedTurn | None:
+        """The turn on the room's text (:func:`prepare_room_turn`)."""
+        return prepare_room_turn(path, self, follow=follow)
+
+    def answer_stream(self, turn: PreparedTurn) -> AnswerStream | None:
+        """An ACP agent's answer streams into the room (:meth:`stream`)."""
+        return self.stream(turn)
+
+    def land(self, turn: PreparedTurn, answer: AgentAnswer) -> WriteOutcome:
+        """The answer into the room (unless it streamed there), the host's
+        copy after it (:func:`land_in_room`); the session id stays on this
+        host, never in the room's frontmatter."""
+        keep_host_session(turn.path, answer.session_id)
+        return land_in_room(self, turn, answer.text, answer.stream)
 
     def read_text(self) -> str:
         """The document's current text in the room (``ShareError`` if refused)."""
