@@ -4,7 +4,7 @@ The prompt is the one every backend sends (:mod:`agent_doc.cycle.turn`); the
 answer comes back as ``agent_message_chunk`` updates and is written once, at the
 end, through the one write path by :func:`agent_doc.cycle.run.run_cycle` — or,
 for a shared room (``run --room``), streamed into the room as it comes
-(:class:`~agent_doc.cycle.room_turn.AnswerStream`).
+(:class:`~agent_doc.cycle.sides.AnswerStream`).
 
 On the terminal the agent's tool calls and plan show on stderr, and its
 permission requests are asked there (:mod:`agent_doc.cycle.acp_console`); its
@@ -41,7 +41,7 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_doc.cycle.room_turn import AnswerStream
+    from agent_doc.cycle.sides import AnswerStream
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand
     from agent_doc.write.server_link import ServerHandle

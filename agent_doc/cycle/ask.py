@@ -25,6 +25,7 @@ from agent_doc.cycle import agents
 from agent_doc.cycle.acp_run import run_acp_from_console
 from agent_doc.cycle.agent_edits import bring_agent_edits_to_buffer
 from agent_doc.cycle.agent_edits import file_text
+from agent_doc.cycle.sides import AgentAnswer
 from agent_doc.errors import AgentError
 from agent_doc.store.config import resolve_claude_args
 from agent_doc.write.waiting import elapsed_on_terminal
@@ -35,32 +36,12 @@ if TYPE_CHECKING:
 
     from agent_doc.cycle.agents import AgentInvocation
     from agent_doc.cycle.agents import AgentReply
-    from agent_doc.cycle.cancel import TurnCancelled
-    from agent_doc.cycle.room_turn import AnswerStream
     from agent_doc.cycle.sides import DocumentSide
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand
     from agent_doc.store.config import GlobalConfig
 
 logger = lazy_logger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class AgentAnswer:
-    """What the agent answered to one turn (not written anywhere yet)."""
-
-    text: str
-    """The answer (marked when an ACP turn was interrupted)."""
-    session_id: str | None
-    """The agent's conversation id (kept as ``resume``)."""
-    sent: str
-    """The prompt it answered (the full form when its session was lost)."""
-    full_because: str | None = None
-    """Why the full form went: ``lost`` or ``no-load`` (see ``RunOutcome``)."""
-    cancelled: TurnCancelled | None = None
-    """Set when a signal cancelled an ACP turn (its partial answer is here)."""
-    stream: AnswerStream | None = None
-    """Where the answer streamed while it came (a room), if anywhere."""
 
 
 @dataclass(frozen=True, slots=True)
