@@ -4,29 +4,25 @@ The prompt is the one every backend sends (:mod:`agent_doc.cycle.turn`); the
 answer comes back as ``agent_message_chunk`` updates and is written once, at the
 end, through the one write path by :func:`agent_doc.cycle.run.run_cycle` — or,
 for a shared room (``run --room``), streamed into the room as it comes
-(:class:`~agent_doc.cycle.room_turn.AnswerStream`).
+(:class:`~agent_doc.cycle.sides.AnswerStream`).
 
 On the terminal the agent's tool calls and plan show on stderr, and its
-permission requests are asked there (stdin). Without a terminal on stdin the
-agent's ``permissions`` policy (``[agents.NAME] permissions = "allow"`` or
-``"reject"``) answers; with the default ``"ask"`` the run stops with a clear
-error instead of hanging. Ctrl-C (or SIGTERM, SIGHUP) cancels the turn
-(``session/cancel``, then the agent's process group is stopped if it goes on):
-what the agent said so far is written, marked as interrupted, and ``run``
-exits 128 + the signal.
+permission requests are asked there (:mod:`agent_doc.cycle.acp_console`); its
+file reads and writes stay inside the project (:class:`ConsoleHost`). Ctrl-C
+(or SIGTERM, SIGHUP) cancels the turn (``session/cancel``, then the agent's
+process group is stopped if it goes on): what the agent said so far is
+written, marked as interrupted, and ``run`` exits 128 + the signal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
-from typing import Any
 
 from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
+from agent_doc.cycle.acp_console import Console
 from agent_doc.cycle.acp_requests import PermissionChoice
-from agent_doc.cycle.acp_requests import pick_by_policy
 from agent_doc.cycle.cancel import SignalLatch
 from agent_doc.cycle.cancel import TurnCancelled
 from agent_doc.cycle.cancel import signal_name
@@ -45,7 +41,7 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_doc.cycle.room_turn import AnswerStream
+    from agent_doc.cycle.sides import AnswerStream
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.store.config import AgentCommand
     from agent_doc.write.server_link import ServerHandle
@@ -75,12 +71,6 @@ def within(path: Path, root: Path) -> Path:
     return resolved
 
 
-def say(line: str) -> None:
-    """Show one line to the person on stderr."""
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
-
-
 class ConsoleHost:
     """Answers an ACP agent for ``agent-doc run`` (stderr, stdin, files)."""
 
@@ -97,13 +87,12 @@ class ConsoleHost:
         """Where the answer streams to (a shared room), if anywhere."""
         self.document: Path | None = None
         """The turn's document (read from the room while ``stream`` is set)."""
-        self.policy = agent.permissions
+        self.console = Console(name, agent.permissions)
+        """The person at the terminal (activity shown, questions asked)."""
         self.root = root
         self.link = link
         self.allow_terminals = True
         """The person ran the agent themselves: their shell, their trust."""
-        self.cancelled: asyncio.Event | None = None
-        """Set when the turn is cancelled (a question on the terminal ends)."""
         self.view = AgentView()
         """What the agent saw of each file (the base of its writes)."""
 
@@ -115,55 +104,13 @@ class ConsoleHost:
 
     async def on_activity(self, message: str) -> None:
         """Show the agent's plan and tool calls on stderr."""
-        say(f"agent-doc: {self.name}: {message}")
+        self.console.show_activity(message)
 
     async def ask_permission(
         self, title: str, choices: list[PermissionChoice]
     ) -> str | None:
-        """Ask on the terminal, or answer by the agent's ``permissions`` policy."""
-        if self.policy != "ask":
-            return pick_by_policy(self.policy, choices)
-        if not sys.stdin.isatty():
-            raise AgentError(
-                f"agent '{self.name}' asks permission ({title}) but stdin is not "
-                f'a terminal: set permissions = "allow" or "reject" in '
-                f"[agents.{self.name}]"
-            )
-        lines = [f"agent-doc: {self.name} asks permission: {title}"]
-        lines += [f"  {i}. {c.name}" for i, c in enumerate(choices, 1)]
-        lines.append("choose a number (empty: cancel): ")
-        say("\n".join(lines))  # stdout stays for data
-        answer = await self._read_line()
-        if answer is None:
-            return None
-        if answer.strip().isdigit() and 1 <= int(answer) <= len(choices):
-            return choices[int(answer) - 1].option_id
-        return None
-
-    async def _read_line(self) -> str | None:
-        """A line typed on the terminal, or None once the turn is cancelled.
-
-        Read when stdin is readable (no thread: a cancelled question must not
-        leave one blocked in ``readline`` that ``asyncio.run`` would wait for).
-        """
-        loop = asyncio.get_running_loop()
-        line: asyncio.Future[str] = loop.create_future()
-        fd = sys.stdin.fileno()
-
-        def readable() -> None:
-            if not line.done():
-                line.set_result(sys.stdin.readline())
-
-        self.cancelled = self.cancelled or asyncio.Event()
-        stop = loop.create_task(self.cancelled.wait())
-        loop.add_reader(fd, readable)
-        try:
-            either: set[asyncio.Future[Any]] = {line, stop}
-            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            loop.remove_reader(fd)
-            stop.cancel()
-        return line.result() if line.done() else None
+        """Ask the person at the terminal (or answer by the agent's policy)."""
+        return await self.console.ask_permission(title, choices)
 
     async def read_file(self, path: Path) -> str:
         """The live buffer when an editor has ``path`` open, else the file;
@@ -255,60 +202,88 @@ def run_acp_from_console(
     host.document = turn.path.resolve()
     host.view = AgentView(host.document, turn.text)
     acp_turn = AcpTurn(name, agent, host, turn.root)
-    latch = SignalLatch()
-    loops: list[asyncio.AbstractEventLoop] = []
-    tasks: set[asyncio.Task[None]] = set()
+    signals = SignalsCancel(acp_turn, host.console)
+    prompt = (full_prompt or turn.full_prompt) if turn.mode == "resumed" else None
+    with signals_routed(signals.on_signal):
+        reply = asyncio.run(drive(acp_turn, turn, stream, timeout, prompt, signals))
+    sent = acp_turn.sent_prompt or turn.prompt
+    answer = final_answer(reply, name)
+    why_full = acp_turn.full_because
+    return answer, reply.session_id, signals.cancelled(reply), sent, why_full
 
-    def cancel_turn(hurry: bool) -> None:
-        host.cancelled = host.cancelled or asyncio.Event()
-        host.cancelled.set()
-        task = asyncio.get_running_loop().create_task(acp_turn.cancel(hurry=hurry))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
 
-    def on_signal(signum: int) -> None:
-        hurry = not latch.note(signum)
-        for loop in loops:
-            loop.call_soon_threadsafe(cancel_turn, hurry)
-
-    async def main() -> AcpReply:
-        loops.append(asyncio.get_running_loop())
-        if latch.first is not None:  # a signal came before the loop ran
-            acp_turn.cancelled = True
-        if stream is None:
-            return await answer()
-        async with stream:  # joined before the agent starts; left after
-            reply = await answer()
-            final = final_answer(reply, name)
-            try:
-                await stream.finish(with_resume(final, reply.session_id, turn.front))
-            except ShareError as exc:  # the caller keeps the answer
-                stream.failure = exc
-        return reply
+async def drive(
+    acp_turn: AcpTurn,
+    turn: PreparedTurn,
+    stream: AnswerStream | None,
+    timeout: float,
+    full_prompt: Callable[[], str] | None,
+    signals: SignalsCancel,
+) -> AcpReply:
+    """The turn on the event loop: the agent's answer, streamed into the room
+    (joined before the agent starts, left after its final answer) when there
+    is one."""
+    signals.attach()
 
     async def answer() -> AcpReply:
         return await acp_turn.run(
-            turn.prompt,
-            resume=turn.front.resume,
-            timeout=timeout,
-            full_prompt=(full_prompt or turn.full_prompt)
-            if turn.mode == "resumed"
-            else None,
-        )
+            turn.prompt, resume=turn.front.resume, timeout=timeout,
+            full_prompt=full_prompt,
+        )  # fmt: skip
 
-    with signals_routed(on_signal):
-        reply = asyncio.run(main())
-    cancelled = None
-    if latch.first is not None and reply.interrupted:
-        cancelled = TurnCancelled(
-            f"cancelled ({signal_name(latch.first)}): stopped agent '{name}'"
-            f"{_pid_note(acp_turn.agent_pid)}; what it had answered is in the "
-            f"document, marked interrupted",
-            latch.first,
+    if stream is None:
+        return await answer()
+    async with stream:
+        reply = await answer()
+        final = final_answer(reply, acp_turn.name)
+        try:
+            await stream.finish(with_resume(final, reply.session_id, turn.front))
+        except ShareError as exc:  # the caller keeps the answer
+            stream.failure = exc
+    return reply
+
+
+class SignalsCancel:
+    """SIGINT, SIGTERM and SIGHUP cancel an ACP turn (a second one: at once)."""
+
+    def __init__(self, acp_turn: AcpTurn, console: Console) -> None:
+        self.acp_turn = acp_turn
+        self.console = console
+        self.latch = SignalLatch()
+        self._loops: list[asyncio.AbstractEventLoop] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def attach(self) -> None:
+        """The turn's loop runs: signals cancel on it (one that came before
+        it ran cancels the turn at once)."""
+        self._loops.append(asyncio.get_running_loop())
+        if self.latch.first is not None:
+            self.acp_turn.cancelled = True
+
+    def on_signal(self, signum: int) -> None:
+        """A signal came (on the main thread): cancel on the turn's loop."""
+        hurry = not self.latch.note(signum)
+        for loop in self._loops:
+            loop.call_soon_threadsafe(self._cancel, hurry)
+
+    def _cancel(self, hurry: bool) -> None:
+        self.console.cancel()
+        task = asyncio.get_running_loop().create_task(self.acp_turn.cancel(hurry=hurry))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def cancelled(self, reply: AcpReply) -> TurnCancelled | None:
+        """What a signal did to the turn whose reply is ``reply`` (``None``:
+        no signal, or the turn ended before it)."""
+        first = self.latch.first
+        if first is None or not reply.interrupted:
+            return None
+        return TurnCancelled(
+            f"cancelled ({signal_name(first)}): stopped agent "
+            f"'{self.acp_turn.name}'{_pid_note(self.acp_turn.agent_pid)}; what it "
+            f"had answered is in the document, marked interrupted",
+            first,
         )
-    sent = acp_turn.sent_prompt or turn.prompt
-    answer_text = final_answer(reply, name)
-    return answer_text, reply.session_id, cancelled, sent, acp_turn.full_because
 
 
 def _pid_note(pid: int | None) -> str:

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
+from agent_doc.cycle.sides import DocumentSide
+from agent_doc.cycle.sides import RoomWrite
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.errors import ShareError
 from agent_doc.store.atomic import atomic_write_text
@@ -40,8 +42,9 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
-    from types import TracebackType
 
+    from agent_doc.cycle.sides import AgentAnswer
+    from agent_doc.cycle.sides import AnswerStream
     from agent_doc.cycle.turn import PreparedTurn
     from agent_doc.cycle.turn_lock import TurnRecord
 
@@ -56,65 +59,37 @@ declare_points(
 )
 
 
-class RoomWrite:
-    """What writing an answer into the room left (plain pair of texts)."""
+class RoomSide(DocumentSide):
+    """How a turn reaches its room (implemented in :mod:`agent_doc.share`).
 
-    __slots__ = ("content_ours", "room_text")
-
-    def __init__(self, content_ours: str, room_text: str) -> None:
-        self.content_ours = content_ours
-        """The text the turn started from with the answer applied."""
-        self.room_text = room_text
-        """The room's text once it applied the answer (with others' edits)."""
-
-
-class AnswerStream:
-    """An answer streaming into the room while an ACP agent produces it.
-
-    ``async with`` holds the connection (and the "agent writing" presence) for
-    the whole turn; :meth:`show` writes the answer so far, :meth:`finish` the
-    final answer. Leaving without :meth:`finish` (the turn failed) takes the
-    streamed part out of the room again.
+    The room is one side a turn's document can live on
+    (:class:`~agent_doc.cycle.sides.DocumentSide`): :meth:`prepare` and
+    :meth:`land` are the turn's steps on top of the room's own operations
+    (:meth:`read_turn`, :meth:`write_answer`, :meth:`stream`), which the share
+    package implements.
     """
-
-    written: RoomWrite | None = None
-    """Set by :meth:`finish`."""
-    failure: ShareError | None = None
-    """Why :meth:`finish` could not write the final answer (set by the caller)."""
-
-    async def __aenter__(self) -> AnswerStream:
-        """Join the room; refuse (``ShareError``) when it cannot be reached."""
-        raise NotImplementedError
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Leave the room (presence cleared)."""
-        raise NotImplementedError
-
-    def current_text(self) -> str:
-        """The room's text as this writer holds it now (for the agent's
-        ``fs/read_text_file`` of the document: not the stale local copy)."""
-        raise NotImplementedError
-
-    async def show(self, answer: str) -> None:
-        """Write the answer received so far (never raises: a failed step is
-        retried by the next one, or by :meth:`finish`)."""
-        raise NotImplementedError
-
-    async def finish(self, answer: str) -> RoomWrite:
-        """Write the final answer and wait until the room applied it."""
-        raise NotImplementedError
-
-
-class RoomSide:
-    """How a turn reaches its room (implemented in :mod:`agent_doc.share`)."""
 
     url: str = ""
     """The room's URL (for messages)."""
+
+    def shared_url(self) -> str | None:
+        """The room's URL."""
+        return self.url
+
+    def prepare(self, path: Path, *, follow: bool) -> PreparedTurn | None:
+        """The turn on the room's text (:func:`prepare_room_turn`)."""
+        return prepare_room_turn(path, self, follow=follow)
+
+    def answer_stream(self, turn: PreparedTurn) -> AnswerStream | None:
+        """An ACP agent's answer streams into the room (:meth:`stream`)."""
+        return self.stream(turn)
+
+    def land(self, turn: PreparedTurn, answer: AgentAnswer) -> WriteOutcome:
+        """The answer into the room (unless it streamed there), the host's
+        copy after it (:func:`land_in_room`); the session id stays on this
+        host, never in the room's frontmatter."""
+        keep_host_session(turn.path, answer.session_id)
+        return land_in_room(self, turn, answer.text, answer.stream)
 
     def read_text(self) -> str:
         """The document's current text in the room (``ShareError`` if refused)."""

@@ -27,9 +27,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agent_doc.cycle.room_turn import AnswerStream
 from agent_doc.cycle.room_turn import RoomSide
-from agent_doc.cycle.room_turn import RoomWrite
+from agent_doc.cycle.sides import AnswerStream
+from agent_doc.cycle.sides import RoomWrite
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.yrs_codec import TEXT_KEY
@@ -289,7 +289,6 @@ class RoomStream(AnswerStream):
         if settle:
             await link.settled(sent if edits or landing else None)
         return link.current()
-
 
     def _check_lease(self, link: RoomLink) -> None:
         """Raise :class:`TurnTakenBack` when the room's lease is not

@@ -14,6 +14,10 @@ answers) sends ``session/cancel``: what streamed stays, marked interrupted.
 ``agentDoc.answerAgent {uri, option}`` answers a permission question offered
 as ``Answer:`` lenses (clients without ``window/showMessageRequest`` actions).
 
+The answer lands through :mod:`agent_doc_lsp.features.acp_answer`; the
+running turns, the stop and answer lenses are
+:mod:`agent_doc_lsp.features.acp_controls`.
+
 (``agentDoc.run`` is the VS Code extension's own command id, bound to
 ``agentDoc.route``; a server command of that name would collide with it.)
 """
@@ -23,31 +27,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import weakref
-from collections.abc import Callable
 from collections.abc import Iterator
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import attrs
-from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from agent_doc.cycle.acp_client import AcpReply
 from agent_doc.cycle.acp_client import AcpTurn
-from agent_doc.cycle.acp_live import LiveAgent
 from agent_doc.cycle.turn import PreparedTurn
 from agent_doc.cycle.turn_lock import acquire_turn
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import AgentError
-from agent_doc.errors import ServerTimeout
 from agent_doc.share.room_link import RoomTarget
 from agent_doc.store.config import AgentCommand
 from agent_doc_lsp.features import acp_agents
 from agent_doc_lsp.features import agent_status
-from agent_doc_lsp.features import served_save
+from agent_doc_lsp.features.acp_answer import answer_turn
+from agent_doc_lsp.features.acp_controls import ANSWER_AGENT
+from agent_doc_lsp.features.acp_controls import STOP_AGENT
+from agent_doc_lsp.features.acp_controls import Running
+from agent_doc_lsp.features.acp_controls import answer_agent
+from agent_doc_lsp.features.acp_controls import buffer_changed
+from agent_doc_lsp.features.acp_controls import state_of
+from agent_doc_lsp.features.acp_controls import stop_agent
+from agent_doc_lsp.features.acp_controls import stop_lens
 from agent_doc_lsp.features.acp_host import EditorHost
 from agent_doc_lsp.features.acp_host import answering
 from agent_doc_lsp.features.agent_status import add_lens_provider
@@ -56,22 +60,15 @@ from agent_doc_lsp.features.commands import AGENT_DOC_ERROR
 from agent_doc_lsp.features.commands import path_of
 from agent_doc_lsp.features.cost_consent import run_with_consent
 from agent_doc_lsp.features.local_link import LocalLink
-from agent_doc_lsp.features.share_sync import landed_in_room
-from agent_doc_lsp.features.share_sync import landed_on_disk_in_room
 from agent_doc_lsp.features.share_sync import prepare_shared_turn
 from agent_doc_lsp.features.share_sync import room_turn
-from agent_doc_lsp.features.share_sync import shared_doc
 from agent_doc_lsp.server import AgentDocLanguageServer
 
 logger = logging.getLogger(__name__)
 
 RUN_AGENT = "agentDoc.runAgent"
-STOP_AGENT = "agentDoc.stopAgent"
-ANSWER_AGENT = "agentDoc.answerAgent"
 SERVER_HINT = "run the agent again when that turn has ended"
 """The refusal's advice when another process runs the document's turn."""
-FINAL_ATTEMPTS = 3
-"""Times the final answer is sent (each one up to ``writeTimeoutMs``)."""
 
 
 @attrs.define
@@ -92,32 +89,6 @@ class AnswerArgs:
     """The session document whose agent asks."""
     option: str
     """The ``optionId`` of the chosen option."""
-
-
-@dataclass
-class Running:
-    """One turn in progress."""
-
-    turn: AcpTurn
-    host: EditorHost
-
-
-@dataclass
-class AcpState:
-    """Per-server state of this feature."""
-
-    running: dict[str, Running] = field(default_factory=dict)
-    """URI → the turn answering it."""
-
-
-_STATE: weakref.WeakKeyDictionary[AgentDocLanguageServer, AcpState] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def state_of(ls: AgentDocLanguageServer) -> AcpState:
-    """Return this feature's state for ``ls``."""
-    return _STATE.setdefault(ls, AcpState())
 
 
 def _acp_agent(turn: PreparedTurn) -> tuple[str, AgentCommand]:
@@ -197,7 +168,7 @@ async def _run_holding(
         live = await acp_agents.agent_for(ls, host.uri, name, agent, turn.root)
         with _generating(ls, path, host.uri, name):
             full_prompt = guard.full_prompt_of(turn)
-            return await _answer(
+            return await answer_turn(
                 ls, link, turn, acp_turn, host, live, full_prompt, room
             )
     finally:
@@ -232,197 +203,6 @@ def _generating(
         agent_status.override(ls, uri, None)
 
 
-async def _answer(
-    ls: AgentDocLanguageServer,
-    link: LocalLink,
-    turn: PreparedTurn,
-    acp_turn: AcpTurn,
-    host: EditorHost,
-    live: LiveAgent,
-    full_prompt: Callable[[], str],
-    room: RoomTarget | None = None,
-) -> dict[str, Any]:
-    from agent_doc.cycle.acp_run import final_answer
-    from agent_doc.cycle.agents import DEFAULT_TIMEOUT_S
-
-    await host.start()
-    reply: AcpReply | None = None
-    failure: AgentDocError | None = None
-    try:
-        reply = await acp_turn.run(
-            turn.prompt,
-            resume=turn.front.resume,
-            timeout=DEFAULT_TIMEOUT_S,
-            live=live,
-            full_prompt=full_prompt if turn.mode == "resumed" else None,
-        )
-    except AgentDocError as exc:
-        # The agent died or timed out: keep what it already said, marked.
-        if not acp_turn.text_so_far.strip() or acp_turn.session_id is None:
-            raise
-        failure = exc
-        reply = AcpReply(acp_turn.text_so_far, acp_turn.session_id, "cancelled")
-    finally:
-        stopped = "interrupted" if reply is None or reply.interrupted else "done"
-        await host.stop(stopped)
-    answer = final_answer(reply, acp_turn.name)
-    target = "disk"
-    if host.stream is not None and ls.buffers.by_path(turn.path) is not None:
-        await _finish_in_buffer(turn.path, host, answer, reply.session_id, room)
-        target = "server"
-    elif host.stream is not None:  # the person closed the buffer mid-stream
-        await asyncio.to_thread(
-            _closed_mid_stream, turn.path, host, answer, reply, room
-        )
-    else:
-        await asyncio.to_thread(
-            _write_at_end, link, turn, answer, reply.session_id, room
-        )
-    if failure is not None:
-        raise failure
-    return {
-        "agent": acp_turn.name,
-        "sessionId": reply.session_id,
-        "stopReason": reply.stop_reason,
-        "interrupted": reply.interrupted,
-        "target": target,
-        "edits": host.edits,
-    }
-
-
-async def _finish_in_buffer(
-    path: Path,
-    host: EditorHost,
-    answer: str,
-    session_id: str,
-    room: RoomTarget | None = None,
-) -> None:
-    """The whole answer and ``resume`` in one edit; snapshot saved. In a
-    shared document the session stays on this host, the room's snapshot
-    becomes the answer (a served buffer not joined: once it is saved)."""
-    from agent_doc.cycle.room_turn import keep_host_session
-    from agent_doc.write.stream import begin_final
-    from agent_doc.write.stream import finish_stream
-
-    shared = shared_doc(host.ls, host.uri)
-    in_room = shared is not None or room is not None
-    ours = host.final_target(answer, None if in_room else session_id)
-    answer_id = host.stream.boundary_id if host.stream is not None else None
-    await asyncio.to_thread(begin_final, path, answer, ours, answer_id)
-    for attempt in range(1, FINAL_ATTEMPTS + 1):  # a fast typist may outpace one
-        try:
-            await host.push_final(ours)
-            break
-        except ServerTimeout:
-            if attempt == FINAL_ATTEMPTS:
-                raise
-    await asyncio.to_thread(finish_stream, path, ours, answer_id)
-    if shared is not None:
-        await landed_in_room(shared, path, ours, session_id)
-    elif room is not None:
-        await asyncio.to_thread(keep_host_session, path, session_id)
-        served_save.until_saved(host.ls, host.uri, room, path, ours)
-    host.announce_landed(ours)
-
-
-def _closed_mid_stream(
-    path: Path,
-    host: EditorHost,
-    answer: str,
-    reply: AcpReply,
-    room: RoomTarget | None = None,
-) -> None:
-    """The buffer closed mid-stream: the answer finished on disk (in a shared
-    document the room's snapshot follows, the session stays on this host)."""
-    from agent_doc.write.stream import begin_final
-    from agent_doc.write.stream import finish_on_disk
-
-    stream = host.stream
-    assert stream is not None
-    ours = host.final_target(answer, reply.session_id if room is None else None)
-    begin_final(path, answer, ours, stream.boundary_id)
-    finish_on_disk(path, stream, ours, stream.boundary_id)
-    if room is not None:
-        landed_on_disk_in_room(room, path, ours, reply.session_id)
-
-
-def _write_at_end(
-    link: LocalLink,
-    turn: PreparedTurn,
-    answer: str,
-    sid: str,
-    room: RoomTarget | None = None,
-) -> None:
-    """No open buffer: one write through the write path (disk); in a shared
-    document the room's snapshot follows, the session stays on this host."""
-    from agent_doc.automation.lifecycle import post_write
-    from agent_doc.cycle.turn import with_resume
-    from agent_doc.write.pipeline import WriteRequest
-    from agent_doc.write.pipeline import write_response
-
-    response = with_resume(answer, sid, turn.front) if room is None else answer
-    request = WriteRequest(turn.path, response, baseline=turn.text, origin="acp")
-    outcome = write_response(request, link, on_written=post_write)
-    if room is not None:
-        landed_on_disk_in_room(room, turn.path, outcome.content_ours, sid)
-
-
-async def stop_agent(ls: AgentDocLanguageServer, uri: str) -> dict[str, Any]:
-    """Cancel the turn answering ``uri`` (``session/cancel``)."""
-    running = state_of(ls).running.get(uri)
-    if running is None:
-        raise AgentError("no agent is answering this document")
-    running.host.cancelled.set()
-    await running.turn.cancel()
-    return {"stopping": True}
-
-
-def _changed(ls: AgentDocLanguageServer, uri: str) -> None:
-    for running in state_of(ls).running.values():
-        if running.host.uri == uri:
-            running.host.buffer_changed()
-
-
-def answer_agent(ls: AgentDocLanguageServer, uri: str, option: str) -> dict[str, Any]:
-    """Answer the permission question offered as lenses on ``uri``."""
-    running = state_of(ls).running.get(uri)
-    question = running.host.question if running else None
-    if question is None or question.answer.done():
-        raise AgentError("no agent question is waiting on this document")
-    names = {c.option_id: c.name for c in question.choices}
-    if option not in names:
-        raise AgentError(f"the agent offered no option {option!r}")
-    question.answer.set_result(option)
-    return {"uri": uri, "option": option, "label": names[option]}
-
-
-def stop_lens(
-    ls: AgentDocLanguageServer, params: types.CodeLensParams
-) -> list[types.CodeLens]:
-    """``Stop agent`` while an ACP agent answers; ``Answer:`` lenses for questions."""
-    uri = params.text_document.uri
-    running = state_of(ls).running.get(uri)
-    if running is None or not ls.options.code_lens:
-        return []
-    start = types.Position(line=0, character=0)
-    where = types.Range(start=start, end=start)
-    lenses = [_lens(where, "Stop agent", STOP_AGENT, {"uri": uri})]
-    question = running.host.question
-    for choice in question.choices if question else []:
-        args = {"uri": uri, "option": choice.option_id}
-        lenses.append(_lens(where, f"Answer: {choice.name}", ANSWER_AGENT, args))
-    return lenses
-
-
-def _lens(
-    where: types.Range, title: str, command: str, args: dict[str, str]
-) -> types.CodeLens:
-    return types.CodeLens(
-        range=where,
-        command=types.Command(title=title, command=command, arguments=[args]),
-    )
-
-
 async def _guarded(call: Any) -> Any:
     try:
         return await call
@@ -434,7 +214,7 @@ async def _guarded(call: Any) -> Any:
 def register(server: AgentDocLanguageServer) -> None:
     """Register ``agentDoc.runAgent``, ``agentDoc.stopAgent`` and the stop lens."""
     add_lens_provider(server, stop_lens)
-    server.hooks.did_change.append(_changed)
+    server.hooks.did_change.append(buffer_changed)
 
     @server.command(RUN_AGENT)
     async def run_agent_(ls: AgentDocLanguageServer, args: AgentArgs) -> Any:

@@ -51,17 +51,14 @@ def until_saved(
     _waiting(ls)[uri] = Unsaved(room, path, ours)
 
 
-async def answer_in_buffer(
+async def until_saved_if_served(
     ls: AgentDocLanguageServer, uri: str, path: Path, ours: str
 ) -> bool:
-    """An answer (``ours``) landed in the buffer ``uri``: when this host's
-    serve shares ``path`` and the buffer has not joined the room, its room's
-    snapshot waits for the save (``True``); otherwise nothing to do here."""
+    """An answer (``ours``) landed in the buffer ``uri``, which has not joined
+    a room: when this host's serve shares ``path`` its room's snapshot waits
+    for the save (``True``); otherwise there is nothing to do."""
     from agent_doc.share.served import served_room
-    from agent_doc_lsp.features.share_sync import shared_doc
 
-    if shared_doc(ls, uri) is not None:
-        return False  # joined: the room has the answer from the buffer
     served = await asyncio.to_thread(served_room, path)
     if served is None:
         return False

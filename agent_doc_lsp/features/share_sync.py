@@ -44,6 +44,7 @@ from agent_doc.store.docfile import read_document
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import agent_status
+from agent_doc_lsp.features import served_save
 from agent_doc_lsp.features import share_presence
 from agent_doc_lsp.features import writes
 from agent_doc_lsp.live_edit import apply_live
@@ -391,8 +392,21 @@ def _leave_all(ls: AgentDocLanguageServer) -> None:
         leave(ls, uri)
 
 
+async def answer_in_buffer(
+    ls: AgentDocLanguageServer, uri: str, path: Path, ours: str
+) -> bool:
+    """A handed-off answer landed in the buffer ``uri``: joined, the room has
+    it from the buffer; not joined, a served document's room snapshot waits
+    for the save (``True``: :mod:`.served_save`)."""
+    if shared_doc(ls, uri) is not None:
+        return False
+    return await served_save.until_saved_if_served(ls, uri, path, ours)
+
+
 def register(server: AgentDocLanguageServer) -> None:
     """Subscribe to the document and lifecycle hooks."""
+    if answer_in_buffer not in writes.ANSWER_IN_BUFFER:
+        writes.ANSWER_IN_BUFFER.append(answer_in_buffer)
     server.hooks.did_open.append(join)
     server.hooks.did_change.append(did_change)
     server.hooks.did_save.append(join_once_a_session)

@@ -34,7 +34,6 @@ from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
 from agent_doc.write.pipeline import record_expected
 from agent_doc_lsp.buffers import Buffer
-from agent_doc_lsp.features import served_save
 from agent_doc_lsp.live_edit import ChangeTracker
 from agent_doc_lsp.live_edit import apply_live
 from agent_doc_lsp.server import AgentDocLanguageServer
@@ -51,6 +50,13 @@ Handler = Callable[[AgentDocLanguageServer, str, Message], Awaitable[Message]]
 FINISHERS: dict[str, Handler] = {}
 """Handlers of hand-off requests (``finish: true``) that other features add
 (:mod:`agent_doc_lsp.features.patch_handoff` runs the whole ``patch``)."""
+
+AnswerListener = Callable[[AgentDocLanguageServer, str, Path, str], Awaitable[bool]]
+ANSWER_IN_BUFFER: list[AnswerListener] = []
+"""Called with ``(ls, uri, path, content_ours)`` once a handed-off answer
+landed in a buffer; one returning ``True`` means the room's snapshot waits
+for the buffer's save (:mod:`.share_sync` adds the one for served documents,
+:mod:`.served_save`)."""
 
 
 @dataclass
@@ -277,7 +283,8 @@ async def _write(ls: AgentDocLanguageServer, uri: str, message: Message) -> Mess
     show_warnings(ls, warnings)
     logger.info("write into %s (origin %s)", uri, message.get("origin"))
     path = Path(to_fs_path(uri) or uri)
-    on_save = await served_save.answer_in_buffer(ls, uri, path, plan.content_ours)
+    waits = [await f(ls, uri, path, plan.content_ours) for f in ANSWER_IN_BUFFER]
+    on_save = any(waits)
     # the CLI prints the warnings too: it no longer parses the response itself
     return {
         "content_ours": plan.content_ours,

@@ -21,49 +21,57 @@ if TYPE_CHECKING:
 
 FileArg = Annotated[Path, document_argument()]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+BranchOpt = Annotated[
+    bool, typer.Option("-b", "--branch", help="Work on branch agent-doc/<stem>.")
+]
+AgentOpt = Annotated[str | None, typer.Option(help="Agent backend name.")]
+ModelOpt = Annotated[str | None, typer.Option(help="Model override.")]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Print the prompt; send nothing.")
+]
+NoGitOpt = Annotated[bool, typer.Option("--no-git", help="Do not commit.")]
+TimeoutOpt = Annotated[
+    float, typer.Option(min=1, help="Seconds to wait for the agent (>= 1).")
+]
+WaitOpt = Annotated[
+    bool,
+    typer.Option(
+        "--wait",
+        help="When another turn runs on FILE, wait for it (up to --timeout) "
+        "instead of refusing.",
+    ),
+]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "-v",
+        "--verbose",
+        help="Print the prompt's size (bytes, estimated tokens) and form.",
+    ),
+]
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "-y",
+        "--yes",
+        help="Send a prompt above prompt_limit_bytes (default 200 KB) without asking.",
+    ),
+]
 
 
 def run(
     file: FileArg,
-    branch: Annotated[
-        bool, typer.Option("-b", "--branch", help="Work on branch agent-doc/<stem>.")
-    ] = False,
-    agent: Annotated[str | None, typer.Option(help="Agent backend name.")] = None,
-    model: Annotated[str | None, typer.Option(help="Model override.")] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the prompt; send nothing.")
-    ] = False,
-    no_git: Annotated[bool, typer.Option("--no-git", help="Do not commit.")] = False,
-    timeout: Annotated[
-        float, typer.Option(min=1, help="Seconds to wait for the agent (>= 1).")
-    ] = 600.0,
-    wait: Annotated[
-        bool,
-        typer.Option(
-            "--wait",
-            help="When another turn runs on FILE, wait for it (up to --timeout) "
-            "instead of refusing.",
-        ),
-    ] = False,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            "-v",
-            "--verbose",
-            help="Print the prompt's size (bytes, estimated tokens) and form.",
-        ),
-    ] = False,
+    branch: BranchOpt = False,
+    agent: AgentOpt = None,
+    model: ModelOpt = None,
+    dry_run: DryRunOpt = False,
+    no_git: NoGitOpt = False,
+    timeout: TimeoutOpt = 600.0,
+    wait: WaitOpt = False,
+    verbose: VerboseOpt = False,
     room: RoomOption = None,
     token_file: TokenFileOption = None,
-    yes: Annotated[
-        bool,
-        typer.Option(
-            "-y",
-            "--yes",
-            help="Send a prompt above prompt_limit_bytes (default 200 KB) "
-            "without asking.",
-        ),
-    ] = False,
+    yes: YesOpt = False,
 ) -> None:
     """Send FILE's changes to the agent and write its response back.
 
@@ -78,7 +86,6 @@ def run(
     only after you agree: asked on a terminal, else refused unless --yes.
     """
     from agent_doc.automation.turns import run_cycle_tracked as run_cycle
-    from agent_doc.cli._output import emit
     from agent_doc.cli._output import info
     from agent_doc.cli.commands._room import served_room_of
     from agent_doc.cycle.cancel import interrupt_on_signal
@@ -109,6 +116,17 @@ def run(
             served=None if shared or dry_run else served_room_of(file),
             guard=None if dry_run else cost_guard(file, yes=yes),
         )
+    report_run(file, outcome, dry_run=dry_run, verbose=verbose)
+
+
+def report_run(
+    file: Path, outcome: RunOutcome, *, dry_run: bool, verbose: bool
+) -> None:
+    """Say what ``run`` did (the prompt itself for a dry run, on stdout);
+    a cancelled turn exits 128 + the signal once its partial answer is in."""
+    from agent_doc.cli._output import emit
+    from agent_doc.cli._output import info
+
     if verbose and outcome.prompt:
         info(f"agent-doc: {describe_prompt(outcome)}")
     if outcome.cancelled is not None:  # the partial answer is written, marked

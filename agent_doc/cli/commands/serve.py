@@ -7,29 +7,40 @@ from typing import Annotated
 
 import typer
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+HostOpt = Annotated[
+    str, typer.Option("--host", help="Address to bind (loopback by default).")
+]
+PortOpt = Annotated[
+    int,
+    typer.Option("--port", min=0, max=65535, help="TCP port (0: any free port)."),
+]
+RootOpt = Annotated[
+    Path | None,
+    typer.Option("--root", help="Project root (default: the project of the cwd)."),
+]
+RotateTokenOpt = Annotated[
+    bool, typer.Option("--rotate-token", help="Make a new token before serving.")
+]
+NoTokenOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-token",
+        help="Accept clients without a token (loopback addresses only).",
+    ),
+]
+
 
 def serve(
-    host: Annotated[
-        str, typer.Option("--host", help="Address to bind (loopback by default).")
-    ] = "127.0.0.1",
-    port: Annotated[
-        int,
-        typer.Option("--port", min=0, max=65535, help="TCP port (0: any free port)."),
-    ] = 8765,
-    root: Annotated[
-        Path | None,
-        typer.Option("--root", help="Project root (default: the project of the cwd)."),
-    ] = None,
-    rotate_token: Annotated[
-        bool, typer.Option("--rotate-token", help="Make a new token before serving.")
-    ] = False,
-    no_token: Annotated[
-        bool,
-        typer.Option(
-            "--no-token",
-            help="Accept clients without a token (loopback addresses only).",
-        ),
-    ] = False,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8765,
+    root: RootOpt = None,
+    rotate_token: RotateTokenOpt = False,
+    no_token: NoTokenOpt = False,
 ) -> None:
     """Serve every session document of the project as a Yjs room.
 
@@ -42,17 +53,31 @@ def serve(
     Stops on Ctrl-C / SIGTERM after writing every room to its file.
     Refused outside a project (a folder without .agent-doc/: see init).
     """
-    from agent_doc.cli._click import UsageError
     from agent_doc.cli._output import info
-    from agent_doc.errors import ShareError
-    from agent_doc.share.access import ensure_token
-    from agent_doc.share.access import is_loopback
-    from agent_doc.share.access import rotate_token as rotate
     from agent_doc.share.access import token_path
-    from agent_doc.share.served import announce_serving
     from agent_doc.share.served import forget_serving
     from agent_doc.share.server import ServeOptions
     from agent_doc.share.server import run_server
+
+    project = served_project(root, host, rotate_token=rotate_token, no_token=no_token)
+    token = serve_token(project, rotate_token=rotate_token, no_token=no_token)
+    serve_log()
+    options = ServeOptions(project, host, port, token, token_path(project))
+    try:
+        run_server(options, announce_ready(project, host, token))
+    finally:  # local turns of its documents stop asking the room
+        forget_serving(project)
+    info("agent-doc serve: stopped; every room is written to its file")
+
+
+def served_project(
+    root: Path | None, host: str, *, rotate_token: bool, no_token: bool
+) -> Path:
+    """The project ``serve`` serves, once the options agree with each other;
+    refused outside a project (``serve`` creates nothing elsewhere)."""
+    from agent_doc.cli._click import UsageError
+    from agent_doc.errors import ShareError
+    from agent_doc.share.access import is_loopback
     from agent_doc.store.state import find_project_root
 
     if no_token and not is_loopback(host):
@@ -67,13 +92,27 @@ def serve(
             f"{project} is not an agent-doc project (no .agent-doc/ there or "
             "above): run agent-doc init in your project first, or pass --root"
         )
-    token = (
-        None
-        if no_token
-        else (rotate(project) if rotate_token else ensure_token(project))
-    )
-    serve_log()
-    options = ServeOptions(project, host, port, token, token_path(project))
+    return project
+
+
+def serve_token(project: Path, *, rotate_token: bool, no_token: bool) -> str | None:
+    """The token clients must send (``None`` with --no-token)."""
+    from agent_doc.share.access import ensure_token
+    from agent_doc.share.access import rotate_token as rotate
+
+    if no_token:
+        return None
+    return rotate(project) if rotate_token else ensure_token(project)
+
+
+def announce_ready(
+    project: Path, host: str, token: str | None
+) -> Callable[[str, list[str]], None]:
+    """What ``serve`` says once it listens: the URL peers join, how they
+    authenticate, and a warning when clear text leaves this machine."""
+    from agent_doc.cli._output import info
+    from agent_doc.share.access import is_loopback
+    from agent_doc.share.served import announce_serving
 
     def ready(url: str, peers: list[str]) -> None:
         announce_serving(project, url if peers == [url] else peers[0])
@@ -97,11 +136,7 @@ def serve(
                 "proxy in front (wss://) or use an SSH tunnel (docs/security.md)"
             )
 
-    try:
-        run_server(options, ready)
-    finally:  # local turns of its documents stop asking the room
-        forget_serving(project)
-    info("agent-doc serve: stopped; every room is written to its file")
+    return ready
 
 
 def serve_log() -> None:

@@ -11,65 +11,73 @@ from agent_doc.cli._params import RoomOption
 from agent_doc.cli._params import TokenFileOption
 from agent_doc.cli._params import document_argument
 
+BaselineFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--baseline-file", help="Document text the response was generated from."
+    ),
+]
+StreamOpt = Annotated[
+    bool, typer.Option("--stream", help="CRDT write strategy (the default).")
+]
+ForceDiskOpt = Annotated[
+    bool,
+    typer.Option("--force-disk", help="Write the file even if an editor has it open."),
+]
+OriginOpt = Annotated[
+    str | None,
+    typer.Option("--origin", help="Who writes (skill, run, watch…); logged."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the outcome as JSON.")]
+BacklogAddOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--backlog-add",
+        metavar="TEXT",
+        help="Then add a backlog item (repeatable).",
+    ),
+]
+BacklogEditOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--backlog-edit", metavar="ID=TEXT", help="Then change an item's text."
+    ),
+]
+BacklogGateOpt = Annotated[
+    list[str] | None,
+    typer.Option("--backlog-gate", metavar="ID", help="Then gate an item."),
+]
+BacklogUngateOpt = Annotated[
+    list[str] | None,
+    typer.Option("--backlog-ungate", metavar="ID", help="Then ungate an item."),
+]
+BacklogDoneOpt = Annotated[
+    list[str] | None,
+    typer.Option("--backlog-done", metavar="ID", help="Then mark an item done."),
+]
+BacklogReorderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--backlog-reorder", metavar="ID,ID…", help="Then put these items first."
+    ),
+]
+
 
 def write(
     file: Annotated[Path, document_argument()],
-    baseline_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--baseline-file", help="Document text the response was generated from."
-        ),
-    ] = None,
-    stream: Annotated[
-        bool, typer.Option("--stream", help="CRDT write strategy (the default).")
-    ] = False,
-    force_disk: Annotated[
-        bool,
-        typer.Option(
-            "--force-disk", help="Write the file even if an editor has it open."
-        ),
-    ] = False,
-    origin: Annotated[
-        str | None,
-        typer.Option("--origin", help="Who writes (skill, run, watch…); logged."),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the outcome as JSON.")
-    ] = False,
+    baseline_file: BaselineFileOpt = None,
+    stream: StreamOpt = False,
+    force_disk: ForceDiskOpt = False,
+    origin: OriginOpt = None,
+    as_json: JsonOpt = False,
     room: RoomOption = None,
     token_file: TokenFileOption = None,
-    backlog_add: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--backlog-add",
-            metavar="TEXT",
-            help="Then add a backlog item (repeatable).",
-        ),
-    ] = None,
-    backlog_edit: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--backlog-edit", metavar="ID=TEXT", help="Then change an item's text."
-        ),
-    ] = None,
-    backlog_gate: Annotated[
-        list[str] | None,
-        typer.Option("--backlog-gate", metavar="ID", help="Then gate an item."),
-    ] = None,
-    backlog_ungate: Annotated[
-        list[str] | None,
-        typer.Option("--backlog-ungate", metavar="ID", help="Then ungate an item."),
-    ] = None,
-    backlog_done: Annotated[
-        list[str] | None,
-        typer.Option("--backlog-done", metavar="ID", help="Then mark an item done."),
-    ] = None,
-    backlog_reorder: Annotated[
-        str | None,
-        typer.Option(
-            "--backlog-reorder", metavar="ID,ID…", help="Then put these items first."
-        ),
-    ] = None,
+    backlog_add: BacklogAddOpt = None,
+    backlog_edit: BacklogEditOpt = None,
+    backlog_gate: BacklogGateOpt = None,
+    backlog_ungate: BacklogUngateOpt = None,
+    backlog_done: BacklogDoneOpt = None,
+    backlog_reorder: BacklogReorderOpt = None,
 ) -> None:
     """Apply the agent response on stdin (patch blocks or text) to FILE.
 
