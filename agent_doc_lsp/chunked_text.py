@@ -181,8 +181,27 @@ class ChunkedText:
 
     def line_starts(self) -> list[int]:
         """Offsets of the first character of every line."""
-        starts = [0]
-        for index in range(len(self._chunks)):
-            base = self._start(index) + 1
-            starts.extend([base + m for m in self._marks_of(index)])
-        return starts
+        return join_line_starts(self.line_start_parts())
+
+    def line_start_parts(self) -> LineStartParts:
+        """What :func:`join_line_starts` makes the line starts of from: per
+        chunk, its offset + 1 and its newlines (kept across edits, so only the
+        chunks edited since the last call are searched). The lists are never
+        changed afterwards: a worker thread may join them while edits go on."""
+        return [
+            (self._start(index) + 1, self._marks_of(index))
+            for index in range(len(self._chunks))
+        ]
+
+
+LineStartParts = list[tuple[int, list[int]]]
+"""Per chunk: its offset + 1 and the offsets of its newlines in it."""
+
+
+def join_line_starts(parts: LineStartParts) -> list[int]:
+    """Offsets of the first character of every line, from
+    :meth:`ChunkedText.line_start_parts`."""
+    starts = [0]
+    for base, marks in parts:
+        starts.extend(map(base.__add__, marks))
+    return starts

@@ -12,13 +12,16 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_mode
 from agent_doc.document.components import Component
 from agent_doc.document.frontmatter import field_lines
 from agent_doc.document.frontmatter import split_frontmatter
+from agent_doc.editor._heading_patch import headings_in as _headings_in
+from agent_doc.editor._heading_patch import patched_headings
+from agent_doc.editor._heading_patch import rescan_headings as _rescan
+from agent_doc.editor._heading_patch import shift_symbol as shifted
 from agent_doc.editor.cache import fences
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Fold
@@ -29,10 +32,6 @@ MAX_SYMBOL_DEPTH = 48
 """Components nested deeper are listed flat under their ancestor at this depth
 (a deeper symbol tree overflows the recursion of the JSON serializer); the
 ``deep-nesting`` diagnostic says so."""
-
-# literal "\n" prefix: ~8x faster than a MULTILINE "^" on large texts
-_HEADING = lazy_compile(r"\n {0,3}#{1,6}[ \t][^\n]*")
-_CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
 
 def _marker_end(text: str, start: int, end: int) -> int:
@@ -79,7 +78,9 @@ class OutlinePart:
     Every offset of :attr:`symbol` (children included) lies in
     ``[0, length]``. A part's ``symbol`` object is handed out again only while
     ``text[base:base + length]`` and everything else it was built from are
-    unchanged, so callers may cache work derived from it by identity.
+    unchanged, so callers may cache work derived from it by identity; the
+    same holds for a child of it handed out again in a new part at the same
+    base (the text from the base to the child's end is unchanged).
     """
 
     base: int
@@ -100,20 +101,6 @@ def outline(
     """
     parts = outline_parts(text, configs, reuse=reuse)
     return [shifted(part.symbol, part.base) for part in parts]
-
-
-def shifted(symbol: Symbol, delta: int) -> Symbol:
-    """``symbol`` (children included) with every offset moved by ``delta``."""
-    return Symbol(
-        symbol.name,
-        symbol.detail,
-        symbol.kind,
-        symbol.start + delta,
-        symbol.end + delta,
-        symbol.sel_start + delta,
-        symbol.sel_end + delta,
-        tuple(shifted(child, delta) for child in symbol.children),
-    )
 
 
 def outline_parts(
@@ -224,27 +211,6 @@ def _span_end(text: str, top: Component) -> int:
     return max(top.close_end, len(text) if line_end < 0 else line_end)
 
 
-def _headings_in(
-    text: str, top: Component, code: CodeRanges
-) -> list[tuple[int, int, str]]:
-    """``(start, end, title)`` of ATX headings inside ``top``, outside code."""
-    found = []
-    line_end = text.find("\n", top.close_start)  # a heading line may end there
-    span_end = len(text) if line_end < 0 else line_end
-    for match in _HEADING.finditer(text, top.open_end - 1, span_end):
-        start = match.start() + 1
-        if start >= top.close_start:
-            break
-        if not code.contains(start):
-            found.append((start, match.end()))
-    return [(start, end, _title(text[start:end])) for start, end in found]
-
-
-def _title(line: str) -> str:
-    title = line.strip().lstrip("#").strip()
-    return _CLOSING.sub("", title) if title.endswith("#") else title
-
-
 _Configs = Mapping[str, ComponentConfig]
 _CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
 """A component's name, attributes and marker offsets relative to a base."""
@@ -265,7 +231,10 @@ class _PartMemo:
     """The parts of recently outlined components, reused while their text,
     their components, the code ranges in them and the configs are unchanged.
 
-    Holds at most :attr:`LIMIT` characters of component text (oldest dropped).
+    Holds at most :attr:`LIMIT` characters of component text besides the
+    largest component's (oldest dropped). A part of one top-level component
+    without nested ones whose text changed inside its body is patched from
+    the last one of its name (:mod:`agent_doc.editor._heading_patch`).
     """
 
     LIMIT = 4_000_000
@@ -307,16 +276,71 @@ class _PartMemo:
             and text.startswith(entry.span, base)
         ):
             return OutlinePart(base, length, entry.part.symbol)
-        part = OutlinePart(base, length, _build(text, comps, code, configs, base))
+        symbol, replaced = None, None
+        if len(comps) == 1:
+            found = self._patched(text, comps[0], code, configs, rel_comps, rel_code)
+            if found is not None:
+                symbol, replaced = found
+        if symbol is None:
+            symbol = _build(text, comps, code, configs, base)
+        part = OutlinePart(base, length, symbol)
         span = text[base : base + length]
         with self._lock:
             old = self._entries.pop(slot, None)
             self._chars += len(span) - (len(old.span) if old else 0)
+            gone = self._entries.pop(replaced, None) if replaced else None
+            self._chars -= len(gone.span) if gone else 0  # the patched one
             self._entries[slot] = _Entry(configs, rel_comps, rel_code, span, part)
-            while self._chars > self.LIMIT and len(self._entries) > 1:
-                dropped = self._entries.pop(next(iter(self._entries)))
-                self._chars -= len(dropped.span)
+            self._evict()
         return part
+
+    def _evict(self) -> None:
+        """Drop the oldest entries past :attr:`LIMIT`, never the largest (a
+        conversation is one component bigger than the limit: dropping it when
+        a small one is put would rebuild it at every keystroke)."""
+        if self._chars <= self.LIMIT or len(self._entries) < 2:
+            return
+        largest = max(self._entries, key=lambda slot: len(self._entries[slot].span))
+        for slot in list(self._entries):
+            if self._chars <= self.LIMIT:
+                break
+            if slot != largest:
+                self._chars -= len(self._entries.pop(slot).span)
+
+    def _patched(
+        self,
+        text: str,
+        top: Component,
+        code: CodeRanges,
+        configs: _Configs,
+        rel_comps: list[_CompKey],
+        rel_code: list[tuple[int, int]],
+    ) -> tuple[Symbol, tuple[str, int]] | None:
+        """The symbol of ``top`` (no nested components) from the last one of
+        its name, when an edit inside its body allows, and that one's slot
+        (``None``: build afresh)."""
+        with self._lock:
+            slot, entry = next(
+                ((key, e) for key, e in reversed(self._entries.items())
+                 if key[0] == top.name and len(e.comps) == 1),
+                (None, None),
+            )  # fmt: skip
+        if slot is None or entry is None:
+            return None
+        if not (entry.configs is configs or entry.configs == configs):
+            return None
+        base = top.open_start
+        heads = patched_headings(
+            text,
+            base,
+            _span_end(text, top) - base,
+            (entry.span, entry.comps[0], entry.code, entry.part.symbol.children),
+            (rel_comps[0], rel_code),
+            lambda lo, hi: _rescan(text, top, code, lo, hi),
+        )
+        if heads is None:
+            return None
+        return _component_symbol(text, top, configs, base, heads), slot
 
 
 _PARTS = _PartMemo()

@@ -15,6 +15,7 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
 from agent_doc_lsp.chunked_text import ChunkedText
+from agent_doc_lsp.chunked_text import join_line_starts
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import line_starts
@@ -95,6 +96,24 @@ def test_chunked_text_slices_lines_and_compares_like_a_string(data, text, size):
         )
     assert chunked.line_starts() == line_starts(text)
     assert chunked.text() == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=texts, size=st.integers(4, 9))
+def test_line_start_parts_taken_before_edits_still_give_that_text(data, text, size):
+    # what a diagnostics or documentSymbol worker thread joins while the
+    # person goes on typing on the event loop
+    chunked = ChunkedText(text, size)
+    taken = [(text, chunked.line_start_parts())]
+    for _ in range(data.draw(st.integers(1, 8), label="edits")):
+        a = data.draw(st.integers(0, len(text)), label="start")
+        b = data.draw(st.integers(a, len(text)), label="end")
+        new = data.draw(texts, label="new")
+        chunked.replace(a, b, new)
+        text = text[:a] + new + text[b:]
+        taken.append((text, chunked.line_start_parts()))
+    for then, parts in taken:
+        assert join_line_starts(parts) == line_starts(then)
 
 
 def test_big_edits_split_and_small_chunks_merge():
