@@ -212,6 +212,8 @@ def _span_end(text: str, top: Component) -> int:
 
 
 _Configs = Mapping[str, ComponentConfig]
+_Slot = tuple[str, int]
+"""A memo entry's key: the component's name and its part's length."""
 _CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
 """A component's name, attributes and marker offsets relative to a base."""
 
@@ -240,8 +242,12 @@ class _PartMemo:
     LIMIT = 4_000_000
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[str, int], _Entry] = {}
+        self._entries: dict[_Slot, _Entry] = {}
         self._chars = 0
+        self._latest: dict[str, _Slot] = {}
+        """Component name → slot of the last entry of one component of it."""
+        self._largest: tuple[_Slot | None, int] = (None, 0)
+        """The slot of the largest entry and its length (never evicted)."""
         self._lock = threading.Lock()
 
     def get(
@@ -286,26 +292,44 @@ class _PartMemo:
         part = OutlinePart(base, length, symbol)
         span = text[base : base + length]
         with self._lock:
-            old = self._entries.pop(slot, None)
-            self._chars += len(span) - (len(old.span) if old else 0)
-            gone = self._entries.pop(replaced, None) if replaced else None
-            self._chars -= len(gone.span) if gone else 0  # the patched one
+            self._drop(slot)
+            if replaced:
+                self._drop(replaced)  # the patched one
             self._entries[slot] = _Entry(configs, rel_comps, rel_code, span, part)
+            self._chars += len(span)
+            if len(rel_comps) == 1:
+                self._latest[slot[0]] = slot
+            if len(span) >= self._largest[1]:
+                self._largest = (slot, len(span))
             self._evict()
         return part
 
+    def _drop(self, slot: _Slot) -> None:
+        """Forget the entry at ``slot`` (if any); the lock is held."""
+        entry = self._entries.pop(slot, None)
+        if entry is None:
+            return
+        self._chars -= len(entry.span)
+        if self._latest.get(slot[0]) == slot:
+            del self._latest[slot[0]]
+        if self._largest[0] == slot:
+            self._largest = (None, 0)
+
     def _evict(self) -> None:
-        """Drop the oldest entries past :attr:`LIMIT`, never the largest (a
+        """Drop the oldest entries once the others than the largest hold more
+        than :attr:`LIMIT` characters, down to three quarters of it (so a run
+        of puts costs one pass, not one each); never the largest (a
         conversation is one component bigger than the limit: dropping it when
         a small one is put would rebuild it at every keystroke)."""
-        if self._chars <= self.LIMIT or len(self._entries) < 2:
+        largest, largest_size = self._largest
+        if self._chars - largest_size <= self.LIMIT:
             return
-        largest = max(self._entries, key=lambda slot: len(self._entries[slot].span))
+        keep = self.LIMIT * 3 // 4 + largest_size
         for slot in list(self._entries):
-            if self._chars <= self.LIMIT:
+            if self._chars <= keep:
                 break
             if slot != largest:
-                self._chars -= len(self._entries.pop(slot).span)
+                self._drop(slot)
 
     def _patched(
         self,
@@ -319,13 +343,11 @@ class _PartMemo:
         """The symbol of ``top`` (no nested components) from the last one of
         its name, when an edit inside its body allows, and that one's slot
         (``None``: build afresh)."""
-        with self._lock:
-            slot, entry = next(
-                ((key, e) for key, e in reversed(self._entries.items())
-                 if key[0] == top.name and len(e.comps) == 1),
-                (None, None),
-            )  # fmt: skip
-        if slot is None or entry is None:
+        with self._lock:  # a lookup by name: a scan of the entries for
+            # each of 100,000 components would be quadratic
+            slot = self._latest.get(top.name)
+            entry = None if slot is None else self._entries.get(slot)
+        if slot is None or entry is None or len(entry.comps) != 1:
             return None
         if not (entry.configs is configs or entry.configs == configs):
             return None
