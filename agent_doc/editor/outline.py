@@ -119,6 +119,8 @@ def outline_parts(
         parts.append(OutlinePart(0, max(ends), front))
     if comps:
         code = fences(text)
+        if reuse:
+            _PARTS.new_pass()
         parts += [
             _PARTS.get(text, group, code, configs, reuse=reuse)
             for group in _top_level(comps)
@@ -227,6 +229,8 @@ class _Entry:
     code: list[tuple[int, int]]
     span: str
     part: OutlinePart
+    used: int
+    """The last outline pass that handed it out."""
 
 
 class _PartMemo:
@@ -234,7 +238,10 @@ class _PartMemo:
     their components, the code ranges in them and the configs are unchanged.
 
     Holds at most :attr:`LIMIT` characters of component text besides the
-    largest component's (oldest dropped). A part of one top-level component
+    parts of the current outline pass (least recently used dropped; the
+    current document's parts are all kept, or a document whose components
+    hold more than the limit would rebuild every one at each keystroke, and
+    so would a conversation larger than the limit). A part of one top-level component
     without nested ones whose text changed inside its body is patched from
     the last one of its name (:mod:`agent_doc.editor._heading_patch`).
     """
@@ -246,9 +253,18 @@ class _PartMemo:
         self._chars = 0
         self._latest: dict[str, _Slot] = {}
         """Component name → slot of the last entry of one component of it."""
-        self._largest: tuple[_Slot | None, int] = (None, 0)
-        """The slot of the largest entry and its length (never evicted)."""
+        self._pass = 0
+        """The current outline pass (see :meth:`new_pass`)."""
+        self._pass_chars = 0
+        """Characters of the entries handed out in the current pass."""
         self._lock = threading.Lock()
+
+    def new_pass(self) -> None:
+        """Start an outline pass: the parts it hands out are not evicted
+        before the next pass starts."""
+        with self._lock:
+            self._pass += 1
+            self._pass_chars = 0
 
     def get(
         self,
@@ -281,6 +297,7 @@ class _PartMemo:
             and (entry.configs is configs or entry.configs == configs)
             and text.startswith(entry.span, base)
         ):
+            self._touch(slot, entry)
             return OutlinePart(base, length, entry.part.symbol)
         symbol, replaced = None, None
         if len(comps) == 1:
@@ -295,14 +312,25 @@ class _PartMemo:
             self._drop(slot)
             if replaced:
                 self._drop(replaced)  # the patched one
-            self._entries[slot] = _Entry(configs, rel_comps, rel_code, span, part)
+            self._entries[slot] = _Entry(
+                configs, rel_comps, rel_code, span, part, self._pass
+            )
             self._chars += len(span)
+            self._pass_chars += len(span)
             if len(rel_comps) == 1:
                 self._latest[slot[0]] = slot
-            if len(span) >= self._largest[1]:
-                self._largest = (slot, len(span))
             self._evict()
         return part
+
+    def _touch(self, slot: _Slot, entry: _Entry) -> None:
+        """Mark ``entry`` used by the current pass (moved to the newest end)."""
+        with self._lock:
+            if self._entries.get(slot) is not entry:
+                return  # dropped or replaced meanwhile
+            self._entries[slot] = self._entries.pop(slot)
+            if entry.used != self._pass:
+                entry.used = self._pass
+                self._pass_chars += len(entry.span)
 
     def _drop(self, slot: _Slot) -> None:
         """Forget the entry at ``slot`` (if any); the lock is held."""
@@ -310,26 +338,23 @@ class _PartMemo:
         if entry is None:
             return
         self._chars -= len(entry.span)
+        if entry.used == self._pass:
+            self._pass_chars -= len(entry.span)
         if self._latest.get(slot[0]) == slot:
             del self._latest[slot[0]]
-        if self._largest[0] == slot:
-            self._largest = (None, 0)
 
     def _evict(self) -> None:
-        """Drop the oldest entries once the others than the largest hold more
-        than :attr:`LIMIT` characters, down to three quarters of it (so a run
-        of puts costs one pass, not one each); never the largest (a
-        conversation is one component bigger than the limit: dropping it when
-        a small one is put would rebuild it at every keystroke)."""
-        largest, largest_size = self._largest
-        if self._chars - largest_size <= self.LIMIT:
+        """Drop the least recently used entries once those outside the
+        current pass hold more than :attr:`LIMIT` characters, down to three
+        quarters of it (so a run of puts costs one pass over the entries, not
+        one each); the lock is held."""
+        if self._chars - self._pass_chars <= self.LIMIT:
             return
-        keep = self.LIMIT * 3 // 4 + largest_size
-        for slot in list(self._entries):
-            if self._chars <= keep:
-                break
-            if slot != largest:
-                self._drop(slot)
+        keep = self.LIMIT * 3 // 4 + self._pass_chars
+        for slot, entry in list(self._entries.items()):
+            if self._chars <= keep or entry.used == self._pass:
+                break  # the current pass's entries are the newest
+            self._drop(slot)
 
     def _patched(
         self,

@@ -132,23 +132,36 @@ def test_fast_paths_equal_the_plain_ones_on_100k_components() -> None:
         _same_line_starts(chunked, edit, text)
 
 
-def test_the_memo_stays_bounded_and_keeps_the_largest_part(
+def _small(prefix: str, count: int) -> str:
+    return "".join(
+        f"<!-- agent:{prefix}{i} -->\nx\n<!-- /agent:{prefix}{i} -->\n"
+        for i in range(count)
+    )
+
+
+def test_the_memo_keeps_the_current_document_and_bounds_the_rest(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     memo = sys.modules["agent_doc.editor.outline"]._PARTS
     monkeypatch.setattr(memo, "LIMIT", 100_000)
     big = "<!-- agent:big-one -->\n" + "## h\n\nline\n" * 20_000
-    small = "".join(
-        f"<!-- agent:s{i} -->\nx\n<!-- /agent:s{i} -->\n" for i in range(5_000)
-    )
-    text = big + "<!-- /agent:big-one -->\n" + small
-    assert outline(text) == outline(text, reuse=False)
-    largest = max(len(e.span) for e in memo._entries.values())
-    assert largest > memo.LIMIT  # the conversation is kept ...
-    assert memo._chars - largest <= memo.LIMIT  # ... and the rest bounded
+    text = big + "<!-- /agent:big-one -->\n" + _small("s", 5_000)
+    assert len(text) > 4 * memo.LIMIT
+    first = outline_parts(text)
+    assert first == outline_parts(text, reuse=False)
+    # every part of the document is kept, though they exceed the limit: an
+    # edit before them all (every part moves) rebuilds none
+    moved = "typed\n" + text
+    again = outline_parts(moved)
+    assert all(a.symbol is b.symbol for a, b in zip(again, first, strict=True))
+    assert memo._chars == sum(len(e.span) for e in memo._entries.values())
+    # another document: the first one's parts beyond the limit are dropped
+    outline_parts(_small("other", 3_000))
+    assert memo._chars - memo._pass_chars <= memo.LIMIT
     assert memo._chars == sum(len(e.span) for e in memo._entries.values())
     assert all(memo._entries[s].comps for s in memo._latest.values())
     # typing in the big component patches it (found by its name) in place
+    outline_parts(text)
     at = text.index("<!-- /agent:big-one")
     first_heading = outline_parts(text)[0].symbol.children[0]
     for typed in ("typed", "typed\n## more\n"):
@@ -156,5 +169,4 @@ def test_the_memo_stays_bounded_and_keeps_the_largest_part(
         assert outline(text) == outline(text, reuse=False)
         end = text.index("\n", text.index("<!-- /agent:big-one")) + 1
         assert [s for s in memo._entries if s[0] == "big-one"] == [("big-one", end)]
-        assert memo._chars - end <= memo.LIMIT
         assert outline_parts(text)[0].symbol.children[0] is first_heading
