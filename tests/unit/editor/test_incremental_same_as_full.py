@@ -23,6 +23,7 @@ from agent_doc.editor import outline_parts
 from agent_doc.editor.unsent import FullBaseline
 from agent_doc.editor.unsent import UnsentBaseline
 from agent_doc_lsp.chunked_text import ChunkedText
+from agent_doc_lsp.chunked_text import ChunkLineStarts
 from agent_doc_lsp.chunked_text import join_line_starts
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import line_starts
@@ -99,8 +100,14 @@ def _same_line_starts(chunked: ChunkedText, edit: Edit, text: str) -> None:
     hands a worker thread) equal a fresh split's."""
     chunked.replace(*edit)
     assert chunked.equals(text)
-    joined = join_line_starts(chunked.line_start_parts())
-    assert joined == line_starts(text) == LineIndex(text).starts
+    parts = chunked.line_start_parts()
+    plain = LineIndex(text)
+    assert join_line_starts(parts) == line_starts(text) == plain.starts
+    kept = LineIndex(text, starts=ChunkLineStarts(parts))  # as the server reads it
+    assert len(kept.starts) == len(plain.starts)
+    step = max(len(text) // 5_000, 1)
+    for offset in [*range(0, len(text), step), edit[0], edit[0] + len(edit[2])]:
+        assert kept.point(offset) == plain.point(offset)
 
 
 @pytest.mark.parametrize("count", [1, 40, 1_000])
