@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Sequence
+from typing import overload
 
 CHUNK = 1 << 16
 """Target size of a chunk, in characters (pieces stay within ¼–2× of it)."""
@@ -181,8 +183,70 @@ class ChunkedText:
 
     def line_starts(self) -> list[int]:
         """Offsets of the first character of every line."""
-        starts = [0]
-        for index in range(len(self._chunks)):
-            base = self._start(index) + 1
-            starts.extend([base + m for m in self._marks_of(index)])
-        return starts
+        return join_line_starts(self.line_start_parts())
+
+    def line_start_parts(self) -> LineStartParts:
+        """What :func:`join_line_starts` makes the line starts of from: per
+        chunk, its offset + 1 and its newlines (kept across edits, so only the
+        chunks edited since the last call are searched). The lists are never
+        changed afterwards: a worker thread may join them while edits go on."""
+        return [
+            (self._start(index) + 1, self._marks_of(index))
+            for index in range(len(self._chunks))
+        ]
+
+
+LineStartParts = list[tuple[int, list[int]]]
+"""Per chunk: its offset + 1 and the offsets of its newlines in it."""
+
+
+def join_line_starts(parts: LineStartParts) -> list[int]:
+    """Offsets of the first character of every line, from
+    :meth:`ChunkedText.line_start_parts`."""
+    starts = [0]
+    for base, marks in parts:
+        starts.extend(map(base.__add__, marks))
+    return starts
+
+
+class ChunkLineStarts(Sequence[int]):
+    """The line starts :func:`join_line_starts` gives, read from the parts in
+    place: O(chunks) to make instead of one list of every line start per
+    version, two bisects to find the line of an offset."""
+
+    __slots__ = ("_bases", "_count", "_firsts", "_marks")
+
+    def __init__(self, parts: LineStartParts) -> None:
+        kept = [(base, marks) for base, marks in parts if marks]
+        self._bases = [base for base, _marks in kept]
+        self._marks = [marks for _base, marks in kept]
+        self._firsts = list(itertools.accumulate(map(len, self._marks), initial=1))
+        """Line number of each part's first line start, then the line count."""
+        self._count = self._firsts.pop()
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, line: int) -> int: ...
+    @overload
+    def __getitem__(self, line: slice) -> Sequence[int]: ...
+    def __getitem__(self, line: int | slice) -> int | Sequence[int]:
+        if isinstance(line, slice):
+            return [self[i] for i in range(*line.indices(self._count))]
+        if line < 0:
+            line += self._count
+        if not 0 <= line < self._count:
+            raise IndexError(line)
+        if line == 0:
+            return 0
+        part = bisect.bisect_right(self._firsts, line) - 1
+        return self._bases[part] + self._marks[part][line - self._firsts[part]]
+
+    def line_of(self, offset: int) -> int:
+        """``bisect_right(starts, offset) - 1``: the line holding ``offset``."""
+        part = bisect.bisect_right(self._bases, offset) - 1
+        if part < 0:  # before every newline: line 0 (-1 before the text)
+            return 0 if offset >= 0 else -1
+        found = bisect.bisect_right(self._marks[part], offset - self._bases[part])
+        return self._firsts[part] + found - 1

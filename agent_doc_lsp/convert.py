@@ -27,6 +27,7 @@ from agent_doc.editor.model import Problem
 from agent_doc.editor.model import Symbol
 from agent_doc.editor.model import TextChange
 from agent_doc.editor.project import SessionSymbol
+from agent_doc_lsp.chunked_text import ChunkLineStarts
 
 UTF8 = types.PositionEncodingKind.Utf8
 UTF16 = types.PositionEncodingKind.Utf16
@@ -74,10 +75,10 @@ class LineIndex:
         The negotiated position encoding (``utf-8``, ``utf-16`` or ``utf-32``).
     """
 
-    __slots__ = ("encoding", "starts", "text")
+    __slots__ = ("_chunked", "encoding", "starts", "text")
 
     def __init__(
-        self, text: str, encoding: str = UTF16, starts: list[int] | None = None
+        self, text: str, encoding: str = UTF16, starts: Sequence[int] | None = None
     ) -> None:
         self.text = text
         """The text the index was built for."""
@@ -88,12 +89,16 @@ class LineIndex:
             lengths = map(len, text.split("\n"))
             starts = [0, *itertools.accumulate(map((1).__add__, lengths))]
             starts.pop()
-        self.starts = starts
+        self.starts: Sequence[int] = starts
         """Offset of the first character of each line (after each ``\\n``);
-        passed in when the caller already keeps them for ``text``."""
+        passed in when the caller already keeps them for ``text`` (a list,
+        or the chunks' own as :class:`ChunkLineStarts`)."""
+        self._chunked = starts if isinstance(starts, ChunkLineStarts) else None
 
     def line_of(self, offset: int) -> int:
         """Return the 0-based line holding ``offset``."""
+        if self._chunked is not None:
+            return self._chunked.line_of(offset)
         return bisect.bisect_right(self.starts, offset) - 1
 
     def line_text(self, line: int) -> str:
@@ -110,7 +115,7 @@ class LineIndex:
             offset = 0
         elif offset > len(self.text):
             offset = len(self.text)
-        line = bisect.bisect_right(self.starts, offset) - 1
+        line = self.line_of(offset)
         start = self.starts[line]
         if offset == start:
             return line, 0

@@ -26,6 +26,7 @@ from pygls.workspace import Workspace
 from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc_lsp.chunked_text import CHUNK
 from agent_doc_lsp.chunked_text import ChunkedText
+from agent_doc_lsp.chunked_text import LineStartParts
 from agent_doc_lsp.chunked_text import newlines
 from agent_doc_lsp.convert import codepoints
 
@@ -90,6 +91,12 @@ class FastTextDocument(TextDocument):
         if self._text is None:
             return line_starts(self.source)
         return self._text.line_starts()
+
+    def line_start_parts(self) -> LineStartParts | None:
+        """The parts :func:`join_line_starts` makes :meth:`current_line_starts`
+        of, in a worker thread if need be (``None`` before the first change or
+        :meth:`chunk`: split the text then)."""
+        return None if self._text is None else self._text.line_start_parts()
 
     def _offset(self, pos: types.Position) -> int:
         """Code-point offset of the client position ``pos``."""

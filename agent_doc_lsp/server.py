@@ -37,6 +37,7 @@ from agent_doc.errors import AgentDocError
 from agent_doc.store.docfile import require_document
 from agent_doc_lsp.buffers import Buffer
 from agent_doc_lsp.buffers import Buffers
+from agent_doc_lsp.chunked_text import ChunkLineStarts
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
@@ -165,6 +166,19 @@ class AgentDocLanguageServer(LanguageServer):
         except (AgentDocError, OSError, UnicodeDecodeError) as exc:
             logger.info("cannot read %s: %s", uri, exc)
             return doc, ""
+
+    def line_index_maker(self, uri: str, text: str) -> Callable[[], LineIndex]:
+        """Builds the line index of ``text``, the current text of ``uri`` read
+        just before (call it in a worker thread: an open document's index
+        reads the line starts its chunks keep, without a re-split or a join)."""
+        doc = self.workspace.get_text_document(uri)
+        parts = None
+        if isinstance(doc, FastTextDocument) and text and uri in self.buffers:
+            parts = doc.line_start_parts()
+        encoding = self.encoding
+        if parts is None:
+            return lambda: LineIndex(text, encoding)
+        return lambda: LineIndex(text, encoding, ChunkLineStarts(parts))
 
     def cached_index(
         self, uri: str, version: int | None, text: str

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace
 from json.encoder import encode_basestring_ascii
 
 from lsprotocol import types
@@ -74,14 +75,48 @@ class _Encoded:
     json: str
 
 
+_ChildCache = dict[int, tuple[int, _Encoded]]
+"""id of a child symbol → (its part's base offset, its encoding)."""
+
+
 class SymbolEncoder:
     """Encodes the ``documentSymbol`` answers of one document, reusing the JSON
-    of the outline parts handed out again since the previous answer."""
+    of the outline parts handed out again since the previous answer, and of
+    the children a changed part still shares with its previous tree (the
+    headings before the lines a keystroke edited in a long component)."""
 
-    __slots__ = ("_previous",)
+    __slots__ = ("_children", "_previous")
 
     def __init__(self) -> None:
         self._previous: dict[int, _Encoded] = {}
+        self._children: _ChildCache = {}
+        """id of a child symbol → (its part's base offset, its encoding)."""
+
+    def _part_json(
+        self, index: LineIndex, part: OutlinePart, kept_now: _ChildCache
+    ) -> str:
+        """The JSON of ``part``'s symbol, reusing the JSON of the children it
+        shares with the previous answer at the same base and position."""
+        symbol, base = part.symbol, part.base
+        if not symbol.children:
+            return symbol_json(index, symbol, base)
+        position = index.point(base)
+        children = []
+        for child in symbol.children:
+            kept = self._children.get(id(child))
+            if (
+                kept is None
+                or kept[0] != base
+                or kept[1].symbol is not child
+                or kept[1].position != position
+                or kept[1].encoding != index.encoding
+            ):
+                json_text = symbol_json(index, child, base)
+                kept = (base, _Encoded(child, index.encoding, position, json_text))
+            kept_now[id(child)] = kept
+            children.append(kept[1].json)
+        head = symbol_json(index, replace(symbol, children=()), base)
+        return head[:-1] + ',"children":[' + ",".join(children) + "]}"
 
     def encode(self, index: LineIndex, parts: Sequence[OutlinePart]) -> RawJson:
         """The JSON array of the symbols of ``parts`` (positions from ``index``).
@@ -92,6 +127,7 @@ class SymbolEncoder:
         """
         previous, encoding = self._previous, index.encoding
         current: dict[int, _Encoded] = {}
+        children: _ChildCache = {}
         out = []
         for part in parts:
             position = index.point(part.base)
@@ -102,9 +138,15 @@ class SymbolEncoder:
                 or known.position != position
                 or known.encoding != encoding
             ):
-                json_text = symbol_json(index, part.symbol, part.base)
+                json_text = self._part_json(index, part, children)
                 known = _Encoded(part.symbol, encoding, position, json_text)
+            else:  # reused whole: its children stay known
+                for child in part.symbol.children:
+                    found = self._children.get(id(child))
+                    if found is not None:
+                        children[id(child)] = found
             current[id(part.symbol)] = known
             out.append(known.json)
         self._previous = current
+        self._children = children
         return RawJson("[" + ",".join(out) + "]")

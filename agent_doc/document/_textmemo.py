@@ -123,9 +123,26 @@ def _differ_at(old: str, new: str) -> int:
     for known_old, known_new, differ in _LAST_PAIR:
         if known_old is old and known_new is new:
             return differ
-    differ = common_prefix(old, new, chunk=_PREFIX_CHUNK)
+    differ = _common_start(old, new)
     _LAST_PAIR[:] = [(old, new, differ)]
     return differ
+
+
+def _common_start(old: str, new: str) -> int:
+    """Number of equal leading characters of ``old`` and ``new``: pieces of
+    ``old`` tested with ``new.startswith`` (no copy of ``new``), then the
+    differing piece halved."""
+    size, at = min(len(old), len(new)), 0
+    while at < size:
+        end = min(at + _PIECE, size)
+        if not new.startswith(old[at:end], at):
+            return at + common_prefix(old[at:end], new[at:end], chunk=_PREFIX_CHUNK)
+        at = end
+    return size
+
+
+_PIECE = 1 << 16
+"""Characters of ``old`` tested at once by :func:`_common_start`."""
 
 
 _LAST_PAIR: list[tuple[str, str, int]] = []

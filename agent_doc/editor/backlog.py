@@ -6,7 +6,8 @@ tidy would not read as meant (an unknown box, an id that is not one, an id
 used twice, a box without its bullet); code actions that move the item
 under the cursor along the state matrix, rewriting only its box (the id
 stays); completion of ``#id`` anywhere in the document, with the item's
-text beside it. Documents without such a component cost one substring test.
+text beside it. Documents without such a component cost one substring test
+(a long one: a look at its memoised component scan).
 """
 
 from __future__ import annotations
@@ -37,9 +38,18 @@ ACTION_TITLES = {
 
 
 def _lists(text: str) -> list[Component]:
-    if "agent:backlog" not in text and "agent:icebox" not in text:
+    if (
+        len(text) < _SCAN_FIRST
+        and "agent:backlog" not in text
+        and ("agent:icebox" not in text)
+    ):
         return []
+    # a long text: its (memoised) scan is cheaper than two substring searches
     return [c for c in scan(text).components if c.name in ITEM_COMPONENTS]
+
+
+_SCAN_FIRST = 1 << 20
+"""Texts this long skip the substring test: the diagnostics have scanned them."""
 
 
 def _line_problem(line: str, at: int) -> Problem | None:

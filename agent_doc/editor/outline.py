@@ -12,13 +12,16 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.component_config import resolve_mode
 from agent_doc.document.components import Component
 from agent_doc.document.frontmatter import field_lines
 from agent_doc.document.frontmatter import split_frontmatter
+from agent_doc.editor._heading_patch import headings_in as _headings_in
+from agent_doc.editor._heading_patch import patched_headings
+from agent_doc.editor._heading_patch import rescan_headings as _rescan
+from agent_doc.editor._heading_patch import shift_symbol as shifted
 from agent_doc.editor.cache import fences
 from agent_doc.editor.cache import scan
 from agent_doc.editor.model import Fold
@@ -29,10 +32,6 @@ MAX_SYMBOL_DEPTH = 48
 """Components nested deeper are listed flat under their ancestor at this depth
 (a deeper symbol tree overflows the recursion of the JSON serializer); the
 ``deep-nesting`` diagnostic says so."""
-
-# literal "\n" prefix: ~8x faster than a MULTILINE "^" on large texts
-_HEADING = lazy_compile(r"\n {0,3}#{1,6}[ \t][^\n]*")
-_CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 
 
 def _marker_end(text: str, start: int, end: int) -> int:
@@ -79,7 +78,9 @@ class OutlinePart:
     Every offset of :attr:`symbol` (children included) lies in
     ``[0, length]``. A part's ``symbol`` object is handed out again only while
     ``text[base:base + length]`` and everything else it was built from are
-    unchanged, so callers may cache work derived from it by identity.
+    unchanged, so callers may cache work derived from it by identity; the
+    same holds for a child of it handed out again in a new part at the same
+    base (the text from the base to the child's end is unchanged).
     """
 
     base: int
@@ -102,20 +103,6 @@ def outline(
     return [shifted(part.symbol, part.base) for part in parts]
 
 
-def shifted(symbol: Symbol, delta: int) -> Symbol:
-    """``symbol`` (children included) with every offset moved by ``delta``."""
-    return Symbol(
-        symbol.name,
-        symbol.detail,
-        symbol.kind,
-        symbol.start + delta,
-        symbol.end + delta,
-        symbol.sel_start + delta,
-        symbol.sel_end + delta,
-        tuple(shifted(child, delta) for child in symbol.children),
-    )
-
-
 def outline_parts(
     text: str,
     configs: Mapping[str, ComponentConfig] | None = None,
@@ -132,6 +119,8 @@ def outline_parts(
         parts.append(OutlinePart(0, max(ends), front))
     if comps:
         code = fences(text)
+        if reuse:
+            _PARTS.new_pass()
         parts += [
             _PARTS.get(text, group, code, configs, reuse=reuse)
             for group in _top_level(comps)
@@ -224,28 +213,9 @@ def _span_end(text: str, top: Component) -> int:
     return max(top.close_end, len(text) if line_end < 0 else line_end)
 
 
-def _headings_in(
-    text: str, top: Component, code: CodeRanges
-) -> list[tuple[int, int, str]]:
-    """``(start, end, title)`` of ATX headings inside ``top``, outside code."""
-    found = []
-    line_end = text.find("\n", top.close_start)  # a heading line may end there
-    span_end = len(text) if line_end < 0 else line_end
-    for match in _HEADING.finditer(text, top.open_end - 1, span_end):
-        start = match.start() + 1
-        if start >= top.close_start:
-            break
-        if not code.contains(start):
-            found.append((start, match.end()))
-    return [(start, end, _title(text[start:end])) for start, end in found]
-
-
-def _title(line: str) -> str:
-    title = line.strip().lstrip("#").strip()
-    return _CLOSING.sub("", title) if title.endswith("#") else title
-
-
 _Configs = Mapping[str, ComponentConfig]
+_Slot = tuple[str, int]
+"""A memo entry's key: the component's name and its part's length."""
 _CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
 """A component's name, attributes and marker offsets relative to a base."""
 
@@ -259,21 +229,42 @@ class _Entry:
     code: list[tuple[int, int]]
     span: str
     part: OutlinePart
+    used: int
+    """The last outline pass that handed it out."""
 
 
 class _PartMemo:
     """The parts of recently outlined components, reused while their text,
     their components, the code ranges in them and the configs are unchanged.
 
-    Holds at most :attr:`LIMIT` characters of component text (oldest dropped).
+    Holds at most :attr:`LIMIT` characters of component text besides the
+    parts of the current outline pass (least recently used dropped; the
+    current document's parts are all kept, or a document whose components
+    hold more than the limit would rebuild every one at each keystroke, and
+    so would a conversation larger than the limit). A part of one top-level component
+    without nested ones whose text changed inside its body is patched from
+    the last one of its name (:mod:`agent_doc.editor._heading_patch`).
     """
 
     LIMIT = 4_000_000
 
     def __init__(self) -> None:
-        self._entries: dict[tuple[str, int], _Entry] = {}
+        self._entries: dict[_Slot, _Entry] = {}
         self._chars = 0
+        self._latest: dict[str, _Slot] = {}
+        """Component name → slot of the last entry of one component of it."""
+        self._pass = 0
+        """The current outline pass (see :meth:`new_pass`)."""
+        self._pass_chars = 0
+        """Characters of the entries handed out in the current pass."""
         self._lock = threading.Lock()
+
+    def new_pass(self) -> None:
+        """Start an outline pass: the parts it hands out are not evicted
+        before the next pass starts."""
+        with self._lock:
+            self._pass += 1
+            self._pass_chars = 0
 
     def get(
         self,
@@ -306,17 +297,97 @@ class _PartMemo:
             and (entry.configs is configs or entry.configs == configs)
             and text.startswith(entry.span, base)
         ):
+            self._touch(slot, entry)
             return OutlinePart(base, length, entry.part.symbol)
-        part = OutlinePart(base, length, _build(text, comps, code, configs, base))
+        symbol, replaced = None, None
+        if len(comps) == 1:
+            found = self._patched(text, comps[0], code, configs, rel_comps, rel_code)
+            if found is not None:
+                symbol, replaced = found
+        if symbol is None:
+            symbol = _build(text, comps, code, configs, base)
+        part = OutlinePart(base, length, symbol)
         span = text[base : base + length]
         with self._lock:
-            old = self._entries.pop(slot, None)
-            self._chars += len(span) - (len(old.span) if old else 0)
-            self._entries[slot] = _Entry(configs, rel_comps, rel_code, span, part)
-            while self._chars > self.LIMIT and len(self._entries) > 1:
-                dropped = self._entries.pop(next(iter(self._entries)))
-                self._chars -= len(dropped.span)
+            self._drop(slot)
+            if replaced:
+                self._drop(replaced)  # the patched one
+            self._entries[slot] = _Entry(
+                configs, rel_comps, rel_code, span, part, self._pass
+            )
+            self._chars += len(span)
+            self._pass_chars += len(span)
+            if len(rel_comps) == 1:
+                self._latest[slot[0]] = slot
+            self._evict()
         return part
+
+    def _touch(self, slot: _Slot, entry: _Entry) -> None:
+        """Mark ``entry`` used by the current pass (moved to the newest end)."""
+        with self._lock:
+            if self._entries.get(slot) is not entry:
+                return  # dropped or replaced meanwhile
+            self._entries[slot] = self._entries.pop(slot)
+            if entry.used != self._pass:
+                entry.used = self._pass
+                self._pass_chars += len(entry.span)
+
+    def _drop(self, slot: _Slot) -> None:
+        """Forget the entry at ``slot`` (if any); the lock is held."""
+        entry = self._entries.pop(slot, None)
+        if entry is None:
+            return
+        self._chars -= len(entry.span)
+        if entry.used == self._pass:
+            self._pass_chars -= len(entry.span)
+        if self._latest.get(slot[0]) == slot:
+            del self._latest[slot[0]]
+
+    def _evict(self) -> None:
+        """Drop the least recently used entries once those outside the
+        current pass hold more than :attr:`LIMIT` characters, down to three
+        quarters of it (so a run of puts costs one pass over the entries, not
+        one each); the lock is held."""
+        if self._chars - self._pass_chars <= self.LIMIT:
+            return
+        keep = self.LIMIT * 3 // 4 + self._pass_chars
+        for slot, entry in list(self._entries.items()):
+            if self._chars <= keep or entry.used == self._pass:
+                break  # the current pass's entries are the newest
+            self._drop(slot)
+
+    def _patched(
+        self,
+        text: str,
+        top: Component,
+        code: CodeRanges,
+        configs: _Configs,
+        rel_comps: list[_CompKey],
+        rel_code: list[tuple[int, int]],
+    ) -> tuple[Symbol, tuple[str, int]] | None:
+        """The symbol of ``top`` (no nested components) from the last one of
+        its name, when an edit inside its body allows, and that one's slot
+        (``None``: build afresh)."""
+        with self._lock:  # a lookup by name: a scan of the entries for
+            # each of 100,000 components would be quadratic
+            slot = self._latest.get(top.name)
+            entry = None if slot is None else self._entries.get(slot)
+        if slot is None or entry is None or len(entry.comps) != 1:
+            return None
+        if not (entry.configs is configs or entry.configs == configs):
+            return None
+        base = top.open_start
+        heads = patched_headings(
+            text,
+            base,
+            _span_end(text, top) - base,
+            (entry.span, entry.comps[0], entry.code, entry.part.symbol.children),
+            (rel_comps[0], rel_code),
+            lambda lo, hi: _rescan(text, top, code, lo, hi),
+        )
+        if heads is None:
+            return None
+        return _component_symbol(text, top, configs, base, heads), slot
 
 
 _PARTS = _PartMemo()

@@ -13,13 +13,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Protocol
 
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.diff import strip_comments
+from agent_doc.document.linediff import Hunk
 from agent_doc.document.linediff import diff_lines
 from agent_doc.document.linediff import split_lines
+from agent_doc.editor._textwindow import FixedText
 from agent_doc.editor.model import Problem
 
 UNSENT = "unsent"
@@ -73,11 +76,14 @@ def _line_starts(text: str) -> list[int]:
     return [0, *accumulate(len(line) for line in split_lines(text))]
 
 
-def _region(starts: list[int], j1: int, j2: int, removed: int) -> Problem:
+def _region(starts: _Starts, j1: int, j2: int, removed: int) -> Problem:
     """A hint over lines ``[j1, j2)`` (or the line after a pure deletion)."""
     if j1 == j2:  # lines removed here: mark the line that now follows them
-        line = min(j1, len(starts) - 2) if len(starts) > 1 else 0
-        start, end = starts[line], max(starts[line], starts[line + 1] - 1)
+        if len(starts) < 2:  # everything removed: an empty text
+            start = end = 0
+        else:
+            line = min(j1, len(starts) - 2)
+            start, end = starts[line], max(starts[line], starts[line + 1] - 1)
         noun = "line" if removed == 1 else "lines"
         message = f"will be sent: {removed} {noun} removed here"
         return Problem(start, end, message, "hint", UNSENT)
@@ -113,14 +119,15 @@ def _private_comments(text: str, start: int, end: int) -> list[Problem]:
     return found
 
 
-class UnsentBaseline:
-    """A snapshot prepared once, to compare many versions of the buffer with.
+class FullBaseline:
+    """A snapshot prepared once, compared whole with each version of the buffer.
 
-    Only the changed line regions are comment-stripped and diffed, so a run
-    costs a line split and a prefix/suffix scan plus work proportional to the
-    edits. A region inside fenced code counts as content, one inside an HTML
-    comment block as private (as :func:`~agent_doc.document.diff.strip_comments`
-    treats them).
+    The plain computation: both texts are split into lines and diffed; only
+    the changed line regions are comment-stripped. A region inside fenced
+    code counts as content, one inside an HTML comment block as private (as
+    :func:`~agent_doc.document.diff.strip_comments` treats them).
+    :class:`UnsentBaseline` gives the same answer from the changed window
+    only; this one serves texts with carriage returns, and the tests.
     """
 
     def __init__(self, snapshot: str) -> None:
@@ -139,51 +146,202 @@ class UnsentBaseline:
         new = split_lines(text)
         starts = _line_starts(current) if crlf else _starts(new)
         blocks = _Blocks(text, new, starts if not crlf else _starts(new))
-        changes = added = removed = 0
-        marks: list[Problem] = []
-        for i1, i2, j1, j2 in diff_lines(self._lines, new):
-            old_part = self._blocks.sent_text(i1, i2)
-            new_part = blocks.sent_text(j1, j2)
-            if old_part != new_part:
-                for a1, a2, b1, b2 in diff_lines(
-                    split_lines(old_part), split_lines(new_part)
-                ):
-                    changes += 1
-                    added += b2 - b1
-                    removed += a2 - a1
-                first, last = _without_comment_lines(new, j1, j2)
-                if not new_part.strip():  # only comments left: a removal
-                    first = last = j2
-                marks.append(_region(starts, first, last, i2 - i1))
-            marks.extend(_private_comments(current, starts[j1], starts[j2]))
-        return UnsentSummary(True, changes, added, removed, tuple(marks))
+        hunks = diff_lines(self._lines, new)
+        return _summarize(hunks, self._blocks, blocks, starts, current, 0)
+
+
+class UnsentBaseline:
+    """A snapshot prepared once, to compare many versions of the buffer with.
+
+    Gives what :class:`FullBaseline` gives, from the window of whole lines
+    where the version differs from the snapshot
+    (:meth:`~agent_doc.editor._textwindow.FixedText.window`: one ``memcmp``
+    pass, no split of the version): only that window is split and diffed,
+    with the fences and comment blocks of the whole texts as context. A text
+    with a carriage return in that window (or in the snapshot) goes to
+    :class:`FullBaseline`.
+    """
+
+    def __init__(self, snapshot: str) -> None:
+        self.snapshot = snapshot
+        """The snapshot text."""
+        plain = "\r" not in snapshot
+        self._fixed = FixedText(snapshot) if plain else None
+        self._context = _Blocks(snapshot, [], [0]) if plain else None
+        self._full: FullBaseline | None = None
+
+    def _full_baseline(self) -> FullBaseline:
+        if self._full is None:
+            self._full = FullBaseline(self.snapshot)
+        return self._full
+
+    def changes(self, current: str) -> UnsentSummary:
+        """What the next diff will carry from the snapshot to ``current``."""
+        if current == self.snapshot:
+            return UnsentSummary(True, 0, 0, 0, ())
+        fixed, context = self._fixed, self._context
+        if fixed is None or context is None:
+            return self._full_baseline().changes(current)
+        window = fixed.window(current)
+        part = current[window.start : window.other_end]
+        if "\r" in part:
+            return self._full_baseline().changes(current)
+        old = split_lines(self.snapshot[window.start : window.fixed_end])
+        new = split_lines(part)
+        old_starts = [*accumulate(map(len, old), initial=window.start)]
+        new_starts = [*accumulate(map(len, new), initial=window.start)]
+        starts = _ShiftedStarts(
+            fixed.starts, window.first, new_starts, len(new) - len(old),
+            len(current) - len(self.snapshot),
+        )  # fmt: skip
+        # the blocks of the version: scanned from a line start outside every
+        # block of the snapshot (the texts are equal before the window)
+        restart = _outside_blocks(window.start, context, len(self.snapshot))
+        local = current[restart : window.other_end]
+        return _summarize(
+            diff_lines(old, new),
+            _Blocks(self.snapshot, old, old_starts, context),
+            _Blocks(local, new, new_starts, shift=restart),
+            starts,
+            current,
+            window.first,
+        )
+
+
+def _outside_blocks(offset: int, blocks: _Blocks, size: int) -> int:
+    """``offset`` (a line start), or the start of the fenced code or comment
+    block of ``blocks`` (a text of ``size`` characters) holding it or left
+    open before it (one reaching the end may go on in another text)."""
+    restart = offset
+    for ranges in blocks.ranges():
+        if ranges.contains(offset):
+            restart = min(restart, offset + ranges.within(offset, offset + 1)[0][0])
+        elif ranges.ranges and ranges.ranges[-1][1] >= size:
+            restart = min(restart, ranges.ranges[-1][0])
+    return restart
+
+
+class _ShiftedStarts:
+    """Line starts of a version, from the snapshot's outside the window."""
+
+    __slots__ = ("_first", "_line_shift", "_offset_shift", "_snapshot", "_window")
+
+    def __init__(
+        self,
+        snapshot: list[int],
+        first: int,
+        window: list[int],
+        line_shift: int,
+        offset_shift: int,
+    ) -> None:
+        self._snapshot = snapshot
+        self._first = first
+        self._window = window
+        self._line_shift = line_shift
+        self._offset_shift = offset_shift
+
+    def __len__(self) -> int:
+        return len(self._snapshot) + self._line_shift
+
+    def __getitem__(self, line: int) -> int:
+        if line <= self._first:
+            return self._snapshot[line]
+        if line - self._first < len(self._window):
+            return self._window[line - self._first]
+        return self._snapshot[line - self._line_shift] + self._offset_shift
+
+
+class _Starts(Protocol):
+    """Line starts of a text by line number, then its length."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, line: int, /) -> int: ...
+
+
+def _summarize(
+    hunks: list[Hunk],
+    old: _Blocks,
+    new: _Blocks,
+    starts: _Starts,
+    current: str,
+    base: int,
+) -> UnsentSummary:
+    """The summary of ``hunks`` (line numbers relative to ``base``, the first
+    line ``old`` and ``new`` hold); ``starts`` are absolute."""
+    changes = added = removed = 0
+    marks: list[Problem] = []
+    for i1, i2, j1, j2 in hunks:
+        old_part = old.sent_text(i1, i2)
+        new_part = new.sent_text(j1, j2)
+        if old_part != new_part:
+            for a1, a2, b1, b2 in diff_lines(
+                split_lines(old_part), split_lines(new_part)
+            ):
+                changes += 1
+                added += b2 - b1
+                removed += a2 - a1
+            first, last = _without_comment_lines(new.lines, j1, j2)
+            if not new_part.strip():  # only comments left: a removal
+                first = last = j2
+            marks.append(_region(starts, first + base, last + base, i2 - i1))
+        marks.extend(_private_comments(current, starts[j1 + base], starts[j2 + base]))
+    return UnsentSummary(True, changes, added, removed, tuple(marks))
 
 
 class _Blocks:
-    """Fenced code and HTML comment blocks of one text, looked up by line."""
+    """Fenced code and HTML comment blocks of one text, looked up by line.
 
-    def __init__(self, text: str, lines: list[str], starts: list[int]) -> None:
+    ``lines`` are lines of a text (all of them or a window) and ``starts``
+    their offsets in it, then the end of the last. ``text`` is that text, or
+    the part of it from ``shift`` on (a line start outside every block) past
+    the lines; ``context`` shares the block ranges of another
+    :class:`_Blocks` of the same text.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        lines: list[str],
+        starts: list[int],
+        context: _Blocks | None = None,
+        shift: int = 0,
+    ) -> None:
         self._text = text
-        self._lines = lines
+        self._shift = shift
+        self.lines = lines
+        """The lines looked up."""
         self._starts = starts
+        self._context = context
         self._ranges: tuple[CodeRanges, CodeRanges] | None = None
+        self._has_comment: bool | None = None
+
+    def ranges(self) -> tuple[CodeRanges, CodeRanges]:
+        """The fenced code and HTML comment blocks (absolute offsets)."""
+        return self._blocks()
 
     def _blocks(self) -> tuple[CodeRanges, CodeRanges]:
+        if self._context is not None:
+            return self._context._blocks()
         if self._ranges is None:  # only for regions that hold comment syntax
             fences, comments = block_ranges(self._text)
+            if shift := self._shift:
+                fences = [(a + shift, b + shift) for a, b in fences]
+                comments = [(a + shift, b + shift) for a, b in comments]
             self._ranges = CodeRanges(fences), CodeRanges(comments)
         return self._ranges
 
     def _in_comment(self, start: int, end: int) -> bool:
         """Whether ``[start, end)`` lies inside an HTML comment block."""
-        if "<!--" not in self._text:
+        if self._has_comment is None:
+            self._has_comment = "<!--" in self._text
+        if not self._has_comment:
             return False
         comments = self._blocks()[1]
         return comments.contains(start) and comments.contains(end - 1)
 
     def sent_text(self, first: int, last: int) -> str:
         """Lines ``[first, last)`` as the agent would see them (comments out)."""
-        part = "".join(self._lines[first:last])
+        part = "".join(self.lines[first:last])
         if first == last:
             return part
         start, end = self._starts[first], self._starts[last]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 
@@ -58,15 +59,17 @@ def check(
     buffer: Buffer,
     config_error: str | None,
     providers: list[ProblemProvider],
+    make_index: Callable[[], convert.LineIndex] | None = None,
 ) -> tuple[convert.LineIndex, list[types.Diagnostic]]:
     """The diagnostics of ``buffer`` (runs in a worker thread: reads only
-    ``buffer`` and what the providers allow)."""
+    ``buffer``, what the providers allow and ``make_index``, which builds the
+    line index of ``buffer.text``)."""
     found = problems(buffer.text)
     if config_error:
         found.insert(0, config_problem(config_error))
     for provider in providers:
         found.extend(provider(ls, buffer))
-    index = convert.LineIndex(buffer.text, ls.encoding)
+    index = make_index() if make_index else convert.LineIndex(buffer.text, ls.encoding)
     return index, [convert.diagnostic(index, p) for p in found]
 
 
@@ -77,7 +80,10 @@ async def publish(ls: AgentDocLanguageServer, uri: str) -> None:
         return
     _configs, config_error = ls.configs_for(uri)
     providers = list(ls.hooks.problems)
-    index, found = await asyncio.to_thread(check, ls, buffer, config_error, providers)
+    make_index = ls.line_index_maker(uri, buffer.text)
+    index, found = await asyncio.to_thread(
+        check, ls, buffer, config_error, providers, make_index
+    )
     current = ls.buffers.version(uri)
     if current is None or current != buffer.version:
         logger.debug("diagnostics of %s version %s: stale", uri, buffer.version)

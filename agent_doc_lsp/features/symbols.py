@@ -47,7 +47,7 @@ async def symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
         configs, _error = ls.configs_for(doc.uri)
         index = ls.cached_index(uri, doc.version, text)
         if index is None:
-            index = await asyncio.to_thread(LineIndex, text, ls.encoding)
+            index = await asyncio.to_thread(ls.line_index_maker(uri, text))
             if uri in ls.buffers:
                 ls.keep_index(uri, doc.version, index)
         encoder = ls.symbol_encoder(uri)

@@ -15,6 +15,8 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
 from agent_doc_lsp.chunked_text import ChunkedText
+from agent_doc_lsp.chunked_text import ChunkLineStarts
+from agent_doc_lsp.chunked_text import join_line_starts
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import line_starts
@@ -95,6 +97,51 @@ def test_chunked_text_slices_lines_and_compares_like_a_string(data, text, size):
         )
     assert chunked.line_starts() == line_starts(text)
     assert chunked.text() == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=texts, size=st.integers(4, 9))
+def test_line_start_parts_taken_before_edits_still_give_that_text(data, text, size):
+    # what a diagnostics or documentSymbol worker thread joins while the
+    # person goes on typing on the event loop
+    chunked = ChunkedText(text, size)
+    taken = [(text, chunked.line_start_parts())]
+    for _ in range(data.draw(st.integers(1, 8), label="edits")):
+        a = data.draw(st.integers(0, len(text)), label="start")
+        b = data.draw(st.integers(a, len(text)), label="end")
+        new = data.draw(texts, label="new")
+        chunked.replace(a, b, new)
+        text = text[:a] + new + text[b:]
+        taken.append((text, chunked.line_start_parts()))
+    for then, parts in taken:
+        assert join_line_starts(parts) == line_starts(then)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=texts, size=st.integers(4, 9), encoding=encodings)
+def test_chunk_line_starts_equal_the_joined_list(data, text, size, encoding):
+    # the line index the diagnostics and documentSymbol runs read in place
+    # (ChunkLineStarts) against the plain one (every line start in a list)
+    chunked = ChunkedText(text, size)
+    for _ in range(data.draw(st.integers(0, 6), label="edits")):
+        a = data.draw(st.integers(0, len(text)), label="start")
+        b = data.draw(st.integers(a, len(text)), label="end")
+        new = data.draw(texts, label="new")
+        chunked.replace(a, b, new)
+        text = text[:a] + new + text[b:]
+        starts = ChunkLineStarts(chunked.line_start_parts())
+        plain = LineIndex(text, encoding)
+        assert list(starts) == plain.starts == line_starts(text)
+        assert len(starts) == len(plain.starts)
+        assert starts[-1] == plain.starts[-1]
+        fast = LineIndex(text, encoding, starts)
+        for offset in range(-1, len(text) + 2):
+            assert fast.line_of(offset) == plain.line_of(offset), offset
+            assert fast.point(offset) == plain.point(offset), offset
+        for line in range(len(plain.starts) + 1):
+            pos = types.Position(line=line, character=1)
+            assert fast.offset(pos) == plain.offset(pos)
+            assert fast.line_range(0, line) == plain.line_range(0, line)
 
 
 def test_big_edits_split_and_small_chunks_merge():
@@ -201,5 +248,7 @@ def test_a_failing_change_listener_stops_neither_the_others_nor_the_changes(capl
         next(server.protocol.lsp_text_document__did_change(params), None)
     assert workspace.get_text_document(uri).source == "a12b\n"
     assert seen == ["a1b\n", "a12b\n"]  # the next listener saw every change
-    failures = [r for r in caplog.records if r.getMessage().startswith("change listener")]
+    failures = [
+        r for r in caplog.records if r.getMessage().startswith("change listener")
+    ]
     assert len(failures) == 2

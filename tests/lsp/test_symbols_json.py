@@ -152,3 +152,19 @@ def test_two_identical_components_are_both_encoded_at_their_own_place() -> None:
     encoder = SymbolEncoder()
     assert encoded(encoder, text) == expected(text, configs=CONFIGS)
     assert encoded(encoder, "x" + text) == expected("x" + text, configs=CONFIGS)
+
+
+def test_a_long_component_typed_in_keeps_its_children_json_exact() -> None:
+    # one exchange holding every heading, typed in at the end, in the middle,
+    # with a new line and a heading: the children kept from the previous
+    # answer (before the edited lines) and the new ones encode as lsprotocol does
+    turn = "## User\n\nQ {n}?\n\n### Re: turn {n}\n\nA → é.\n\n```\n# no\n```\n\n"
+    body = "".join(turn.format(n=n) for n in range(60))
+    text = f"<!-- agent:exchange -->\n{body}<!-- /agent:exchange -->\n"
+    encoder = SymbolEncoder()
+    assert encoded(encoder, text) == expected(text, configs=CONFIGS)
+    middle = text.index("### Re: turn 30")
+    for at, typed in [(-1, "x"), (-1, "\n### New\n"), (middle, "é\n"), (-1, "y")]:
+        pos = text.rindex("<!-- /agent:exchange") if at < 0 else at
+        text = text[:pos] + typed + text[pos:]
+        assert encoded(encoder, text) == expected(text, configs=CONFIGS)

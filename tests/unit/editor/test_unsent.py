@@ -67,3 +67,10 @@ def test_a_moved_boundary_next_to_typed_text_is_not_marked():
     snap = SNAP.replace("x\n", "x\n<!-- agent:boundary:aaaaaaaa -->\n")
     cur = SNAP.replace("x\n", "x\n<!-- agent:boundary:bbbbbbbb -->\ntyped\n")
     assert _marked(cur, unsent_changes(snap, cur)) == [("unsent", "typed")]
+
+
+def test_emptying_the_document_marks_the_removal_at_its_start():
+    summary = unsent_changes(SNAP, "")
+    assert [(m.start, m.end, m.message) for m in summary.marks] == [
+        (0, 0, "will be sent: 6 lines removed here")
+    ]

@@ -1,0 +1,163 @@
+"""The language server's work per keystroke on a long conversation, in CPU time.
+
+After each keystroke typed at the end of the exchange (the last question), the
+server answers ``documentSymbol`` (the editor's outline refresh) and runs its
+debounced diagnostics: the component problems plus the "will be sent" marks
+against the snapshot. This bench drives a real server object in process
+(``FastWorkspace`` as ``initialize`` makes it) with incremental changes and
+times, in CPU time of the whole process (worker threads included):
+
+* ``documentSymbol``: :func:`agent_doc_lsp.features.symbols.symbols`, the
+  handler's own code (text, line index, outline, JSON);
+* ``diagnostics``: :func:`agent_doc_lsp.features.diagnostics.check` with the
+  line index the run builds, without providers;
+* ``marks``: the unsent provider's work, ``UnsentBaseline.changes``.
+
+Documents: :func:`bench._long_docs.conversation` at 10 turns (~40 KB) and
+5,000 turns (~19 MB); the snapshot is the document before the typed line.
+Goal (issue 37): each ≤ 2× at 19 MB against 40 KB.
+
+Run: ``.venv/bin/python bench/bench_lsp_keystroke.py [TURNS ...]`` (it
+compiles the packages' bytecode first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._fixtures import compile_packages
+from bench._long_docs import conversation
+from bench._long_docs import type_line
+
+KEYS = 7
+"""Keystrokes per measure (the median is printed)."""
+GOAL = 2.0
+
+
+def _server(text: str) -> tuple[Any, str, asyncio.AbstractEventLoop]:
+    from agent_doc_lsp.fast_document import FastWorkspace
+    from agent_doc_lsp.server import create_server
+
+    server = create_server()
+    server.protocol._workspace = FastWorkspace(None)  # as initialize makes it
+    server.protocol.client_capabilities = types.ClientCapabilities()
+    loop = asyncio.new_event_loop()
+    server.loop = loop
+    uri = "file:///bench/doc.md"
+    item = types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)
+    server.workspace.put_text_document(item)
+    return server, uri, loop
+
+
+WALL: dict[str, list[float]] = {}
+"""Wall ms of each measure, beside its CPU time."""
+
+
+def _cpu_ms(fn: Callable[[], Any], name: str = "") -> float:
+    start, wall = time.process_time(), time.perf_counter()
+    fn()
+    if name:
+        WALL.setdefault(name, []).append((time.perf_counter() - wall) * 1000)
+    return (time.process_time() - start) * 1000
+
+
+def measure(turns: int) -> dict[str, float]:
+    """Median CPU ms of each piece of work after a keystroke, at ``turns``."""
+    from agent_doc.editor.unsent import UnsentBaseline
+    from agent_doc_lsp.features import diagnostics
+    from agent_doc_lsp.features import symbols
+
+    snapshot, _answer = conversation(turns)
+    text = type_line(snapshot, "")
+    server, uri, loop = _server(text)
+    line = text[: text.rindex("<!-- /agent:exchange")].count("\n") - 1
+    baseline = UnsentBaseline(snapshot)
+    rows: dict[str, list[float]] = {
+        "documentSymbol": [],
+        "diagnostics": [],
+        "marks": [],
+    }
+    version = 1
+
+    def diagnose() -> None:
+        buffer = server.buffers.get(uri)
+        maker = getattr(server, "line_index_maker", None)  # absent before issue 37
+        if maker is None:
+            diagnostics.check(server, buffer, None, [])
+        else:
+            diagnostics.check(server, buffer, None, [], maker(uri, buffer.text))
+
+    for key in range(KEYS + 1):
+        version += 1
+        pos = types.Position(line=line, character=key)
+        server.workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            types.TextDocumentContentChangePartial(
+                range=types.Range(start=pos, end=pos), text="x"
+            ),
+        )
+        tag = f"{turns}:" if key else ""
+        sym = _cpu_ms(
+            lambda: loop.run_until_complete(symbols.symbols(server, uri)),
+            tag and tag + "documentSymbol",
+        )
+        server._indexes.clear()  # each run builds its own, as on a new version
+        diag = _cpu_ms(diagnose, tag and tag + "diagnostics")
+        current = server.buffers.get(uri).text
+        marks = _cpu_ms(
+            lambda current=current: baseline.changes(current), tag and tag + "marks"
+        )
+        if key:  # the first one fills the caches of the open
+            rows["documentSymbol"].append(sym)
+            rows["diagnostics"].append(diag)
+            rows["marks"].append(marks)
+    loop.close()
+    out = {name: statistics.median(values) for name, values in rows.items()}
+    out["MB"] = len(text.encode()) / 1e6
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """Print the table for the turns in ``argv`` (default 10 and 5,000)."""
+    logging.getLogger("pygls").setLevel(logging.CRITICAL)
+    compile_packages()
+    turns = [int(a) for a in argv] or [10, 5000]
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"median CPU ms per keystroke of {KEYS}, typed at the end of the exchange")
+    rows = {t: measure(t) for t in turns}
+    names = ["documentSymbol", "diagnostics", "marks"]
+    print("| turns | MB | " + " | ".join(names) + " | total |")
+    print("|---" * (len(names) + 3) + "|")
+    for t, row in rows.items():
+        total = sum(row[n] for n in names)
+        cells = " | ".join(f"{row[n]:.1f}" for n in names)
+        print(f"| {t:,} | {row['MB']:.2f} | {cells} | {total:.1f} |")
+    small, big = rows[turns[0]], rows[turns[-1]]
+    ratios = []
+    for n in [*names, "total"]:
+        a = sum(small[x] for x in names) if n == "total" else small[n]
+        b = sum(big[x] for x in names) if n == "total" else big[n]
+        ratio = b / max(a, 0.05)
+        ratios.append(f"{ratio:.1f}× {'ok' if ratio <= GOAL else 'OVER'}")
+    print(f"| ÷ | | {' | '.join(ratios)} |")
+    print("\nmedian wall ms of the same runs")
+    for t in turns:
+        cells = " | ".join(f"{statistics.median(WALL[f'{t}:{n}']):.1f}" for n in names)
+        print(f"| {t:,} | {rows[t]['MB']:.2f} | {cells} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
