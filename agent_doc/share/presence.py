@@ -19,8 +19,6 @@ from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
 
-from pycrdt.websocket.asgi_server import ASGIWebsocket
-
 logger = logging.getLogger(__name__)
 
 _AWARENESS = 1
@@ -29,15 +27,37 @@ _SYNC_STEP1 = bytes([0, 0])
 """``YMessageType.SYNC`` + ``SYNC_STEP1``: a peer asking what it lacks."""
 
 
-class PeerSocket(ASGIWebsocket):
-    """An accepted websocket that remembers the awareness ids its peer used."""
+class PeerSocket:
+    """An accepted websocket that remembers the awareness ids its peer used.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    The ``Channel`` pycrdt-websocket's ``WebsocketServer.serve`` takes, over
+    its ``ASGIWebsocket``.
+    """
+
+    def __init__(
+        self,
+        receive: Callable[[], Awaitable[dict[str, Any]]],
+        send: Callable[[dict[str, Any]], Awaitable[None]],
+        path: str,
+    ) -> None:
+        from pycrdt.websocket.asgi_server import ASGIWebsocket
+
+        self._socket = ASGIWebsocket(receive, send, path)
         self.awareness_ids: set[int] = set()
         """Awareness client ids announced through this socket."""
         self.stored: Callable[[], Awaitable[None]] | None = None
         """Returns once the room's changes so far are in its store."""
+
+    @property
+    def path(self) -> str:
+        """The room's path (``/<session id>``)."""
+        return self._socket.path
+
+    def __aiter__(self) -> PeerSocket:
+        return self
+
+    async def __anext__(self) -> bytes:
+        return await self.recv()
 
     async def recv(self) -> bytes:
         """The next message; awareness updates are noted on the way.
@@ -47,13 +67,13 @@ class PeerSocket(ASGIWebsocket):
         says the peer's edits are durable, not only applied in memory — a
         ``write --room`` that returned has its answer in the store.
         """
-        message: bytes = await super().recv()
+        message: bytes = await self._socket.recv()
         if message[:2] == _SYNC_STEP1 and self.stored is not None:
             await self.stored()
         if message[:1] == bytes([_AWARENESS]):
             try:
                 self.awareness_ids.update(awareness_client_ids(message))
-            except (IndexError, ValueError):
+            except (IndexError, ValueError, RuntimeError):  # pycrdt: RuntimeError
                 logger.debug("unreadable awareness message from %s", self.path)
         return message
 
@@ -69,7 +89,7 @@ class PeerSocket(ASGIWebsocket):
         send still ends the room's task group.)
         """
         try:
-            await super().send(message)
+            await self._socket.send(message)
         except (
             OSError,
             RuntimeError,
@@ -77,46 +97,38 @@ class PeerSocket(ASGIWebsocket):
             logger.debug("dropped a message to %s, which left: %s", self.path, exc)
 
 
-def _varuint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
+def update_clocks(update: bytes) -> dict[int, int]:
+    """The client ids of an awareness update, each with the clock it carries."""
+    from pycrdt import Decoder
 
-
-def _write_varuint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append(0x80 | (value & 0x7F))
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+    decoder = Decoder(update)
+    clocks = {}
+    for _ in range(decoder.read_var_uint()):
+        client = decoder.read_var_uint()
+        clocks[client] = decoder.read_var_uint()
+        decoder.read_message()  # the state (JSON), not needed here
+    return clocks
 
 
 def awareness_client_ids(message: bytes) -> list[int]:
     """The client ids of an awareness message (type byte, length, update)."""
-    _size, pos = _varuint(message, 1)
-    count, pos = _varuint(message, pos)
-    ids = []
-    for _ in range(count):
-        client, pos = _varuint(message, pos)
-        _clock, pos = _varuint(message, pos)
-        length, pos = _varuint(message, pos)
-        pos += length
-        ids.append(client)
-    return ids
+    from pycrdt import read_message
+
+    return list(update_clocks(read_message(message[1:])))
 
 
 def removal_message(clocks: dict[int, int]) -> bytes:
     """An awareness message setting each client's state to null at a newer clock."""
-    update = _write_varuint(len(clocks))
+    from pycrdt import Encoder
+    from pycrdt import create_awareness_message
+
+    encoder = Encoder()
+    encoder.write_var_uint(len(clocks))
     for client, clock in clocks.items():
-        update += _write_varuint(client) + _write_varuint(clock + 1) + b"\x04null"
-    return bytes([_AWARENESS]) + _write_varuint(len(update)) + update
+        encoder.write_var_uint(client)
+        encoder.write_var_uint(clock + 1)
+        encoder.write_var_string("null")
+    return create_awareness_message(encoder.to_bytes())
 
 
 def greeting(room: Any) -> bytes | None:
@@ -142,7 +154,7 @@ async def forget_peer(room: Any, peer: PeerSocket) -> None:
     gone = [c for c in peer.awareness_ids if c in awareness.states]
     if not gone:
         return
-    clocks = {c: int(awareness.meta.get(c, {}).get("clock", 0)) for c in gone}
+    clocks = update_clocks(awareness.encode_awareness_update(gone))
     awareness.remove_awareness_states(gone, "disconnect")
     message = removal_message(clocks)
     async with anyio.create_task_group() as tg:
