@@ -83,7 +83,7 @@ class PeerStatus:
         return any(p.writing for p in self.present)
 
 
-def _failure(exc: BaseException) -> PeerStatus:
+def failure_status(exc: BaseException) -> PeerStatus:
     """The status after a failed connection (task groups may wrap the error)."""
     refused = refusal(exc)
     if refused is not None:
@@ -247,7 +247,7 @@ class RoomPeer:
                 await self._connection()
                 delay = first
             except Exception as exc:  # refused, unreachable, timed out, dropped
-                status = _failure(exc)
+                status = failure_status(exc)
                 if status.state == "refused":
                     delay = longest
             self._set_status(status)
