@@ -57,12 +57,22 @@ USED: list[tuple[Any, str, list[str]]] = [
     (pycrdt.Doc, "get_update", ["self", "state"]),
     (pycrdt.Doc, "apply_update", ["self", "update"]),
     (pycrdt.Doc, "get", ["self", "key", "type"]),
+    (pycrdt.Doc, "get_state", ["self"]),
+    (pycrdt.Doc, "transaction", ["self", "origin"]),
+    (pycrdt.Text, "insert", ["self", "index", "value"]),
+    (pycrdt.Text, "__delitem__", ["self", "key"]),
+    (pycrdt.Text, "observe", ["self", "callback"]),
+    (pycrdt.Map, "observe", ["self", "callback"]),
     (
         pycrdt.UndoManager,
         "__init__",
         ["self", "scopes", "capture_timeout_millis", "timestamp"],
     ),
     (pycrdt.UndoManager, "include_origin", ["self", "origin"]),
+    (pycrdt.UndoManager, "undo", ["self"]),
+    (pycrdt.UndoManager, "redo", ["self"]),
+    (pycrdt.UndoManager, "can_undo", ["self"]),
+    (pycrdt.UndoManager, "can_redo", ["self"]),
     (
         YRoom,
         "__init__",
@@ -131,6 +141,7 @@ async def test_the_attributes_we_read_and_set_still_exist() -> None:
     awareness = pycrdt.Awareness(pycrdt.Doc())
     assert isinstance(awareness.client_id, int)
     assert isinstance(inspect.getattr_static(pycrdt.Awareness, "states"), property)
+    assert hasattr(pycrdt.TransactionEvent, "update")  # persist gathers it
     response = httpx.Response(403, request=httpx.Request("GET", "http://x"))
     assert httpx_ws.WebSocketUpgradeError(response).response.status_code == 403
     assert issubclass(httpx_ws.WebSocketUpgradeError, httpx_ws.HTTPXWSException)
