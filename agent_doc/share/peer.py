@@ -1,9 +1,10 @@
 """A long-lived Yjs peer of one shared room (an editor's buffer joins through it).
 
 :class:`RoomPeer` keeps one ``pycrdt.Doc`` for the whole life of an open
-document and (re)connects it to ``ws://host:port/<session id>`` with the bearer
-token in the ``Authorization`` header. Each connection is a ``pycrdt.Provider``
-over a :class:`~agent_doc.share.peer_link.PeerChannel`; when the socket dies the
+document and (re)connects it to ``ws://host:port/<session id>`` the way every
+peer joins (:func:`~agent_doc.share.room_connect.open_room`: the bearer token in
+the ``Authorization`` header, a ``pycrdt.Provider``), here over a
+:class:`~agent_doc.share.peer_link.PeerChannel`; when the socket dies the
 peer goes ``offline`` and retries with exponential backoff (:data:`BACKOFF`).
 Because the ``Doc`` (and its history) survives, edits made while offline merge
 on reconnect through the ordinary sync exchange: the buffer is never inserted
