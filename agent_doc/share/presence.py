@@ -3,8 +3,10 @@
 pycrdt-websocket relays awareness messages but keeps a peer's state after its
 socket closes (a client that crashes or loses its network never says goodbye),
 so other peers would show it for the awareness timeout (30 s) or forever. Each
-socket records the awareness client ids it announced; when it closes, the
-server removes those states and tells the remaining peers at once.
+socket records the awareness client ids it announced as its own (not the other
+peers' states a y-websocket client echoes); when it closes, the server removes
+those states and tells the remaining peers at once. Messages are read and
+written with pycrdt's public codec (``Decoder``, ``Encoder``).
 
 Nor does it tell a newcomer who is already there (y-websocket's own server
 does): a peer that announced itself once — the agent's writer, a Yjs client —
@@ -44,7 +46,9 @@ class PeerSocket:
 
         self._socket = ASGIWebsocket(receive, send, path)
         self.awareness_ids: set[int] = set()
-        """Awareness client ids announced through this socket."""
+        """Awareness client ids this socket's peer announced as its own."""
+        self.room_awareness: Any = None
+        """The room's ``pycrdt.Awareness`` (tells an echo from an announcement)."""
         self.stored: Callable[[], Awaitable[None]] | None = None
         """Returns once the room's changes so far are in its store."""
 
@@ -72,10 +76,29 @@ class PeerSocket:
             await self.stored()
         if message[:1] == bytes([_AWARENESS]):
             try:
-                self.awareness_ids.update(awareness_client_ids(message))
+                self.awareness_ids.update(self._announced(message))
             except (IndexError, ValueError, RuntimeError):  # pycrdt: RuntimeError
                 logger.debug("unreadable awareness message from %s", self.path)
         return message
+
+    def _announced(self, message: bytes) -> list[int]:
+        """The clients whose state ``message`` brings to the room (not yet
+        applied). A y-websocket client echoes every awareness change it hears,
+        other peers' too, at the clock the room already has: those are not its
+        own, and its leaving must not clear them."""
+        from pycrdt import read_message
+
+        entries = update_entries(read_message(message[1:]))
+        room = self.room_awareness
+        known: dict[int, int] = {}
+        if room is not None:
+            held = [c for c in entries if c in room.states]
+            known = update_clocks(room.encode_awareness_update(held))
+        return [
+            client
+            for client, (clock, present) in entries.items()
+            if present and clock > known.get(client, -1)
+        ]
 
     async def send(self, message: bytes) -> None:
         """Send ``message``; to a peer that already left, drop it.
@@ -97,24 +120,23 @@ class PeerSocket:
             logger.debug("dropped a message to %s, which left: %s", self.path, exc)
 
 
-def update_clocks(update: bytes) -> dict[int, int]:
-    """The client ids of an awareness update, each with the clock it carries."""
+def update_entries(update: bytes) -> dict[int, tuple[int, bool]]:
+    """The client ids of an awareness update, each with the clock it carries
+    and whether it carries a state (``False``: ``null``, the client left)."""
     from pycrdt import Decoder
 
     decoder = Decoder(update)
-    clocks = {}
+    entries = {}
     for _ in range(decoder.read_var_uint()):
         client = decoder.read_var_uint()
-        clocks[client] = decoder.read_var_uint()
-        decoder.read_message()  # the state (JSON), not needed here
-    return clocks
+        clock = decoder.read_var_uint()
+        entries[client] = (clock, decoder.read_message() not in (b"null", b""))
+    return entries
 
 
-def awareness_client_ids(message: bytes) -> list[int]:
-    """The client ids of an awareness message (type byte, length, update)."""
-    from pycrdt import read_message
-
-    return list(update_clocks(read_message(message[1:])))
+def update_clocks(update: bytes) -> dict[int, int]:
+    """The client ids of an awareness update, each with the clock it carries."""
+    return {client: clock for client, (clock, _) in update_entries(update).items()}
 
 
 def removal_message(clocks: dict[int, int]) -> bytes:
