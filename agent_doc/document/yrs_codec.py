@@ -24,13 +24,30 @@ STATE_CLIENT_ID = 3
 
 
 def _varuint(value: int) -> bytes:
-    """LEB128 encoding of a non-negative integer (lib0 ``writeVarUint``)."""
+    """LEB128 encoding of a non-negative integer (lib0 ``writeVarUint``).
+
+    pycrdt's ``write_var_uint`` writes the same bytes, but importing pycrdt
+    costs a per-turn write 50–90 ms: the states here are pinned byte for byte
+    to pycrdt's instead (``tests/unit/document/test_yrs.py``).
+    """
     out = bytearray()
     while value > 0x7F:
         out.append(0x80 | (value & 0x7F))
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+def _read_varuint(data: bytes, pos: int) -> tuple[int, int]:
+    """The LEB128 integer at ``pos`` in ``data``, and the position after it."""
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
 
 
 def _varstring(text: str) -> bytes:
@@ -79,15 +96,7 @@ def utf8_in_state(state: bytes, client_id: int = STATE_CLIENT_ID) -> memoryview:
     head = _state_head(client_id)
     if not state.startswith(head):
         raise ValueError("not a one-text state")
-    size, pos = 0, len(head)
-    shift = 0
-    while True:  # the LEB128 length
-        byte = state[pos]
-        pos += 1
-        size |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            break
+    size, pos = _read_varuint(state, len(head))
     if pos + size + 1 != len(state):
         raise ValueError("not a one-text state")
     return memoryview(state)[pos : pos + size]

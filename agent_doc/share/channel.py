@@ -71,13 +71,18 @@ class WebsocketChannel:
         while not ready():
             await self._changed.wait()
 
-    async def acknowledged(self, state_message: bytes, sent_before: int) -> None:
-        """Wait until an update was sent after ``sent_before`` and the room applied it.
+    async def acknowledged(
+        self, state_message: bytes, sent_before: int | None = None
+    ) -> None:
+        """Wait until the room applied what was sent so far — and, with
+        ``sent_before``, until an update was sent after that mark.
 
         ``state_message`` is a SYNC_STEP1 of the local document; the server's
         SYNC_STEP2 reply comes after it has applied everything sent before.
         """
-        await self.wait_until(lambda: self.updates_sent > sent_before)
+        if sent_before is not None:
+            mark = sent_before
+            await self.wait_until(lambda: self.updates_sent > mark)
         replies = self.replies
         await self.send(state_message)
         await self.wait_until(lambda: self.replies > replies)

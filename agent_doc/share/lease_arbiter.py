@@ -17,8 +17,6 @@ import logging
 import os
 from typing import Any
 
-import anyio
-
 from agent_doc.share.turn_state import Claim
 from agent_doc.share.turn_state import claims_map
 from agent_doc.share.turn_state import current_lease
@@ -46,6 +44,8 @@ class LeaseArbiter:
     """Grants one room's turn (see the module docstring)."""
 
     def __init__(self, name: str, doc: Any, ttl: float | None = None) -> None:
+        import anyio
+
         self.name = name
         """The room (for the log)."""
         self.doc = doc
@@ -66,6 +66,8 @@ class LeaseArbiter:
 
     async def run(self) -> None:
         """Decide whenever a claim changes, and when a lease may expire (forever)."""
+        import anyio
+
         while True:
             try:
                 self.decide(anyio.current_time())

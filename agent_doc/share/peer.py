@@ -1,9 +1,10 @@
 """A long-lived Yjs peer of one shared room (an editor's buffer joins through it).
 
 :class:`RoomPeer` keeps one ``pycrdt.Doc`` for the whole life of an open
-document and (re)connects it to ``ws://host:port/<session id>`` with the bearer
-token in the ``Authorization`` header. Each connection is a ``pycrdt.Provider``
-over a :class:`~agent_doc.share.peer_link.PeerChannel`; when the socket dies the
+document and (re)connects it to ``ws://host:port/<session id>`` the way every
+peer joins (:func:`~agent_doc.share.room_connect.open_room`: the bearer token in
+the ``Authorization`` header, a ``pycrdt.Provider``), here over a
+:class:`~agent_doc.share.peer_link.PeerChannel`; when the socket dies the
 peer goes ``offline`` and retries with exponential backoff (:data:`BACKOFF`).
 Because the ``Doc`` (and its history) survives, edits made while offline merge
 on reconnect through the ordinary sync exchange: the buffer is never inserted
@@ -31,33 +32,28 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
-
-import anyio
-import httpx
-import httpx_ws
-from pycrdt import Doc
-from pycrdt import Provider
-from pycrdt import Text
 
 from agent_doc.document.yrs_codec import TEXT_KEY
-from agent_doc.share.access import refusal_reason
 from agent_doc.share.peer_link import PeerChannel
 from agent_doc.share.peer_link import Presence
 from agent_doc.share.presence_state import PeerPresence
 from agent_doc.share.presence_state import default_name
 from agent_doc.share.presence_state import status_words
+from agent_doc.share.room_connect import open_room
+from agent_doc.share.room_connect import refusal
 from agent_doc.share.textedit import apply_text_change
 from agent_doc.share.textedit import rebase
 from agent_doc.share.undo import PERSON
 from agent_doc.share.undo import OwnUndo
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from pycrdt import Doc
+
 logger = logging.getLogger(__name__)
 
 BACKOFF = (0.5, 10.0)
 """Seconds before the first retry, and the most a retry ever waits."""
-SYNC_TIMEOUT = 15.0
-"""Seconds a connection may take to open and sync before it is dropped."""
 PING_S = 5.0
 """Websocket keep-alive: a silent, half-dead connection is noticed this fast."""
 
@@ -88,15 +84,13 @@ class PeerStatus:
         return any(p.writing for p in self.present)
 
 
-def _failure(exc: BaseException) -> PeerStatus:
+def failure_status(exc: BaseException) -> PeerStatus:
     """The status after a failed connection (task groups may wrap the error)."""
-    inner = getattr(exc, "exceptions", None)
-    while isinstance(inner, tuple) and inner:
+    refused = refusal(exc)
+    if refused is not None:
+        return PeerStatus("refused", detail=refused)
+    while inner := getattr(exc, "exceptions", None):
         exc = inner[0]
-        inner = getattr(exc, "exceptions", None)
-    if isinstance(exc, httpx_ws.WebSocketUpgradeError):
-        status = exc.response.status_code
-        return PeerStatus("refused", detail=f"HTTP {status}: {refusal_reason(status)}")
     return PeerStatus("offline", detail=str(exc) or type(exc).__name__)
 
 
@@ -118,6 +112,10 @@ class RoomPeer:
         user: str = "",
         backoff: tuple[float, float] = BACKOFF,
     ) -> None:
+        import anyio
+        from pycrdt import Doc
+        from pycrdt import Text
+
         self.url = url
         """``ws://host:port/<session id>``."""
         self.doc: Doc[Any] = Doc()
@@ -213,6 +211,8 @@ class RoomPeer:
     # -- running ----------------------------------------------------------
     async def run(self) -> None:
         """Connect, sync and stay connected (reconnecting) until :meth:`close`."""
+        import anyio
+
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._report_remote)
             await tg.start(self.presence.awareness.start)
@@ -225,6 +225,8 @@ class RoomPeer:
         self._stop.set()
 
     async def _report_remote(self) -> None:
+        import anyio
+
         while True:
             await self._changed.wait()
             self._changed = anyio.Event()
@@ -236,6 +238,8 @@ class RoomPeer:
                     logger.exception("%s: the remote change handler failed", self.url)
 
     async def _connect_forever(self) -> None:
+        import anyio
+
         first, longest = self._backoff
         delay = first
         while True:
@@ -244,7 +248,7 @@ class RoomPeer:
                 await self._connection()
                 delay = first
             except Exception as exc:  # refused, unreachable, timed out, dropped
-                status = _failure(exc)
+                status = failure_status(exc)
                 if status.state == "refused":
                     delay = longest
             self._set_status(status)
@@ -253,36 +257,35 @@ class RoomPeer:
             delay = min(delay * 2, longest)
 
     async def _connection(self) -> None:
-        token = self._token()
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        async with httpx.AsyncClient(timeout=SYNC_TIMEOUT) as client:
-            connect: Any = httpx_ws.aconnect_ws(
-                self.url,
-                client,
-                headers=headers,
-                keepalive_ping_interval_seconds=PING_S,
-                keepalive_ping_timeout_seconds=PING_S,
-            )
-            async with connect as ws:
-                await self._serve(ws)
+        """One connection: joined, shared until its socket closes."""
+        import anyio
 
-    async def _serve(self, ws: Any) -> None:
-        channel = PeerChannel(ws, urlsplit(self.url).path, self.presence)
-        provider = Provider(self.doc, channel, log=logger)
         async with anyio.create_task_group() as tg:
-            self.presence.send = lambda message: tg.start_soon(channel.send, message)
+
+            def opened(channel: PeerChannel) -> None:
+                self.presence.send = lambda msg: tg.start_soon(channel.send, msg)
+                tg.start_soon(self.presence.connected().start)  # peers time out
+
             try:
-                await tg.start(provider.start)
-                self.presence.renew()
-                with anyio.fail_after(SYNC_TIMEOUT):
-                    await provider.synced.wait()
-                if not self.synced.is_set():
-                    self._first_sync()
-                self._set_status(self._shared())
-                await channel.closed.wait()
+                async with open_room(
+                    self.url,
+                    self._token(),
+                    self.doc,
+                    self._channel,
+                    keepalive_s=PING_S,
+                    log=logger,
+                    on_open=opened,
+                ) as channel:
+                    if not self.synced.is_set():
+                        self._first_sync()
+                    self._set_status(self._shared())
+                    await channel.closed.wait()
             finally:
                 self.presence.send = None
                 tg.cancel_scope.cancel()
+
+    def _channel(self, websocket: Any, path: str) -> PeerChannel:
+        return PeerChannel(websocket, path, self.presence)
 
     def _first_sync(self) -> None:
         """Seed an empty room from the buffer; a full room is adopted."""

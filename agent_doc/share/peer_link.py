@@ -8,11 +8,12 @@ instead of raising once the socket is gone (the change stays in the peer's
 ``Doc`` and reaches the room with the next connection's sync), and awareness
 (presence) messages handed to a :class:`Presence` on the way in.
 
-:class:`Presence` wraps a ``pycrdt.Awareness``: the peer's own state (``user``
-name and kind, ``cursor``; :mod:`~agent_doc.share.presence_state`) and the
-other peers' states. pycrdt-websocket does not send a newcomer the states it
-already knows, so a peer announces itself again whenever it sees a new peer:
-within one round trip everyone sees everyone.
+:class:`Presence` holds the peer's own state (``user`` name and kind,
+``cursor``; :mod:`~agent_doc.share.presence_state`) and, in a fresh
+``pycrdt.Awareness`` per connection, the other peers' states — renewed and
+forgotten through pycrdt's public API only. pycrdt-websocket does not send a
+newcomer the states it already knows, so a peer announces itself again
+whenever it sees a new peer: within one round trip everyone sees everyone.
 """
 
 from __future__ import annotations
@@ -21,13 +22,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import anyio
-from pycrdt import Awareness
-from pycrdt import Doc
-from pycrdt import YMessageType
-from pycrdt import create_awareness_message
-from pycrdt import read_message
-
 from agent_doc.share.channel import WebsocketChannel
 from agent_doc.share.presence_state import AGENT
 from agent_doc.share.presence_state import PeerPresence
@@ -35,23 +29,42 @@ from agent_doc.share.presence_state import cursor_json
 from agent_doc.share.presence_state import editor_state
 from agent_doc.share.presence_state import present_peers
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from pycrdt import Awareness
+    from pycrdt import Doc
+
 logger = logging.getLogger(__name__)
+
+_AWARENESS = 1
+"""``YMessageType.AWARENESS``: the first byte of an awareness message."""
 
 
 class Presence:
-    """This peer's awareness state and the peers it sees."""
+    """This peer's awareness state and the peers it sees.
+
+    Two ``pycrdt.Awareness`` objects, both used through their public API: ours
+    (:attr:`awareness`, for the whole life of the peer: its clock only grows)
+    and the room's as seen on the live connection (:meth:`connected` makes a
+    fresh one per connection, so a peer whose state we dropped while offline is
+    new to us again, whatever clock it announces).
+    """
 
     def __init__(self, doc: Doc[Any], user: str) -> None:
+        from pycrdt import Awareness
+
+        self._doc = doc
         self.awareness = Awareness(doc)
-        """The pycrdt awareness (own state + remote states)."""
+        """Our own state (its periodic renewal keeps us present)."""
         self.send: Callable[[bytes], Any] | None = None
         """Sends one message on the live connection (``None`` while offline)."""
         self.on_change: Callable[[tuple[PeerPresence, ...]], None] = lambda _p: None
         """Called when another peer comes, goes, moves its cursor or writes."""
+        self._room: Awareness | None = None
         self._others: tuple[PeerPresence, ...] = ()
         self._seen: set[int] = set()
         self.awareness.set_local_state(editor_state(user))
-        self.awareness.observe(self._observed)
+        self.awareness.observe(self._own_changed)
 
     @property
     def client_id(self) -> int:
@@ -75,21 +88,35 @@ class Presence:
 
     def announce(self) -> None:
         """Send our own state (again) on the live connection."""
+        from pycrdt import create_awareness_message
+
         if self.send is not None:
             update = self.awareness.encode_awareness_update([self.client_id])
             self.send(create_awareness_message(update))
+
+    def connected(self) -> Awareness:
+        """A fresh view of the room's peers for a new connection, and our state
+        announced on it (:meth:`renew`). The caller runs its ``start`` (peers
+        that stop renewing time out) for as long as the connection lives."""
+        from pycrdt import Awareness
+
+        self.forget_others()
+        room = Awareness(self._doc)
+        room.observe(self._room_changed)
+        self._room = room
+        self.renew()
+        return room
 
     def renew(self) -> None:
         """Announce our state with a clock newer than any peer may know.
 
         Peers ignore a clock they have seen, and when our socket closed the
         server told them our state is null at our clock + 1 (:mod:`.presence`):
-        skip past that one.
+        our state is removed (its clock + 1, not announced) and set again (+ 2).
         """
-        meta = self.awareness.meta.get(self.client_id)
-        if meta is not None:
-            meta["clock"] += 1
-        self.awareness.set_local_state(dict(self.awareness.get_local_state() or {}))
+        state = dict(self.awareness.get_local_state() or {})
+        self.awareness.remove_awareness_states([self.client_id], "renew")
+        self.awareness.set_local_state(state)
 
     def goodbye(self) -> None:
         """Tell the room we leave (our state becomes null)."""
@@ -97,27 +124,37 @@ class Presence:
 
     def received(self, message: bytes) -> None:
         """Apply an awareness message from the room."""
+        from pycrdt import read_message
+
+        if self._room is None:
+            return
         try:
-            self.awareness.apply_awareness_update(read_message(message[1:]), "remote")
+            self._room.apply_awareness_update(read_message(message[1:]), "remote")
         except Exception:  # a malformed update must not drop the connection
             logger.debug("unreadable awareness message", exc_info=True)
 
     def forget_others(self) -> None:
         """Drop every other peer's state (we are offline: we cannot know)."""
-        others = [c for c in self.awareness.meta if c != self.client_id]
-        self.awareness.remove_awareness_states(others, "offline")
-        for client in others:  # their next announcement is new to us again
-            self.awareness.meta.pop(client, None)
+        self._room = None
+        self._seen = set()
+        self._show(())
 
-    def _observed(self, topic: str, changes: tuple[dict[str, Any], Any]) -> None:
-        _change, origin = changes
-        if topic == "update" and origin == "local":
+    def _own_changed(self, topic: str, changes: tuple[dict[str, Any], Any]) -> None:
+        if topic == "update" and changes[1] == "local":
             self.announce()
-        others = present_peers(self.awareness.states, self.client_id)
+
+    def _room_changed(self, topic: str, changes: tuple[dict[str, Any], Any]) -> None:
+        room = self._room
+        if topic != "update" or room is None or changes[1] == "local":
+            return  # "local": the room view's own placeholder state
+        others = present_peers(room.states, self.client_id)
         present = {p.client for p in others}
-        if origin == "remote" and present - self._seen:
+        if changes[1] == "remote" and present - self._seen:
             self.announce()  # a newcomer (or a peer back) does not know us yet
         self._seen = present
+        self._show(others)
+
+    def _show(self, others: tuple[PeerPresence, ...]) -> None:
         if others != self._others:
             self._others = others
             self.on_change(others)
@@ -127,6 +164,8 @@ class PeerChannel(WebsocketChannel):
     """A channel that notices its socket closing and routes presence."""
 
     def __init__(self, websocket: Any, path: str, presence: Presence) -> None:
+        import anyio
+
         super().__init__(websocket, path)
         self.presence = presence
         """Where awareness messages go."""
@@ -140,7 +179,7 @@ class PeerChannel(WebsocketChannel):
         except BaseException:
             self.closed.set()
             raise
-        if message[:1] == bytes([YMessageType.AWARENESS]):
+        if message[:1] == bytes([_AWARENESS]):
             self.presence.received(message)
         return message
 

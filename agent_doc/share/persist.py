@@ -21,14 +21,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import anyio
-import pycrdt
-
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.faults import declare_points
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    import pycrdt
     from pycrdt.store import BaseYStore
 
 logger = logging.getLogger(__name__)
@@ -55,6 +53,8 @@ class RoomPersister:
         doc: pycrdt.Doc[Any],
         window: float = BATCH_WINDOW,
     ) -> None:
+        import anyio
+
         self.name = name
         """The room's name (its session id), for the log."""
         self.store = store
@@ -87,6 +87,8 @@ class RoomPersister:
 
     async def run(self) -> None:
         """Write gathered updates, at most once per window (forever)."""
+        import anyio
+
         while True:
             await self._gathered.wait()
             await anyio.sleep_until(self._last_write + self.window)
@@ -106,6 +108,9 @@ class RoomPersister:
         A write that fails is kept to be tried again with the next batch, a
         window later (a store that keeps failing is not retried in a loop).
         """
+        import anyio
+        import pycrdt
+
         async with self._lock:
             self._gathered = anyio.Event()
             batch, self._pending = self._pending, []

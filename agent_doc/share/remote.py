@@ -39,9 +39,9 @@ from agent_doc.errors import PatchError
 from agent_doc.errors import ShareError
 from agent_doc.share.access import read_token_file
 from agent_doc.share.documents import session_id_of
+from agent_doc.share.room_connect import room_failure
 from agent_doc.share.room_link import RoomLink
 from agent_doc.share.room_link import RoomTarget
-from agent_doc.share.room_link import room_failure
 from agent_doc.share.turn_state import answer_id
 from agent_doc.share.turn_state import current_lease
 from agent_doc.share.turn_state import has_landed

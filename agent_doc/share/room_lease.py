@@ -30,9 +30,9 @@ from agent_doc.cycle.turn_lock import TurnRecord
 from agent_doc.cycle.turn_lock import turn_refusal
 from agent_doc.errors import ShareError
 from agent_doc.errors import TurnRunning
+from agent_doc.share.room_connect import room_failure
 from agent_doc.share.room_link import RoomLink
 from agent_doc.share.room_link import RoomTarget
-from agent_doc.share.room_link import room_failure
 from agent_doc.share.turn_state import Claim
 from agent_doc.share.turn_state import claims_map
 from agent_doc.share.turn_state import current_lease

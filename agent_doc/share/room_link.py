@@ -2,14 +2,14 @@
 
 :class:`RoomLink` is what ``write --room``, ``patch --room`` and ``run --room``
 hold while they work on a room (:mod:`agent_doc.share.remote`,
-:mod:`agent_doc.share.room_run`). It joins as a Yjs peer (``pycrdt.Provider``
-over httpx-ws, the token in the ``Authorization`` header) with a small client
+:mod:`agent_doc.share.room_run`). It joins as a Yjs peer through
+:func:`~agent_doc.share.room_connect.open_room` with a small client
 id (below :data:`AGENT_ID_LIMIT`: on a tie with an editor's concurrent insert
 the agent's text comes first, as in a local merge), waits for the first sync,
 and — when it writes — publishes the "agent writing" awareness state until it
 leaves, when the state is set to null (the editors stop showing it at once).
 Connection failures become one clear :class:`~agent_doc.errors.ShareError`
-(:func:`room_failure`).
+(:func:`~agent_doc.share.room_connect.room_failure`).
 """
 
 from __future__ import annotations
@@ -18,13 +18,12 @@ import secrets
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from agent_doc.document.yrs_codec import TEXT_KEY
-from agent_doc.errors import ShareError
-from agent_doc.share.access import refusal_reason
 from agent_doc.share.channel import WebsocketChannel
 from agent_doc.share.presence_state import agent_state
+from agent_doc.share.room_connect import TIMEOUT
+from agent_doc.share.room_connect import open_room
 from agent_doc.share.textedit import apply_text_change
 from agent_doc.share.turn_state import record_landing
 
@@ -35,8 +34,6 @@ if TYPE_CHECKING:
 
 AGENT_ID_LIMIT = 1024
 """Writers take a random client id below this (editors' ids are 32-bit or more)."""
-TIMEOUT = 15.0
-"""Seconds allowed to connect, to sync, and for the room to apply an edit."""
 
 
 @dataclass(frozen=True)
@@ -81,26 +78,11 @@ class RoomLink:
         return self
 
     async def _join(self) -> None:
-        import anyio
-        import httpx
-        import httpx_ws
         from pycrdt import Awareness
-        from pycrdt import Provider
 
-        token = self.target.token
-        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-        # no cancel scope around the contexts entered here: their task groups
-        # outlive this method (the connect is bounded by httpx's timeout)
-        client = await self._stack.enter_async_context(
-            httpx.AsyncClient(timeout=TIMEOUT)
-        )
-        connect: Any = httpx_ws.aconnect_ws(self.target.url, client, headers=headers)
-        ws = await self._stack.enter_async_context(connect)
-        self._channel = WebsocketChannel(ws, urlsplit(self.target.url).path)
-        provider = Provider(self.doc, self._channel)
-        await self._stack.enter_async_context(provider)
-        with anyio.fail_after(TIMEOUT):
-            await provider.synced.wait()
+        target = self.target
+        joined = open_room(target.url, target.token, self.doc, WebsocketChannel)
+        self._channel = await self._stack.enter_async_context(joined)
         if self.writing:
             self._awareness = Awareness(self.doc)
             await self._publish(agent_state())
@@ -147,14 +129,9 @@ class RoomLink:
         import anyio
         from pycrdt import create_sync_message
 
-        channel = self._channel
-        assert channel is not None
+        assert self._channel is not None
         with anyio.fail_after(TIMEOUT):
-            if sent_before is not None:
-                await channel.wait_until(lambda: channel.updates_sent > sent_before)
-            replies = channel.replies
-            await channel.send(create_sync_message(self.doc))
-            await channel.wait_until(lambda: channel.replies > replies)
+            await self._channel.acknowledged(create_sync_message(self.doc), sent_before)
 
     @property
     def updates_sent(self) -> int:
@@ -173,33 +150,3 @@ class RoomLink:
         except Exception:  # the connection is gone: the server clears our state
             if state is not None:
                 raise
-
-
-def single_error(exc: BaseException) -> BaseException:
-    """The one exception inside (nested) task-group exception groups."""
-    inner = getattr(exc, "exceptions", None)
-    while isinstance(inner, tuple) and len(inner) == 1:
-        exc = inner[0]
-        inner = getattr(exc, "exceptions", None)
-    return exc
-
-
-def room_failure(exc: BaseException, url: str) -> BaseException:
-    """A connection failure as one clear :class:`ShareError`; others unchanged."""
-    import httpx
-    import httpx_ws
-
-    exc = single_error(exc)
-    if isinstance(exc, httpx_ws.WebSocketUpgradeError):
-        status = exc.response.status_code
-        return ShareError(
-            f"{url} refused the connection (HTTP {status}): {refusal_reason(status)}"
-        )
-    if isinstance(exc, TimeoutError):
-        return ShareError(
-            f"{url} did not answer, sync or acknowledge within "
-            f"{TIMEOUT:.0f} s; the answer may not have landed"
-        )
-    if isinstance(exc, (httpx.HTTPError, httpx_ws.HTTPXWSException, OSError)):
-        return ShareError(f"cannot reach {url}: {exc or type(exc).__name__}")
-    return exc

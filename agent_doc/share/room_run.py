@@ -37,12 +37,12 @@ from agent_doc.errors import ShareError
 from agent_doc.share.remote import read_room
 from agent_doc.share.remote import read_room_turn
 from agent_doc.share.remote import write_to_room
+from agent_doc.share.room_connect import TIMEOUT
+from agent_doc.share.room_connect import room_failure
+from agent_doc.share.room_connect import single_error
 from agent_doc.share.room_lease import hold_room_turn
-from agent_doc.share.room_link import TIMEOUT
 from agent_doc.share.room_link import RoomLink
 from agent_doc.share.room_link import RoomTarget
-from agent_doc.share.room_link import room_failure
-from agent_doc.share.room_link import single_error
 from agent_doc.share.turn_state import answer_id
 from agent_doc.share.turn_state import current_lease
 from agent_doc.store.state import project_root_for

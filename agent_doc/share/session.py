@@ -171,6 +171,7 @@ class ShareSession:
         await send({"type": "websocket.accept"})
         peer = PeerSocket(receive, send, path)
         peer.stored = self.persisters[path.removeprefix("/")].stored
+        peer.room_awareness = room.awareness
         known = greeting(room)
         try:
             if known is not None:

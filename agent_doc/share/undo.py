@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pycrdt import Doc
-from pycrdt import Text
-from pycrdt import UndoManager
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from pycrdt import Doc
+    from pycrdt import Text
 
 PERSON = "agent-doc:person"
 """Transaction origin of the person's own changes (the only origin undone)."""
@@ -47,6 +48,8 @@ class OwnUndo:
         capture_ms: int = CAPTURE_MS,
         clock: Clock | None = None,
     ) -> None:
+        from pycrdt import UndoManager
+
         self.doc = doc
         """The peer's document."""
         self.text = text

@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
-import httpx_ws
 import pycrdt
 
 from agent_doc.share.channel import WebsocketChannel
+from agent_doc.share.room_connect import open_room
 
 SESSION = "6f1c2a10-0000-4000-8000-00000000a001"
 DOC = f"""---
@@ -163,19 +162,12 @@ class Peer:
 async def peer(
     url: str, token: str | None, doc: pycrdt.Doc[Any] | None = None
 ) -> AsyncIterator[Peer]:
-    """Join the room at ``url`` as a Yjs peer (optionally with an existing doc)."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    """Join the room at ``url`` as a Yjs peer (optionally with an existing doc),
+    the way the product's peers join (:func:`open_room`)."""
     doc = doc if doc is not None else pycrdt.Doc()
     text = doc.get("content", type=pycrdt.Text)
-    async with (
-        httpx.AsyncClient() as client,
-        httpx_ws.aconnect_ws(url, client, headers=headers) as ws,
-    ):
-        channel = WebsocketChannel(ws, "/" + url.rsplit("/", 1)[1])
-        async with pycrdt.Provider(doc, channel) as provider:
-            with anyio.fail_after(10):
-                await provider.synced.wait()
-            yield Peer(doc, text, channel)
+    async with open_room(url, token, doc, WebsocketChannel) as channel:
+        yield Peer(doc, text, channel)
 
 
 async def wait_file(

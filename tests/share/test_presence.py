@@ -47,10 +47,8 @@ async def test_a_peer_that_announced_once_is_seen_by_a_later_newcomer(
         await writer.channel.send(pycrdt.create_awareness_message(update))
         # the writer says nothing more. The server handles one socket's
         # messages in order: a sync reply after it means the state is applied.
-        replies = writer.channel.replies
-        await writer.channel.send(pycrdt.create_sync_message(writer.doc))
         with anyio.fail_after(10):
-            await writer.channel.wait_until(lambda: writer.channel.replies > replies)
+            await writer.channel.acknowledged(pycrdt.create_sync_message(writer.doc))
 
         statuses: list[PeerStatus] = []
         seen = anyio.Event()
