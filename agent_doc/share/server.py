@@ -143,7 +143,36 @@ def run_server(
     import anyio
 
     sock = bind(options)
+    large_buffers_returned()
     anyio.run(_serve, options, sock, on_ready)
+
+
+MMAP_THRESHOLD = 128 << 10
+"""Allocations from this size on get pages of their own (glibc's default,
+made fixed: see :func:`large_buffers_returned`)."""
+
+
+def large_buffers_returned() -> bool:
+    """Have glibc give every allocation of :data:`MMAP_THRESHOLD` or more its
+    own pages, returned to the system when freed; ``False`` where there is no
+    glibc (nothing changed).
+
+    glibc raises that threshold to the largest block freed so far, so after a
+    1 MB document's first copies (its text, its update, the sync message and
+    its frame) every later copy came from the heap and stayed in the server's
+    memory (bench/bench_share.py (b)). The hot path's messages are far below it.
+    """
+    import ctypes
+    import platform
+
+    if platform.libc_ver()[0] != "glibc":
+        return False
+    m_mmap_threshold = -3  # <malloc.h>
+    try:
+        libc = ctypes.CDLL(None)
+        return bool(libc.mallopt(m_mmap_threshold, MMAP_THRESHOLD))
+    except (OSError, AttributeError):
+        return False
 
 
 async def _serve(

@@ -55,11 +55,18 @@ ANSWER = "<!-- patch:exchange -->\nIt is 42.\n<!-- /patch:exchange -->\n"
 class ServeProcess:
     """A real ``agent-doc serve`` subprocess with its stderr collected."""
 
-    def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        root: Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        python_args: tuple[str, ...] = (),
+    ):
         self.root = root
         self.proc = subprocess.Popen(
             [
                 sys.executable,
+                *python_args,  # e.g. ("-m", "cProfile", "-o", OUT): bench/profile_serve.py
                 "-m",
                 "agent_doc.cli.entry",
                 "serve",

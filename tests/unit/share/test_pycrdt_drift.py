@@ -134,6 +134,8 @@ async def test_the_attributes_we_read_and_set_still_exist() -> None:
     server = WebsocketServer(rooms_ready=True, auto_clean_rooms=False)
     assert isinstance(server.rooms, dict)  # session.py registers its own rooms
     assert isinstance(inspect.getattr_static(SQLiteYStore, "db_path"), str)
+    # session.py waits for it before switching the database to WAL
+    assert "db_initialized" in inspect.get_annotations(SQLiteYStore)
     assert issubclass(YDocNotFound, Exception)
     provider = pycrdt.Provider(pycrdt.Doc(), _NoChannel())
     assert hasattr(provider, "synced")

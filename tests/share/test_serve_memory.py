@@ -1,0 +1,78 @@
+"""``agent-doc serve``'s memory for a large room (issue 37 item 5).
+
+A 1 MB document (non-ASCII, so each decoded copy is 4 MB) costs the server
+about 8 MB here (y-websocket's Node server: about 9 MB, docs/benchmarks.md);
+before freed large buffers went back to the system
+(``agent_doc.share.server.large_buffers_returned``) it was about 16 MB, and
+this test failed."""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import anyio
+import pytest
+from pycrdt import create_sync_message
+
+from tests.share.rooms import DOC
+from tests.share.rooms import SESSION
+from tests.share.rooms import Peer
+from tests.share.rooms import ServeProcess
+from tests.share.rooms import peer
+from tests.share.rooms import token_of
+
+pytestmark = pytest.mark.timeout(90)
+
+MB = 1_000_000
+SMALL_ROOMS = 20
+
+
+async def settled(joined: Peer) -> None:
+    """Wait until the server answered a sync step 1 sent now."""
+    replies = joined.channel.replies
+    await joined.channel.send(create_sync_message(joined.doc))
+    with anyio.fail_after(30):
+        await joined.channel.wait_until(lambda: joined.channel.replies > replies)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def large_document(session: str) -> str:
+    head = f"---\nagent_doc_session: {session}\nagent_doc_format: template\n---\n"
+    # non-ASCII, as a conversation is: each decoded copy is 4 bytes a character
+    line = "Turn after turn: prose about the design, é and 😀 here.\n"
+    return head + "# Big\n\n" + line * (MB // len(line.encode()))
+
+
+async def test_a_one_megabyte_room_costs_the_server_under_twelve_megabytes(
+    project: Path,
+) -> None:
+    small = [str(uuid.uuid4()) for _ in range(SMALL_ROOMS)]
+    for n, session in enumerate(small):
+        (project / f"small{n}.md").write_text(
+            DOC.replace(SESSION, session), encoding="utf-8"
+        )
+    big = str(uuid.uuid4())
+    text = large_document(big)
+    (project / "big.md").write_text(text, encoding="utf-8")
+    served = ServeProcess(project).start()
+    try:
+        token = token_of(project)
+        async with AsyncExitStack() as peers:  # a server in use, as in the bench
+            for session in small:
+                await peers.enter_async_context(peer(served.room(session), token))
+            before = rss_mb(served.proc.pid)
+            joined = await peers.enter_async_context(peer(served.room(big), token))
+            assert str(joined.text) == text
+            await settled(joined)
+            grown = rss_mb(served.proc.pid) - before
+        assert grown < 12 * len(text.encode()) / MB, grown
+    finally:
+        served.kill()
