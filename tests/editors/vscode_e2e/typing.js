@@ -55,7 +55,8 @@ async function trial(editor, spec, changes) {
   const text = document.getText();
   const cursor = editor.selection.active;
   await probe("press", { key: "Control+z" });
-  await waitFor(() => document.getText() !== text, "one undo", 3000).catch(() => undefined);
+  // bounded, not fixed: a busy machine can take seconds to apply the undo
+  await waitFor(() => document.getText() !== text, "one undo", 15000).catch(() => undefined);
   return {
     text,
     line: cursor.line,
