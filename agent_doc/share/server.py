@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import platform
 import signal
 import socket
 from collections.abc import Callable
@@ -163,7 +164,6 @@ def large_buffers_returned() -> bool:
     memory (bench/bench_share.py (b)). The hot path's messages are far below it.
     """
     import ctypes
-    import platform
 
     if platform.libc_ver()[0] != "glibc":
         return False
