@@ -128,14 +128,17 @@ def _neutral(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> bo
     return opener < 0 or 0 <= data.find(b"-->", opener + 4) <= at - 3
 
 
-def _neutral_before(data: bytes, at: int, blocks: list[tuple[int, int]]) -> int:
-    """The last neutral point of ``data`` at or before ``at`` (0 at worst)."""
+def _neutral_before(
+    data: bytes, at: int, blocks: list[tuple[int, int]], lo: int = 0
+) -> int:
+    """The last neutral point of ``data`` at or before ``at`` (0 at worst);
+    ``lo``: no ``<!--`` before it is open after it."""
     while at > 0:
         q = data.rfind(b"\n\n", 0, at - 1)
         if q < 0:
             return 0
         at = q + 2
-        if _neutral(data, at, 0, blocks):
+        if _neutral(data, at, lo, blocks):
             return at
         at = q + 1
     return 0

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent_doc._runtime.record import Record
 from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
@@ -160,6 +161,7 @@ class ReadCache:
     def __init__(self) -> None:
         self._reads: list[tuple[bytes, DocumentFile]] = []
         self._checked: bytes | None = None
+        self._checked_path: Path | None = None
 
     def _known(self) -> tuple[bytes, ...]:
         seen = tuple(data for data, _ in self._reads)
@@ -176,6 +178,17 @@ class ReadCache:
         del self._reads[self.KEPT_READS :]
         return document
 
+    def document_of(self, path: Path, data: bytes) -> DocumentFile:
+        """The :class:`DocumentFile` of ``data``, bytes of ``path`` read before
+        (remembered as :meth:`read_document` remembers its reads)."""
+        for seen, document in self._reads:
+            if seen is data:
+                return document
+        document = _decode_document(path, data)
+        self._reads.insert(0, (data, document))
+        del self._reads[self.KEPT_READS :]
+        return document
+
     def utf8_of(self, text: str) -> bytes | None:
         """The bytes :meth:`read_document` read for the document whose text is
         ``text`` (that very object), when they are exactly its UTF-8 (no BOM,
@@ -185,8 +198,13 @@ class ReadCache:
                 return data
         return None
 
-    def read_plain_utf8(self, path: Path) -> bytes | None:
-        """:func:`read_plain_utf8`, remembering the bytes it checked."""
+    def read_plain_utf8(self, path: Path, *, again: bool = True) -> bytes | None:
+        """:func:`read_plain_utf8`, remembering the bytes it checked; with
+        ``again=False`` the bytes this cache checked last for ``path`` are
+        answered without reading it again (a write's baseline: what changed
+        since is merged)."""
+        if not again and self._checked is not None and self._checked_path == path:
+            return self._checked
         data = _read_regular(path, self._known())
         for seen, document in self._reads:  # read (and checked) before
             if seen == data:
@@ -196,7 +214,7 @@ class ReadCache:
         if data == self._checked:
             return data
         _check_utf8(path, data)
-        self._checked = data
+        self._checked, self._checked_path = data, path
         return data
 
 
@@ -225,16 +243,23 @@ def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     return _decode_document(path, _read_regular(path))
 
 
-def require_session_document(path: Path) -> None:
+def require_session_document(path: Path, reads: ReadCache | None = None) -> None:
     """:func:`require_document`, and the frontmatter must parse.
 
     The one rule of every command that takes a session document (``run``,
     ``diff``, ``outline``, ``compact``, ``mode``…): a broken frontmatter is
-    refused before anything happens, with one error naming the file.
+    refused before anything happens, with one error naming the file. A plain
+    UTF-8 file is checked on its bytes and only its frontmatter decoded;
+    ``reads`` keeps them for the command (a write then checks them once).
     """
     require_document(path)
+    data = read_plain_utf8(path, reads)
+    if data is None:
+        text = read_document(path, reads).text
+    else:  # the frontmatter is all parse_frontmatter reads
+        text = data[: frontmatter_end_utf8(data)].decode("utf-8")
     try:
-        parse_frontmatter(read_document(path).text)
+        parse_frontmatter(text)
     except FrontmatterError as exc:
         raise FrontmatterError(f"{path}: {exc}") from exc
 

@@ -181,8 +181,11 @@ class StateStore:
         """Store the snapshot atomically."""
         atomic_write_text(self.snapshot_path(doc), text)
 
-    def save_snapshot_data(self, doc: Path, data: bytes) -> None:
-        """Store the snapshot, already encoded as UTF-8, atomically."""
+    def save_snapshot_data(
+        self, doc: Path, data: bytes | tuple[bytes | memoryview, ...]
+    ) -> None:
+        """Store the snapshot, already encoded as UTF-8 (whole or in pieces),
+        atomically."""
         atomic_write_bytes(self.snapshot_path(doc), data)
 
     def delete_snapshot(self, doc: Path) -> None:
