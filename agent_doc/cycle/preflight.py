@@ -28,6 +28,7 @@ from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
 from agent_doc.errors import AgentDocError
 from agent_doc.store.conversation import load_conversation_settings
+from agent_doc.store.docfile import read_frontmatter_text
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
 from agent_doc.store.state import project_root_for
@@ -229,7 +230,7 @@ def run_preflight(
     and on a first turn, the whole document as always.
     """
     path = Path(path)
-    front = parse_frontmatter(read_document(path).text)
+    front = parse_frontmatter(read_frontmatter_text(path))
     if settle:
         wait_until_settled(
             path,

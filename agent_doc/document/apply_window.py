@@ -1,6 +1,8 @@
-""":func:`~agent_doc.document.apply.build_content_ours` on a large document's
-UTF-8, decoding only the text around its markers (a long conversation costs a
-few byte scans, not its decoded text).
+"""content_ours of a large document built on its UTF-8 around its markers.
+
+:func:`~agent_doc.document.apply.build_content_ours` decodes only the text
+around the markers here (a long conversation costs a few byte scans, not its
+decoded text).
 
 An answer changes a document at its component and boundary markers (the
 ``exchange``'s end, a ``status`` near the top) and its frontmatter; the long

@@ -243,6 +243,62 @@ def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     return _decode_document(path, _read_regular(path))
 
 
+def read_frontmatter_text(path: Path, reads: ReadCache | None = None) -> str:
+    """The document's text through its frontmatter block (all of it when the
+    file is not plain UTF-8): what :func:`parse_frontmatter` reads, without
+    decoding a large document. Raises as :func:`read_document` does.
+
+    Without ``reads`` the file is checked a chunk at a time and never held
+    whole (a command that reads it again later does not keep two copies'
+    worth of heap); with ``reads`` its bytes are kept there for the command.
+    """
+    if reads is None:
+        head = _checked_head(path)
+        if head is not None:
+            return head
+        return read_document(path).text  # not plain: as read, or its error
+    data = read_plain_utf8(path, reads)
+    if data is None:
+        return read_document(path, reads).text
+    return data[: frontmatter_end_utf8(data)].decode("utf-8")
+
+
+_STREAM_CHUNK = 1 << 20
+"""Bytes read at a time by :func:`_checked_head`."""
+
+
+def _checked_head(path: Path) -> str | None:
+    """The frontmatter text of a plain UTF-8 ``path`` (no BOM, no ``\\r``, no
+    NUL, valid), checked a chunk at a time; ``None`` when it is not so, or its
+    frontmatter does not end in the first chunk (:func:`read_document` then
+    reads it, or raises its error)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        first = chunk = handle.read(_STREAM_CHUNK)
+        size = 0
+        while True:
+            if b"\0" in chunk or b"\r" in chunk:
+                return None
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError:
+                return None
+            if not chunk:
+                break
+            size += len(chunk)
+            chunk = handle.read(_STREAM_CHUNK)
+    end = frontmatter_end_utf8(first)
+    if first.startswith(BOM) or (end == len(first) and size > len(first)):
+        return None
+    return first[:end].decode("utf-8")
+
+
 def require_session_document(path: Path, reads: ReadCache | None = None) -> None:
     """:func:`require_document`, and the frontmatter must parse.
 
@@ -253,11 +309,7 @@ def require_session_document(path: Path, reads: ReadCache | None = None) -> None
     ``reads`` keeps them for the command (a write then checks them once).
     """
     require_document(path)
-    data = read_plain_utf8(path, reads)
-    if data is None:
-        text = read_document(path, reads).text
-    else:  # the frontmatter is all parse_frontmatter reads
-        text = data[: frontmatter_end_utf8(data)].decode("utf-8")
+    text = read_frontmatter_text(path, reads)
     try:
         parse_frontmatter(text)
     except FrontmatterError as exc:
