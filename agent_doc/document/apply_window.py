@@ -25,7 +25,8 @@ check, which look back to the last non-blank line, stop after it; line counts
 every comparison. Anything else answers ``None`` and the caller takes the
 plain path: a small or non-plain text, a component with a line limit, a
 placeholder lost (a ``replace`` of the component holding it) or moved, an
-error (raised again by the plain path, with the document's line numbers).
+error (raised again by the plain path, with the document's line numbers), a
+frontmatter patch (its warnings are logged once, by the plain path).
 ``tests/unit/document/test_apply_window.py`` drives both paths with the same
 random documents and responses.
 """
@@ -160,6 +161,8 @@ def ours_utf8(
     plain path can tell (see the module docstring). ``data`` must be plain
     UTF-8 (no BOM, no ``\\r``, checked valid: a stretch is never decoded)."""
     if len(data) < WINDOW_FROM or "\0" in response:
+        return None
+    if "patch:frontmatter" in response:  # it may log: once, by the plain path
         return None
     spans = stretches(data)
     if not spans:

@@ -33,7 +33,7 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["PLAIN", "diff_texts", "same_after", "window_diff"]
+__all__ = ["PLAIN", "diff_texts", "same_after", "same_after_utf8", "window_diff"]
 
 PLAIN = object()
 """Answer of :func:`window_diff` when only the plain path can decide."""
@@ -283,6 +283,12 @@ def same_after(previous: str, current: str, bare: Callable[[str], str]) -> bool:
         a, b = previous.encode("utf-8"), current.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: the whole texts
         return bare(previous) == bare(current)
+    return same_after_utf8(a, b, bare)
+
+
+def same_after_utf8(a: bytes, b: bytes, bare: Callable[[str], str]) -> bool:
+    """:func:`same_after` of two texts given as their UTF-8 (valid, as a
+    ``str`` encodes; only the window is decoded)."""
     head = common_prefix(a, b, chunk=1 << 16)
     tail = common_suffix(a, b, min(len(a), len(b)) - head, chunk=1 << 16)
     if head == len(a) == len(b):

@@ -263,6 +263,28 @@ def read_frontmatter_text(path: Path, reads: ReadCache | None = None) -> str:
     return data[: frontmatter_end_utf8(data)].decode("utf-8")
 
 
+def read_document_form(path: Path) -> DocumentFile:
+    """How the document is stored (BOM, line endings) with the checks of
+    :func:`read_document`; its ``text`` is left empty when the file is plain
+    UTF-8 (checked a chunk at a time, never decoded whole)."""
+    if _checked_head(path) is not None:
+        return PLAIN
+    return read_document(path)
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (checked a chunk at a time, no text kept)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), _STREAM_CHUNK):
+            decoder.decode(view[start : start + _STREAM_CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 _STREAM_CHUNK = 1 << 20
 """Bytes read at a time by :func:`_checked_head`."""
 

@@ -310,8 +310,12 @@ def _load_bytes(path: Path) -> bytes | None:
 
 def _load_text(path: Path) -> str | None:
     data = _load_bytes(path)
-    if data is None:
-        return None
+    return None if data is None else decode_state_text(path, data)
+
+
+def decode_state_text(path: Path, data: bytes) -> str:
+    """The text of the state file ``path`` read as ``data`` (a
+    :class:`StateError` when it is not UTF-8, as its loaders raise)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -27,6 +27,7 @@ from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.digest import blake2b_256_hex
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc.document import apply_window
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.apply_window import block_warnings_utf8
 from agent_doc.document.apply_window import ours_utf8
@@ -202,6 +203,8 @@ def _write_window(
     copy was saved), the answer applied around its markers only
     (:func:`~agent_doc.document.apply_window.ours_utf8`); ``None`` when only
     the plain path can build content_ours (a small document…)."""
+    if len(base) < apply_window.WINDOW_FROM:
+        return None  # (before the configs are read: the plain path reads them)
     configs = load_component_configs(store.root)
     answer_id = request.answer_id or new_answer_id()
     ours = ours_utf8(base, request.response, configs, boundary_id=answer_id)
