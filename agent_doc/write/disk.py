@@ -10,6 +10,8 @@ the merged bytes. Otherwise (a BOM, CRLF, a small text…) on ``str``.
 
 from __future__ import annotations
 
+from functools import partial
+
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.faults import crash_point
@@ -140,7 +142,7 @@ def write_pieces_to_disk(
     document, the snapshot and the CRDT state are written from ``ours``'s
     pieces (no text is built); otherwise (the person typed meanwhile) the
     texts are decoded and :func:`write_to_disk` merges them."""
-    added = lambda: _added_lines(base, ours, answer_id)  # noqa: E731
+    added = partial(_added_lines, base, ours, answer_id)
     answer = _Answer(store, path, answer_id, ours_digest, added)
     with doc_lock(path, root=store.root):
         if has_landed(path, answer_id, store):  # another process landed it

@@ -221,7 +221,8 @@ def run_fast(args: list[str]) -> int | None:
         from agent_doc.store.docfile import ReadCache
         from agent_doc.store.docfile import require_session_document
 
-        reads = ReadCache()  # the document's bytes, checked once for the write
+        # a write keeps the document's bytes (checked once); the others read anew
+        reads = ReadCache() if command == "write" else None
         require_session_document(
             Path(ns["file"]), reads
         )  # as typer's document_argument

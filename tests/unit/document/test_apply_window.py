@@ -133,6 +133,9 @@ def test_long_conversation_takes_the_window(turns: int, response: str) -> None:
     assert len(data) > apply_window.WINDOW_FROM
     got = ours_utf8(data, response, {}, boundary_id="feedbeef")
     plain = _plain(text, response, {})
+    if "patch:frontmatter" in response:  # the plain path's (it may log)
+        assert got is None
+        return
     assert got is not None
     assert plain is not None
     assert got.join() == plain.encode("utf-8")
