@@ -174,3 +174,58 @@ def test_write_through_the_window_leaves_the_plain_files(
     plain = _write(tmp_path / "plain", text, response, False, monkeypatch)
     window = _write(tmp_path / "window", text, response, True, monkeypatch)
     assert window == plain
+
+
+def _write_typed_meanwhile(
+    root: Path, text: str, window: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[bytes, bytes | None]:
+    """A write during which the person types a line at the end of the exchange
+    (after content_ours is built, before the document lock)."""
+    from agent_doc.write import pipeline
+
+    root.mkdir()
+    (root / ".agent-doc").mkdir()
+    doc = root / "doc.md"
+    doc.write_bytes(text.encode("utf-8"))
+
+    def typed() -> None:
+        now = doc.read_text("utf-8")
+        at = now.rindex("<!-- /agent:exchange -->")
+        doc.write_text(now[:at] + "Typed meanwhile.\n" + now[at:], "utf-8")
+
+    if window:
+        built = pipeline.ours_utf8
+
+        def then_typed(*args: object, **kwargs: object) -> object:
+            ours = built(*args, **kwargs)  # type: ignore[arg-type]
+            assert ours is not None
+            typed()
+            return ours
+
+        monkeypatch.setattr(pipeline, "ours_utf8", then_typed)
+    else:
+        monkeypatch.setattr(apply_window, "WINDOW_FROM", 1 << 62)
+        plain = pipeline.build_content_ours
+
+        def plain_then_typed(*args: object, **kwargs: object) -> str:
+            ours = plain(*args, **kwargs)  # type: ignore[arg-type]
+            typed()
+            return ours
+
+        monkeypatch.setattr(pipeline, "build_content_ours", plain_then_typed)
+    outcome = write_response(
+        WriteRequest(doc, ANSWERS[0], force_disk=True, answer_id="feedbeef"), None
+    )
+    monkeypatch.undo()
+    assert outcome.merged
+    assert "Typed meanwhile." in doc.read_text("utf-8")
+    return doc.read_bytes(), StateStore(root).load_snapshot_bytes(doc)
+
+
+def test_a_line_typed_during_the_write_is_merged_as_on_the_plain_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "".join(conversation(80, "s1"))
+    plain = _write_typed_meanwhile(tmp_path / "plain", text, False, monkeypatch)
+    window = _write_typed_meanwhile(tmp_path / "window", text, True, monkeypatch)
+    assert window == plain
