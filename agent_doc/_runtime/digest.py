@@ -42,7 +42,13 @@ def sha1_hex(data: bytes) -> str:
     return digest
 
 
-def blake2b_256_hex(data: bytes) -> str:
-    """Lowercase hex BLAKE2b of ``data`` with a 32-byte digest."""
-    digest: str = _blake2b(data, digest_size=32).hexdigest()
+def blake2b_256_hex(data: bytes | tuple[bytes | memoryview, ...]) -> str:
+    """Lowercase hex BLAKE2b of ``data`` with a 32-byte digest (``data`` may
+    be given as its pieces, hashed in order without joining them)."""
+    if not isinstance(data, tuple):
+        data = (data,)
+    hasher = _blake2b(digest_size=32)
+    for piece in data:
+        hasher.update(piece)
+    digest: str = hasher.hexdigest()
     return digest

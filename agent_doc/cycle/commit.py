@@ -17,6 +17,7 @@ from agent_doc._runtime.lazy import lazy_logger
 from agent_doc._runtime.record import Record
 from agent_doc.cycle.gitcli import relative_path
 from agent_doc.cycle.gitcommit import Git
+from agent_doc.cycle.gitcommit import head_text_of
 from agent_doc.cycle.gitfull import REGULAR
 from agent_doc.cycle.gitfull import SYMLINK
 from agent_doc.cycle.gitfull import FileEntry
@@ -31,15 +32,18 @@ from agent_doc.document.boundary import reposition_boundary_to_end
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components
 from agent_doc.document.diff_window import same_after
+from agent_doc.document.diff_window import same_after_utf8
 from agent_doc.document.headings import mark_new_headings
 from agent_doc.document.headings import strip_head_markers
 from agent_doc.errors import AgentDocError
+from agent_doc.errors import StateError
 from agent_doc.errors import VcsError
 from agent_doc.store.docfile import encode_document
+from agent_doc.store.docfile import is_utf8
+from agent_doc.store.docfile import read_document_form
 from agent_doc.store.events import fire_quietly
 from agent_doc.store.gitignore import ensure_state_ignored
 from agent_doc.store.state import StateStore
-from agent_doc.store.state import read_document
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -131,21 +135,30 @@ def commit_document(
     if git is None:
         git = start_commit(path, now)
     with git:  # git works while the snapshot is read and prepared
-        original = read_document(path)
+        original = read_document_form(path)  # (checked, not decoded)
         store = StateStore.for_document(path)
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
-        snapshot = store.load_snapshot(path)
+        snapshot_data = store.load_snapshot_bytes(path)
+        if snapshot_data is not None and not is_utf8(snapshot_data):
+            where = store.snapshot_path(path)
+            raise StateError(f"corrupt state file {where}: not valid UTF-8")
         cleaned = None
         tree = git.work_tree()
         git.settle_index(tree)  # a commit killed before its index followed
         rel = relative_path(tree, path)  # a symlink's target
         also = _link_entries(git, tree, path) + _extra_entries(git, tree, extra)
-        if snapshot is None:
+        if snapshot_data is None:
             data = path.read_bytes()
         else:
-            head = git.head_text(tree, rel)
-            if not also and head is not None and _same_answer(snapshot, head):
+            head_data = git.head_data(tree, rel)
+            if (
+                not also
+                and head_data is not None
+                and _same_answer_data(snapshot_data, head_data)
+            ):
                 return False, "nothing to commit"
+            snapshot = snapshot_data.decode("utf-8")
+            head = None if head_data is None else head_text_of(head_data)
             prepared = mark_new_headings(snapshot, head)
             data = encode_document(original, prepared)
             # only a commit stores it: "nothing to commit" skips the whole-text work
@@ -187,15 +200,32 @@ def _extra_entries(git: Git, tree: WorkTree, files: Sequence[Path]) -> list[File
     return entries
 
 
+def _same_answer_data(snapshot: bytes, head: bytes) -> bool:
+    """:func:`_same_answer` of the snapshot's UTF-8 and HEAD's blob, on the
+    bytes when HEAD's text is its bytes decoded (no CRLF, no BOM): only the
+    changed window is decoded; otherwise on the texts."""
+    crlf = b"\r" in head and b"\r\n" in head  # (a byte is found faster)
+    if not crlf and not head.startswith(b"\xef\xbb\xbf"):
+        if snapshot == head:
+            return True
+        try:  # a bad byte of HEAD's can only be in the window: decoded there
+            return same_after_utf8(snapshot, head, _bare)
+        except UnicodeDecodeError:
+            pass
+    return _same_answer(snapshot.decode("utf-8"), head_text_of(head))
+
+
+def _bare(text: str) -> str:
+    """A text without its ``(HEAD)`` markers and boundary markers."""
+    return remove_all_boundaries(strip_head_markers(text))
+
+
 def _same_answer(snapshot: str, head: str) -> bool:
     """Whether the snapshot holds nothing HEAD does not: equal once the
     ``(HEAD)`` markers and boundary markers are left out of both (a commit of
     only those would flip the markers back and forth every turn)."""
 
-    def bare(text: str) -> str:
-        return remove_all_boundaries(strip_head_markers(text))
-
-    return snapshot == head or same_after(snapshot, head, bare)  # the window only
+    return snapshot == head or same_after(snapshot, head, _bare)  # the window only
 
 
 def commit_and_refresh(

@@ -180,14 +180,19 @@ class Git:
 
     def head_text(self, tree: WorkTree, rel: str) -> str | None:
         """The file's content at HEAD (``None`` when absent there)."""
+        data = self.head_data(tree, rel)
+        return None if data is None else head_text_of(data)
+
+    def head_data(self, tree: WorkTree, rel: str) -> bytes | None:
+        """The file's bytes at HEAD (``None`` when absent there)."""
         if tree.head is None:
             return None
         target = self._path(tree, rel).target
         found = self._reader.read(target) if target is not None else None
         if found is None or found[0] != "blob":
             return None
-        text = found[1].decode("utf-8", "surrogateescape")
-        return text.replace("\r\n", "\n").lstrip("\ufeff")
+        data: bytes = found[1]
+        return data
 
     def commit(
         self,
@@ -276,3 +281,10 @@ def commit_blob(tree: WorkTree, rel: str, data: bytes, message: str) -> CommitRe
     """Commit ``data`` as ``rel`` on top of ``tree.head`` (not the work tree)."""
     with Git(tree.top) as git:
         return git.commit(tree, rel, data, message)
+
+
+def head_text_of(data: bytes) -> str:
+    """The text :meth:`Git.head_text` makes of a blob's bytes (CRLF made
+    ``\\n``, leading BOMs dropped, bad bytes kept as lone surrogates)."""
+    text = data.decode("utf-8", "surrogateescape")
+    return text.replace("\r\n", "\n").lstrip("\ufeff")

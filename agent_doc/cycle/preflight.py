@@ -22,14 +22,21 @@ from agent_doc.cycle.prompt import turn_prompt_size
 from agent_doc.cycle.prompt import utf8_length
 from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.diff import DEFAULT_CONTEXT
+from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff_window import PLAIN
 from agent_doc.document.diff_window import diff_texts
+from agent_doc.document.diff_window import window_diff
 from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
 from agent_doc.errors import AgentDocError
+from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.conversation import load_conversation_settings
+from agent_doc.store.docfile import ReadCache
+from agent_doc.store.docfile import read_frontmatter_text
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
+from agent_doc.store.state import decode_state_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 from agent_doc.write.backlog import tidy_backlog
@@ -189,7 +196,7 @@ def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bo
 
 
 def tidy_backlog_step(
-    path: Path, link: ServerLink | None, document: str
+    path: Path, link: ServerLink | None, document: str, reads: ReadCache | None = None
 ) -> tuple[dict[str, Any] | None, str]:
     """The backlog step (ids, boxes and reaping, in the document and the
     snapshot): its report and the document after it. Only documents whose
@@ -198,17 +205,21 @@ def tidy_backlog_step(
         return None, document
     report = tidy_backlog(path, link)
     if report is not None:
-        document = current_text(path, link)
+        document = current_text(path, link, reads)
     return report, document
 
 
-def current_text(path: Path, link: ServerLink | None) -> str:
+def current_text(
+    path: Path, link: ServerLink | None, reads: ReadCache | None = None
+) -> str:
     """The document as the user sees it: the live buffer if open, else the
     file; in the core's form either way (``\\n`` line endings, no BOM: an
     editor may hold a CRLF buffer, whose frontmatter and diff must read as
-    the file's do)."""
+    the file's do). ``reads`` keeps the file's bytes (``reads.utf8_of``)."""
     owner = link.find_owner(path) if link is not None else None
-    return normalize_text(owner.text) if owner is not None else read_document(path).text
+    if owner is not None:
+        return normalize_text(owner.text)
+    return read_document(path, reads).text
 
 
 def run_preflight(
@@ -229,7 +240,7 @@ def run_preflight(
     and on a first turn, the whole document as always.
     """
     path = Path(path)
-    front = parse_frontmatter(read_document(path).text)
+    front = parse_frontmatter(read_frontmatter_text(path))
     if settle:
         wait_until_settled(
             path,
@@ -251,20 +262,28 @@ def run_preflight(
     finally:
         if git is not None:
             git.close()
-    document = current_text(path, link)
-    backlog, document = tidy_backlog_step(path, link, document)
-    store.save_baseline(path, document)
+    reads = ReadCache()  # the file's bytes, when the document is the file's text
+    document = current_text(path, link, reads)
+    backlog, document = tidy_backlog_step(path, link, document, reads)
+    document_data = reads.utf8_of(document)  # None: a buffer, BOM or CRLF
+    if document_data is None:
+        store.save_baseline(path, document)
+    else:  # not encoded again
+        atomic_write_bytes(store.baseline_path(path), document_data)
     claims = read_claims(root)
     linked: list[LinkedChange] = []
     if front.links:
         from agent_doc.cycle.links import check_links
 
         linked = check_links(root, path, front.links, allow_network=allow_network)
-    snapshot = store.load_snapshot(path)
+    snapshot_data = store.load_snapshot_bytes(path)
+    snapshot = None
+    if snapshot_data is not None:
+        snapshot = decode_state_text(store.snapshot_path(path), snapshot_data)
     if snapshot is None and nothing_typed(document):
         diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
-    else:
-        diff = diff_texts(snapshot or "", document, DEFAULT_CONTEXT)  # the window only
+    else:  # the window only, on the bytes read
+        diff = _diff(snapshot or "", snapshot_data or b"", document, document_data)
     parts = None
     if excerpts and snapshot is not None and diff is not None:
         parts = _excerpts_of(root, snapshot, document)
@@ -273,6 +292,20 @@ def run_preflight(
         recovered, committed, claims, diff, document, linked, size, mode,
         compact_hint(path, root, document), parts, backlog,
     )  # fmt: skip
+
+
+def _diff(
+    snapshot: str, snapshot_data: bytes, document: str, document_data: bytes | None
+) -> str | None:
+    """``diff_texts(snapshot, document, DEFAULT_CONTEXT)`` on the UTF-8 both
+    were read as (``snapshot_data`` is ``snapshot``'s; ``document_data`` the
+    document's, ``None`` when it was not read from the file as it is)."""
+    if document_data is None:
+        return diff_texts(snapshot, document, DEFAULT_CONTEXT)
+    diff = window_diff(snapshot_data, document_data, DEFAULT_CONTEXT)
+    if diff is PLAIN:
+        return compute_diff(snapshot, document, DEFAULT_CONTEXT)
+    return diff  # type: ignore[return-value]
 
 
 def _excerpts_of(root: Path, snapshot: str, document: str) -> str | None:

@@ -33,7 +33,7 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["PLAIN", "diff_texts", "same_after", "window_diff"]
+__all__ = ["PLAIN", "diff_texts", "same_after", "same_after_utf8", "window_diff"]
 
 PLAIN = object()
 """Answer of :func:`window_diff` when only the plain path can decide."""
@@ -128,14 +128,17 @@ def _neutral(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> bo
     return opener < 0 or 0 <= data.find(b"-->", opener + 4) <= at - 3
 
 
-def _neutral_before(data: bytes, at: int, blocks: list[tuple[int, int]]) -> int:
-    """The last neutral point of ``data`` at or before ``at`` (0 at worst)."""
+def _neutral_before(
+    data: bytes, at: int, blocks: list[tuple[int, int]], lo: int = 0
+) -> int:
+    """The last neutral point of ``data`` at or before ``at`` (0 at worst);
+    ``lo``: no ``<!--`` before it is open after it."""
     while at > 0:
         q = data.rfind(b"\n\n", 0, at - 1)
         if q < 0:
             return 0
         at = q + 2
-        if _neutral(data, at, 0, blocks):
+        if _neutral(data, at, lo, blocks):
             return at
         at = q + 1
     return 0
@@ -280,6 +283,12 @@ def same_after(previous: str, current: str, bare: Callable[[str], str]) -> bool:
         a, b = previous.encode("utf-8"), current.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: the whole texts
         return bare(previous) == bare(current)
+    return same_after_utf8(a, b, bare)
+
+
+def same_after_utf8(a: bytes, b: bytes, bare: Callable[[str], str]) -> bool:
+    """:func:`same_after` of two texts given as their UTF-8 (valid, as a
+    ``str`` encodes; only the window is decoded)."""
     head = common_prefix(a, b, chunk=1 << 16)
     tail = common_suffix(a, b, min(len(a), len(b)) - head, chunk=1 << 16)
     if head == len(a) == len(b):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc._runtime.record import Record
@@ -18,6 +19,10 @@ from agent_doc.document.components import is_valid_name
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import PatchError
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _COMMENT = lazy_compile(r"<!--(.*?)-->", re.DOTALL)
 
@@ -139,12 +144,20 @@ def _parse(response: str) -> tuple[list[PatchBlock], str, list[str]]:
     return blocks, unmatched, problems
 
 
-def patch_block_warnings(response: str, document: str) -> list[str]:
+def patch_block_warnings(
+    response: str,
+    document: str,
+    *,
+    has_component: Callable[[str], bool] | None = None,
+) -> list[str]:
     """One line per malformed patch block of ``response`` written into ``document``.
 
     Unclosed blocks, blocks closed with another name and blocks naming no
     component of a template document; their text still goes to the exchange
     (the spec's fallback), this only says so. Never raises.
+    ``has_component`` tells whether the document has an opener of a name
+    (:func:`_has_component` of ``document`` by default; then ``document``
+    may be the frontmatter alone).
     """
     try:
         if parse_frontmatter(document).format == "inline":
@@ -156,7 +169,7 @@ def patch_block_warnings(response: str, document: str) -> list[str]:
     unknown = [
         f"patch block '{name}' names no component of the document; {FALLBACK}"
         for name in sorted(names)
-        if not _has_component(document, name)
+        if not (has_component or partial(_has_component, document))(name)
     ]
     return problems + unknown
 
@@ -166,9 +179,13 @@ _FALLBACK_TARGETS = frozenset({"exchange", "output", "frontmatter"})
 missing) and the frontmatter patch."""
 
 
+HAS_COMPONENT_SOURCE = r"<!--\s*agent:{}(?=\s|-->)"
+"""The opener of a component whose escaped name fills ``{}``."""
+
+
 def _has_component(document: str, name: str) -> bool:
     """Whether ``document`` has an opener of component ``name`` (one regex pass)."""
-    opener = re.compile(rf"<!--\s*agent:{re.escape(name)}(?=\s|-->)")
+    opener = re.compile(HAS_COMPONENT_SOURCE.format(re.escape(name)))
     return opener.search(document) is not None
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent_doc._runtime.record import Record
 from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
@@ -160,6 +161,7 @@ class ReadCache:
     def __init__(self) -> None:
         self._reads: list[tuple[bytes, DocumentFile]] = []
         self._checked: bytes | None = None
+        self._checked_path: Path | None = None
 
     def _known(self) -> tuple[bytes, ...]:
         seen = tuple(data for data, _ in self._reads)
@@ -176,6 +178,17 @@ class ReadCache:
         del self._reads[self.KEPT_READS :]
         return document
 
+    def document_of(self, path: Path, data: bytes) -> DocumentFile:
+        """The :class:`DocumentFile` of ``data``, bytes of ``path`` read before
+        (remembered as :meth:`read_document` remembers its reads)."""
+        for seen, document in self._reads:
+            if seen is data:
+                return document
+        document = _decode_document(path, data)
+        self._reads.insert(0, (data, document))
+        del self._reads[self.KEPT_READS :]
+        return document
+
     def utf8_of(self, text: str) -> bytes | None:
         """The bytes :meth:`read_document` read for the document whose text is
         ``text`` (that very object), when they are exactly its UTF-8 (no BOM,
@@ -185,8 +198,13 @@ class ReadCache:
                 return data
         return None
 
-    def read_plain_utf8(self, path: Path) -> bytes | None:
-        """:func:`read_plain_utf8`, remembering the bytes it checked."""
+    def read_plain_utf8(self, path: Path, *, again: bool = True) -> bytes | None:
+        """:func:`read_plain_utf8`, remembering the bytes it checked; with
+        ``again=False`` the bytes this cache checked last for ``path`` are
+        answered without reading it again (a write's baseline: what changed
+        since is merged)."""
+        if not again and self._checked is not None and self._checked_path == path:
+            return self._checked
         data = _read_regular(path, self._known())
         for seen, document in self._reads:  # read (and checked) before
             if seen == data:
@@ -196,7 +214,7 @@ class ReadCache:
         if data == self._checked:
             return data
         _check_utf8(path, data)
-        self._checked = data
+        self._checked, self._checked_path = data, path
         return data
 
 
@@ -225,16 +243,97 @@ def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     return _decode_document(path, _read_regular(path))
 
 
-def require_session_document(path: Path) -> None:
+def read_frontmatter_text(path: Path, reads: ReadCache | None = None) -> str:
+    """The document's text through its frontmatter block (all of it when the
+    file is not plain UTF-8): what :func:`parse_frontmatter` reads, without
+    decoding a large document. Raises as :func:`read_document` does.
+
+    Without ``reads`` the file is checked a chunk at a time and never held
+    whole (a command that reads it again later does not keep two copies'
+    worth of heap); with ``reads`` its bytes are kept there for the command.
+    """
+    if reads is None:
+        head = _checked_head(path)
+        if head is not None:
+            return head
+        return read_document(path).text  # not plain: as read, or its error
+    data = read_plain_utf8(path, reads)
+    if data is None:
+        return read_document(path, reads).text
+    return data[: frontmatter_end_utf8(data)].decode("utf-8")
+
+
+def read_document_form(path: Path) -> DocumentFile:
+    """How the document is stored (BOM, line endings) with the checks of
+    :func:`read_document`; its ``text`` is left empty when the file is plain
+    UTF-8 (checked a chunk at a time, never decoded whole)."""
+    if _checked_head(path) is not None:
+        return PLAIN
+    return read_document(path)
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (checked a chunk at a time, no text kept)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(data), _STREAM_CHUNK):
+            decoder.decode(view[start : start + _STREAM_CHUNK])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_STREAM_CHUNK = 1 << 20
+"""Bytes read at a time by :func:`_checked_head`."""
+
+
+def _checked_head(path: Path) -> str | None:
+    """The frontmatter text of a plain UTF-8 ``path`` (no BOM, no ``\\r``, no
+    NUL, valid), checked a chunk at a time; ``None`` when it is not so, or its
+    frontmatter does not end in the first chunk (:func:`read_document` then
+    reads it, or raises its error)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        first = chunk = handle.read(_STREAM_CHUNK)
+        size = 0
+        while True:
+            if b"\0" in chunk or b"\r" in chunk:
+                return None
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError:
+                return None
+            if not chunk:
+                break
+            size += len(chunk)
+            chunk = handle.read(_STREAM_CHUNK)
+    end = frontmatter_end_utf8(first)
+    if first.startswith(BOM) or (end == len(first) and size > len(first)):
+        return None
+    return first[:end].decode("utf-8")
+
+
+def require_session_document(path: Path, reads: ReadCache | None = None) -> None:
     """:func:`require_document`, and the frontmatter must parse.
 
     The one rule of every command that takes a session document (``run``,
     ``diff``, ``outline``, ``compact``, ``mode``…): a broken frontmatter is
-    refused before anything happens, with one error naming the file.
+    refused before anything happens, with one error naming the file. A plain
+    UTF-8 file is checked on its bytes and only its frontmatter decoded;
+    ``reads`` keeps them for the command (a write then checks them once).
     """
     require_document(path)
+    text = read_frontmatter_text(path, reads)
     try:
-        parse_frontmatter(read_document(path).text)
+        parse_frontmatter(text)
     except FrontmatterError as exc:
         raise FrontmatterError(f"{path}: {exc}") from exc
 

@@ -210,7 +210,9 @@ def save_record(store: StateStore, doc: Path, record: LandingRecord) -> None:
     atomic_write_text(record_path(store, doc), text)
 
 
-def stage_snapshot(store: StateStore, doc: Path, data: bytes | str) -> None:
+def stage_snapshot(
+    store: StateStore, doc: Path, data: bytes | str | tuple[bytes | memoryview, ...]
+) -> None:
     """Save the snapshot a write will land, beside the record (durable)."""
     path = staged_snapshot_path(store, doc)
     if isinstance(data, str):

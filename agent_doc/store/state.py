@@ -181,8 +181,11 @@ class StateStore:
         """Store the snapshot atomically."""
         atomic_write_text(self.snapshot_path(doc), text)
 
-    def save_snapshot_data(self, doc: Path, data: bytes) -> None:
-        """Store the snapshot, already encoded as UTF-8, atomically."""
+    def save_snapshot_data(
+        self, doc: Path, data: bytes | tuple[bytes | memoryview, ...]
+    ) -> None:
+        """Store the snapshot, already encoded as UTF-8 (whole or in pieces),
+        atomically."""
         atomic_write_bytes(self.snapshot_path(doc), data)
 
     def delete_snapshot(self, doc: Path) -> None:
@@ -307,8 +310,12 @@ def _load_bytes(path: Path) -> bytes | None:
 
 def _load_text(path: Path) -> str | None:
     data = _load_bytes(path)
-    if data is None:
-        return None
+    return None if data is None else decode_state_text(path, data)
+
+
+def decode_state_text(path: Path, data: bytes) -> str:
+    """The text of the state file ``path`` read as ``data`` (a
+    :class:`StateError` when it is not UTF-8, as its loaders raise)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -10,11 +10,14 @@ the merged bytes. Otherwise (a BOM, CRLF, a small text…) on ``str``.
 
 from __future__ import annotations
 
+from functools import partial
+
 from agent_doc._runtime.background import in_background
 from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.faults import crash_point
 from agent_doc.document import yrs_codec
 from agent_doc.document.boundary import BOUNDARY_PREFIX
+from agent_doc.document.boundary import boundary_marker
 from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.merge_utf8 import MergedUTF8
@@ -38,8 +41,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from agent_doc.document.apply_window import OursUTF8
     from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import StateStore
+
+
+Snapshot = bytes | str | tuple[bytes | memoryview, ...]
+"""A snapshot to save: its text, its UTF-8, or its UTF-8 in pieces."""
 
 
 class _Answer:
@@ -59,7 +67,7 @@ class _Answer:
         self.store, self.path = store, path
         self.answer_id, self.digest, self.added = answer_id, digest, added
 
-    def accept(self, ours: bytes | str, final_digest: str | None) -> None:
+    def accept(self, ours: Snapshot, final_digest: str | None) -> None:
         """Before the document is written: snapshot staged, landing recorded."""
         accept_landing(
             self.store, self.path, self.answer_id, ours, self.digest(),
@@ -70,7 +78,7 @@ class _Answer:
         """After the document is written."""
         crash_point("write.document_written")
 
-    def land(self, ours: bytes | str) -> None:
+    def land(self, ours: Snapshot) -> None:
         """Snapshot promoted, then the commit point."""
         promote_snapshot(self.store, self.path, ours)
         commit_landing(self.store, self.path, self.answer_id, self.digest())
@@ -116,6 +124,69 @@ def write_to_disk(
             if done is not None:
                 return done
         return _write_text(path, baseline, ours, store, ours_data, answer, reads)
+
+
+def write_pieces_to_disk(
+    path: Path,
+    base: bytes,
+    ours: OursUTF8,
+    store: StateStore,
+    reads: ReadCache,
+    *,
+    answer_id: str,
+    ours_digest: Callable[[], str],
+) -> WriteOutcome:
+    """:func:`write_to_disk` of content_ours built on the file's UTF-8
+    (:mod:`agent_doc.document.apply_window`): the baseline is ``base``, the
+    file's bytes as read before. When the file still holds them, the
+    document, the snapshot and the CRDT state are written from ``ours``'s
+    pieces (no text is built); otherwise (the person typed meanwhile) the
+    texts are decoded and :func:`write_to_disk` merges them."""
+    added = partial(_added_lines, base, ours, answer_id)
+    answer = _Answer(store, path, answer_id, ours_digest, added)
+    with doc_lock(path, root=store.root):
+        if has_landed(path, answer_id, store):  # another process landed it
+            ours_digest()  # (computed on another thread: waited for)
+            text = read_document(path).text
+            return WriteOutcome(path, ours, text, "disk", changed=False)
+        if reads.read_plain_utf8(path) == base:
+            pieces = ours.pieces
+            changed = not _holds(base, pieces)
+
+            def land() -> None:
+                answer.accept(pieces, None)
+                if changed:
+                    write_document(path, PLAIN, None, pieces)
+                answer.written()
+                answer.land(pieces)
+
+            _land_beside_state(store, path, utf8_state_parts(pieces), land)
+            return WriteOutcome(path, ours, ours, "disk", changed=changed)
+    data = ours.join()
+    return write_to_disk(
+        path, reads.document_of(path, base).text, data.decode("utf-8"), store,
+        data, reads, answer_id=answer_id, ours_digest=ours_digest,
+    )  # fmt: skip
+
+
+def _added_lines(base: bytes, ours: OursUTF8, answer_id: str) -> str | None:
+    """:func:`added_lines` of the texts (a stretch holds no boundary marker,
+    so ``ours.window`` tells whether content_ours holds this answer's)."""
+    if boundary_marker(answer_id) in ours.window:
+        return None
+    return added_lines(base.decode("utf-8"), ours.text(), answer_id)
+
+
+def _holds(data: bytes, pieces: tuple[bytes | memoryview, ...]) -> bool:
+    """Whether ``pieces`` joined are ``data``."""
+    if sum(map(len, pieces)) != len(data):
+        return False
+    offset = 0
+    for piece in pieces:
+        if not data.startswith(piece, offset):
+            return False
+        offset += len(piece)
+    return True
 
 
 def _write_utf8(

@@ -75,8 +75,6 @@ def data_digest(data: bytes | str | tuple[bytes | memoryview, ...]) -> str:
     """BLAKE2b digest of a text (as UTF-8), of its bytes or of its pieces."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
-    if isinstance(data, tuple):
-        data = b"".join(data)
     return DIGEST_PREFIX + blake2b_256_hex(data)
 
 
@@ -103,7 +101,7 @@ def accept_landing(
     store: StateStore,
     path: Path,
     answer_id: str,
-    ours: bytes | str,
+    ours: bytes | str | tuple[bytes | memoryview, ...],
     ours_digest: str,
     final_digest: str | None,
     added: str | None = None,
@@ -117,14 +115,16 @@ def accept_landing(
     crash_point("write.landing_recorded")
 
 
-def promote_snapshot(store: StateStore, path: Path, ours: bytes | str) -> None:
+def promote_snapshot(
+    store: StateStore, path: Path, ours: bytes | str | tuple[bytes | memoryview, ...]
+) -> None:
     """Step 4: the staged snapshot becomes the snapshot (saved directly when
     none is staged: a landing recorded by a language server)."""
     if not promote_staged_snapshot(store, path):
-        if isinstance(ours, bytes):
-            store.save_snapshot_data(path, ours)
-        else:
+        if isinstance(ours, str):
             store.save_snapshot(path, ours)
+        else:
+            store.save_snapshot_data(path, ours)
     crash_point("write.snapshot_saved")
 
 

@@ -11,8 +11,11 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Literal
 
+    from agent_doc.document.apply_window import OursUTF8
     from agent_doc.document.merge_utf8 import MergedUTF8
 
+    Lazy = str | bytes | MergedUTF8 | OursUTF8
+    """A text, or its UTF-8 (whole or in parts), decoded on first use."""
     Target = Literal["disk", "server", "room"]
 
 
@@ -52,14 +55,14 @@ class WriteOutcome:
     """What :func:`~agent_doc.write.pipeline.write_response` did.
 
     A disk write that merged the files' UTF-8 (:mod:`agent_doc.document.merge_utf8`)
-    keeps only those bytes (or the merge's parts): :attr:`final_text` decodes
-    them on first use, so a command that never reads it never builds the
-    large ``str``.
+    or applied the answer on them (:mod:`agent_doc.document.apply_window`)
+    keeps only those bytes (or their parts): :attr:`final_text` and
+    :attr:`content_ours` decode them on first use, so a command that never
+    reads them never builds the large ``str``.
     """
 
     __slots__ = (
-        "_final", "changed", "content_ours", "merged", "path", "room_on_save",
-        "target",
+        "_final", "_ours", "changed", "merged", "path", "room_on_save", "target",
     )  # fmt: skip
 
     _fields = ("path", "content_ours", "final_text", "target", "changed", "merged")
@@ -68,16 +71,15 @@ class WriteOutcome:
     def __init__(
         self,
         path: Path,
-        content_ours: str,
-        final_text: str | bytes | MergedUTF8,
+        content_ours: Lazy,
+        final_text: Lazy,
         target: Target,
         changed: bool,
         merged: bool = False,
         room_on_save: bool = False,
     ) -> None:
         self.path = path
-        self.content_ours = content_ours
-        """Baseline + response: what the snapshot now holds."""
+        self._ours = content_ours
         self._final = final_text
         self.target: Target = target
         self.changed = changed
@@ -90,11 +92,17 @@ class WriteOutcome:
         when the buffer is saved (not a field of the outcome's tuple)."""
 
     @property
+    def content_ours(self) -> str:
+        """Baseline + response: what the snapshot now holds."""
+        if not isinstance(self._ours, str):
+            self._ours = _decoded(self._ours)
+        return self._ours
+
+    @property
     def final_text(self) -> str:
         """The document (file or live buffer) after the write."""
         if not isinstance(self._final, str):
-            data = self._final
-            self._final = (data if isinstance(data, bytes) else data.join()).decode()
+            self._final = _decoded(self._final)
         return self._final
 
     def final_start(self) -> str:
@@ -129,6 +137,10 @@ class WriteOutcome:
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={v!r}" for k, v in self._asdict().items())
         return f"WriteOutcome({fields})"
+
+
+def _decoded(data: bytes | MergedUTF8 | OursUTF8) -> str:
+    return (data if isinstance(data, bytes) else data.join()).decode("utf-8")
 
 
 def normalize_text(text: str) -> str:

@@ -27,17 +27,21 @@ from agent_doc._runtime.background import wait_quietly
 from agent_doc._runtime.digest import blake2b_256_hex
 from agent_doc._runtime.faults import crash_point
 from agent_doc._runtime.lazy import lazy_logger
+from agent_doc.document import apply_window
 from agent_doc.document.apply import build_content_ours
+from agent_doc.document.apply_window import block_warnings_utf8
+from agent_doc.document.apply_window import ours_utf8
 from agent_doc.document.backlog_ops import refuse_item_list_blocks
 from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.errors import PatchError
 from agent_doc.store.docfile import ReadCache
-from agent_doc.store.docfile import read_plain_utf8
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
+from agent_doc.write.disk import write_pieces_to_disk
 from agent_doc.write.disk import write_to_disk
+from agent_doc.write.landing import data_digest
 from agent_doc.write.landing import has_landed
 from agent_doc.write.landing import land_bookkeeping
 from agent_doc.write.landing import new_answer_id
@@ -110,7 +114,7 @@ def write_response(
         raise PatchError("empty response — nothing to write")
     refuse_item_list_blocks(request.response)  # before pending: nothing kept
     reads = ReadCache() if reads is None else reads
-    disk = _checked_document(path, request.baseline is None, reads)
+    disk = _checked_document(path, reads)
     root = project_root_for(path)
     store = StateStore(root)
     if request.answer_id is None:
@@ -134,7 +138,7 @@ def _write_after_pending(
     request: WriteRequest,
     link: ServerLink | None,
     path: Path,
-    disk: DocumentFile | None,
+    disk: DocumentFile | bytes,
     store: StateStore,
     reads: ReadCache,
 ) -> WriteOutcome:
@@ -146,8 +150,13 @@ def _write_after_pending(
         baseline = normalize_text(request.baseline)
     elif handle is not None:
         baseline = normalize_text(handle.text)
+    elif isinstance(disk, bytes):
+        done = _write_window(request, link, path, disk, store, reads)
+        if done is not None:
+            return done
+        baseline = reads.document_of(path, disk).text
     else:
-        baseline = read_document(path, reads).text if disk is None else disk.text
+        baseline = disk.text
     if handle is not None and link is not None:
         # hand-off: the server builds content_ours (once) and records its
         # digest before it edits the buffer; no patch parsing or CRDT here
@@ -182,6 +191,39 @@ def _write_after_pending(
         raise
 
 
+def _write_window(
+    request: WriteRequest,
+    link: ServerLink | None,
+    path: Path,
+    base: bytes,
+    store: StateStore,
+    reads: ReadCache,
+) -> WriteOutcome | None:
+    """The disk write on the file's UTF-8 (``base``, read before the pending
+    copy was saved), the answer applied around its markers only
+    (:func:`~agent_doc.document.apply_window.ours_utf8`); ``None`` when only
+    the plain path can build content_ours (a small document…)."""
+    if len(base) < apply_window.WINDOW_FROM:
+        return None  # (before the configs are read: the plain path reads them)
+    configs = load_component_configs(store.root)
+    answer_id = request.answer_id or new_answer_id()
+    ours = ours_utf8(base, request.response, configs, boundary_id=answer_id)
+    if ours is None:
+        return None
+    for warning in block_warnings_utf8(request.response, base):
+        logger.warning("warning: %s", warning)  # one stderr line per bad block
+    digest = in_background(lambda: data_digest(ours.pieces))
+    try:
+        if link is not None and link.gone:
+            logger.warning(gone_server_notice(path, link.gone[0].pid))
+        return write_pieces_to_disk(
+            path, base, ours, store, reads, answer_id=answer_id, ours_digest=digest
+        )
+    except BaseException:
+        wait_quietly(digest)
+        raise
+
+
 def _land_orphan(
     path: Path, answer_id: str, store: StateStore, link: ServerLink | None
 ) -> None:
@@ -207,15 +249,12 @@ def _already_landed(path: Path, store: StateStore, reads: ReadCache) -> WriteOut
     return WriteOutcome(path, ours, text, "disk", changed=False, merged=text != ours)
 
 
-def _checked_document(
-    path: Path, text_needed: bool, reads: ReadCache
-) -> DocumentFile | None:
+def _checked_document(path: Path, reads: ReadCache) -> DocumentFile | bytes:
     """Check the document can be written (an existing, regular, UTF-8 file)
-    before any state is; its text when ``text_needed`` or when it is not plain
-    UTF-8, else ``None`` (its bytes were checked without building the text)."""
-    if not text_needed and read_plain_utf8(path, reads) is not None:
-        return None
-    return read_document(path, reads)
+    before any state is: its bytes when they are plain UTF-8 (checked without
+    building the text), else its text."""
+    data = reads.read_plain_utf8(path, again=False)  # as the command read it
+    return data if data is not None else read_document(path, reads)
 
 
 def gone_server_notice(path: Path, pid: int) -> str:
@@ -326,14 +365,15 @@ def run_write(
     stream: bool = False,
     force_disk: bool = False,
     origin: str | None = None,
+    reads: ReadCache | None = None,
 ) -> WriteOutcome:
     """``agent-doc write``: build the request, find a server, write.
 
     The one core call shared by the typer command and the fast path in
-    :mod:`agent_doc.cli.entry`.
+    :mod:`agent_doc.cli.entry`; ``reads`` is what the command read already.
     """
 
-    reads = ReadCache()  # the baseline file's bytes serve the disk merge
+    reads = ReadCache() if reads is None else reads  # bytes serve the disk merge
     baseline = read_baseline_file(baseline_file, reads) if baseline_file else None
     request = WriteRequest(Path(path), response, baseline, stream, force_disk, origin)
     if force_disk:

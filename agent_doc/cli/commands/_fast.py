@@ -21,6 +21,8 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
+    from agent_doc.store.docfile import ReadCache
+
 _ROOM_ENV = "AGENT_DOC_SHARE_URL"
 """Set: ``write`` and ``patch`` go to a shared room (:mod:`agent_doc.share.remote`)."""
 
@@ -56,11 +58,12 @@ def do_write(
     as_json: bool,
     room: str | None = None,
     token_file: Path | None = None,
+    reads: ReadCache | None = None,
 ) -> int:
     """``agent-doc write``: the response is read from stdin.
 
     With ``room`` (or ``$AGENT_DOC_SHARE_URL``) the answer goes into a shared
-    room instead (:mod:`._room`).
+    room instead (:mod:`._room`). ``reads``: what the command read of FILE.
     """
     from agent_doc.errors import ServerTimeout
 
@@ -69,7 +72,7 @@ def do_write(
 
         return room_write(file, read_stdin(), room, token_file, baseline_file, as_json)
     try:
-        return _write(file, baseline_file, stream, force_disk, origin, as_json)
+        return _write(file, baseline_file, stream, force_disk, origin, as_json, reads)
     except ServerTimeout as exc:  # the answer is pending: say so, and how to land it
         from agent_doc.write.waiting import kept_pending_message
 
@@ -83,6 +86,7 @@ def _write(
     force_disk: bool,
     origin: str | None,
     as_json: bool,
+    reads: ReadCache | None = None,
 ) -> int:
     response = read_stdin()
     if not force_disk and baseline_file is None and not as_json:
@@ -105,6 +109,7 @@ def _write(
         stream=stream,
         force_disk=force_disk,
         origin=origin,
+        reads=reads,
     )
     if as_json:
         import json
@@ -213,9 +218,14 @@ def run_fast(args: list[str]) -> int | None:
     except Unhandled:
         return None
     try:
+        from agent_doc.store.docfile import ReadCache
         from agent_doc.store.docfile import require_session_document
 
-        require_session_document(Path(ns["file"]))  # as typer's document_argument
+        # a write keeps the document's bytes (checked once); the others read anew
+        reads = ReadCache() if command == "write" else None
+        require_session_document(
+            Path(ns["file"]), reads
+        )  # as typer's document_argument
         if command == "write":
             return do_write(
                 Path(ns["file"]),
@@ -226,6 +236,7 @@ def run_fast(args: list[str]) -> int | None:
                 as_json=ns["json"],
                 room=ns["room"],
                 token_file=ns["token_file"],
+                reads=reads,
             )
         if command == "patch":
             return do_patch(

@@ -1,0 +1,236 @@
+"""content_ours of a large document built on its UTF-8 around its markers.
+
+:func:`~agent_doc.document.apply.build_content_ours` decodes only the text
+around the markers here (a long conversation costs a few byte scans, not its
+decoded text).
+
+An answer changes a document at its component and boundary markers (the
+``exchange``'s end, a ``status`` near the top) and its frontmatter; the long
+stretches of conversation between markers are only carried along. Each such
+stretch, cut at *neutral points* of :mod:`~agent_doc.document.diff_window` (a
+line start after a blank line, outside every fenced block and comment block,
+no ``<!--`` open across it) and holding no marker-like ``<!-- agent:`` at all,
+is replaced by a placeholder paragraph: one line of a NUL, a random token and
+a NUL (a document holds no NUL: it is refused when read), then a blank line.
+The plain function runs on that small text; each placeholder is then found
+once, in order, still after a blank line, and its stretch is put back as a
+view of the document's bytes.
+
+Why that gives the plain result: code spans and comment stripping stop at a
+blank line, fenced blocks are balanced across a stretch (both ends outside
+them), so markers and code outside the stretches are found the same; the
+stretch ends before a non-blank line, so the de-duplication and the overlap
+check, which look back to the last non-blank line, stop after it; line counts
+(the person's protected lines) change by the same amount on both sides of
+every comparison. Anything else answers ``None`` and the caller takes the
+plain path: a small or non-plain text, a component with a line limit, a
+placeholder lost (a ``replace`` of the component holding it) or moved, an
+error (raised again by the plain path, with the document's line numbers), a
+frontmatter patch (its warnings are logged once, by the plain path).
+``tests/unit/document/test_apply_window.py`` drives both paths with the same
+random documents and responses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+
+from agent_doc.document.apply import build_content_ours
+from agent_doc.document.component_config import resolve_max_lines
+from agent_doc.document.components import scan_components
+from agent_doc.document.diff_window import _neutral_after
+from agent_doc.document.diff_window import _neutral_before
+from agent_doc.document.diff_window import block_spans
+from agent_doc.document.frontmatter_text import frontmatter_end_utf8
+from agent_doc.document.patch_blocks import HAS_COMPONENT_SOURCE
+from agent_doc.document.patch_blocks import patch_block_warnings
+from agent_doc.errors import AgentDocError
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from agent_doc.document.component_config import ComponentConfig
+    from agent_doc.document.components import Component
+
+__all__ = ["WINDOW_FROM", "OursUTF8", "block_warnings_utf8", "ours_utf8", "stretches"]
+
+WINDOW_FROM = 1 << 18
+"""Documents smaller than this take the plain path (it is as cheap)."""
+_STRETCH = 1 << 15
+"""The shortest stretch worth eliding."""
+_MARGIN = 1 << 11
+"""Bytes kept on each side of a marker (a heading check, the overlap check and
+the de-duplication look a few lines back from an edit)."""
+
+
+_SPACES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+"""The ASCII characters ``\\s`` matches in a ``str`` pattern."""
+
+
+class OursUTF8:
+    """content_ours as UTF-8 pieces: the small text around the markers
+    (encoded) and the elided stretches (views of the document's bytes)."""
+
+    __slots__ = ("pieces", "size", "window")
+
+    def __init__(self, pieces: tuple[bytes | memoryview, ...], window: str) -> None:
+        self.pieces = pieces
+        """content_ours in order (never joined here)."""
+        self.size = sum(map(len, pieces))
+        """Its length in bytes."""
+        self.window = window
+        """content_ours with each stretch as its placeholder: holds every
+        marker of content_ours (a stretch holds none)."""
+
+    def join(self) -> bytes:
+        """content_ours as one bytes object."""
+        return b"".join(self.pieces)
+
+    def text(self) -> str:
+        """content_ours decoded."""
+        return self.join().decode("utf-8")
+
+    def head(self, size: int) -> bytes:
+        """The first ``size`` bytes (fewer when it is shorter)."""
+        out: list[bytes] = []
+        for piece in self.pieces:
+            if size <= 0:
+                break
+            out.append(bytes(piece[:size]))
+            size -= len(piece)
+        return b"".join(out)
+
+
+def _marker_starts(data: bytes, start: int) -> list[int]:
+    """Where ``<!--[ \\t]*/?agent:`` matches in ``data`` from ``start`` on:
+    what every component and boundary marker starts with."""
+    if not _MARKERISH:  # compiled on first use (test_lazy_re)
+        _MARKERISH.append(re.compile(rb"<!--[ \t]*/?agent:"))
+    return [m.start() for m in _MARKERISH[0].finditer(data, start)]
+
+
+_MARKERISH: list[re.Pattern[bytes]] = []
+
+
+def _line_is_blank(data: bytes, at: int) -> bool:
+    end = data.find(b"\n", at)
+    return not data[at : len(data) if end < 0 else end].decode("utf-8").strip()
+
+
+def stretches(data: bytes) -> list[tuple[int, int]]:
+    """The stretches of ``data`` (plain UTF-8) that content_ours carries along
+    unchanged (see the module docstring), in order."""
+    head = frontmatter_end_utf8(data)
+    if head >= len(data):
+        return []
+    edges = [head, *_marker_starts(data, head), len(data)]
+    gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > _STRETCH]
+    if not gaps:
+        return []
+    blocks = block_spans(data)
+    out: list[tuple[int, int]] = []
+    for lo, hi in gaps:
+        start = _neutral_after(data, lo + max(_MARGIN, 1), 0, blocks)  # after lo
+        # ``<!--`` open across a point: the one at ``lo`` (a marker) or later,
+        # or (first gap) one in the frontmatter
+        since = lo if lo > head else 0
+        end = _neutral_before(data, hi - _MARGIN, blocks, since)
+        while end > start and _line_is_blank(data, end):
+            end = _neutral_before(data, end - 1, blocks, since)
+        if end - start >= _STRETCH:
+            out.append((start, end))
+    return out
+
+
+def _placeholder(token: str, index: int) -> str:
+    return f"\0{token}-{index}\0\n\n"
+
+
+def ours_utf8(
+    data: bytes,
+    response: str,
+    configs: Mapping[str, ComponentConfig],
+    *,
+    boundary_id: str | None = None,
+) -> OursUTF8 | None:
+    """``build_content_ours(data.decode(), response, configs, boundary_id=…)``
+    as UTF-8 pieces, decoding only around the markers; ``None`` when only the
+    plain path can tell (see the module docstring). ``data`` must be plain
+    UTF-8 (no BOM, no ``\\r``, checked valid: a stretch is never decoded)."""
+    if len(data) < WINDOW_FROM or "\0" in response:
+        return None
+    if "patch:frontmatter" in response:  # it may log: once, by the plain path
+        return None
+    spans = stretches(data)
+    if not spans:
+        return None
+    token = os.urandom(8).hex()
+    parts, pos = [], 0
+    for index, (start, end) in enumerate(spans):
+        parts += [data[pos:start].decode("utf-8"), _placeholder(token, index)]
+        pos = end
+    parts.append(data[pos:].decode("utf-8"))
+    small = "".join(parts)
+    try:
+        if any(resolve_max_lines(c, configs)[0] > 0 for c in _components(small)):
+            return None
+        ours = build_content_ours(small, response, configs, boundary_id=boundary_id)
+    except AgentDocError:
+        return None  # the plain path raises it, with the document's lines
+    pieces = _put_back(ours, data, spans, token)
+    return None if pieces is None else OursUTF8(pieces, ours)
+
+
+def _components(text: str) -> list[Component]:
+    return scan_components(text).components
+
+
+def _put_back(
+    ours: str, data: bytes, spans: list[tuple[int, int]], token: str
+) -> tuple[bytes | memoryview, ...] | None:
+    """``ours`` with each placeholder replaced by its stretch of ``data``;
+    ``None`` when one is missing, doubled or no longer after a blank line."""
+    whole = memoryview(data)
+    out: list[bytes | memoryview] = []
+    pos = 0
+    for index, (start, end) in enumerate(spans):
+        mark = _placeholder(token, index)
+        at = ours.find(mark, pos)
+        if at < 2 or ours[at - 2 : at] != "\n\n" or ours.find(mark, at + 1) >= 0:
+            return None
+        out += [ours[pos:at].encode("utf-8"), whole[start:end]]
+        pos = at + len(mark)
+    out.append(ours[pos:].encode("utf-8"))
+    return tuple(piece for piece in out if len(piece))
+
+
+def block_warnings_utf8(response: str, data: bytes) -> list[str]:
+    """``patch_block_warnings(response, data.decode())``, decoding only the
+    text around each occurrence of a named component's opener."""
+    return patch_block_warnings(
+        response, data[: frontmatter_end_utf8(data)].decode("utf-8"),
+        has_component=lambda name: _has_component_utf8(data, name),
+    )  # fmt: skip
+
+
+def _has_component_utf8(data: bytes, name: str) -> bool:
+    """Whether the UTF-8 text ``data`` has an opener of component ``name`` as
+    :func:`~agent_doc.document.patch_blocks.patch_block_warnings` finds one:
+    each ``agent:NAME`` is checked on the text from the ``<!--`` before it."""
+    pattern = re.compile(HAS_COMPONENT_SOURCE.format(re.escape(name)))
+    needle = f"agent:{name}".encode()
+    at = data.find(needle)
+    while at >= 0:
+        opener = data.rfind(b"<!--", 0, at)
+        stop = min(at + len(needle) + 4, len(data))
+        gap = data[opener + 4 : at] if opener >= 0 else b""
+        long_text = len(gap) > 256 and gap.isascii() and gap.translate(None, _SPACES)
+        if opener >= 0 and not long_text:
+            piece = data[opener:stop].decode("utf-8", "ignore")
+            if pattern.match(piece):
+                return True
+        at = data.find(needle, at + 1)
+    return False
