@@ -10,8 +10,9 @@ stretches of conversation between markers are only carried along. Each such
 stretch, cut at *neutral points* of :mod:`~agent_doc.document.diff_window` (a
 line start after a blank line, outside every fenced block and comment block,
 no ``<!--`` open across it) and holding no marker-like ``<!-- agent:`` at all,
-is replaced by a placeholder paragraph: one line of a NUL, a random token and
-a NUL (a document holds no NUL: it is refused when read), then a blank line.
+is replaced by a placeholder paragraph: one line of a NUL, a fixed token and
+a NUL (a document holds no NUL: it is refused when read; one found here
+takes the plain path), then a blank line.
 The plain function runs on that small text; each placeholder is then found
 once, in order, still after a blank line, and its stretch is put back as a
 view of the document's bytes.
@@ -34,15 +35,14 @@ random documents and responses.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.component_config import resolve_max_lines
 from agent_doc.document.components import scan_components
-from agent_doc.document.diff_window import _neutral_after
-from agent_doc.document.diff_window import _neutral_before
 from agent_doc.document.diff_window import block_spans
+from agent_doc.document.diff_window import neutral_after
+from agent_doc.document.diff_window import neutral_before
 from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 from agent_doc.document.patch_blocks import HAS_COMPONENT_SOURCE
 from agent_doc.document.patch_blocks import patch_block_warnings
@@ -133,13 +133,13 @@ def stretches(data: bytes) -> list[tuple[int, int]]:
     blocks = block_spans(data)
     out: list[tuple[int, int]] = []
     for lo, hi in gaps:
-        start = _neutral_after(data, lo + max(_MARGIN, 1), 0, blocks)  # after lo
+        start = neutral_after(data, lo + max(_MARGIN, 1), 0, blocks)  # after lo
         # ``<!--`` open across a point: the one at ``lo`` (a marker) or later,
         # or (first gap) one in the frontmatter
         since = lo if lo > head else 0
-        end = _neutral_before(data, hi - _MARGIN, blocks, since)
+        end = neutral_before(data, hi - _MARGIN, blocks, since)
         while end > start and _line_is_blank(data, end):
-            end = _neutral_before(data, end - 1, blocks, since)
+            end = neutral_before(data, end - 1, blocks, since)
         if end - start >= _STRETCH:
             out.append((start, end))
     return out
@@ -167,7 +167,9 @@ def ours_utf8(
     spans = stretches(data)
     if not spans:
         return None
-    token = os.urandom(8).hex()
+    if b"\0" in data:  # a placeholder must be the only NUL line (no dice here)
+        return None
+    token = "agent-doc-stretch"
     parts, pos = [], 0
     for index, (start, end) in enumerate(spans):
         parts += [data[pos:start].decode("utf-8"), _placeholder(token, index)]

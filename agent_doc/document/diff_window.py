@@ -128,7 +128,7 @@ def _neutral(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> bo
     return opener < 0 or 0 <= data.find(b"-->", opener + 4) <= at - 3
 
 
-def _neutral_before(
+def neutral_before(
     data: bytes, at: int, blocks: list[tuple[int, int]], lo: int = 0
 ) -> int:
     """The last neutral point of ``data`` at or before ``at`` (0 at worst);
@@ -144,7 +144,7 @@ def _neutral_before(
     return 0
 
 
-def _neutral_after(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> int:
+def neutral_after(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> int:
     """The first neutral point of ``data`` at or after ``at`` (its end at worst)."""
     while True:
         q = data.find(b"\n\n", max(at - 2, 0))
@@ -170,8 +170,8 @@ def _stripped_lines(data: bytes, end: int, blocks: list[tuple[int, int]]) -> int
         ]
         if not found:
             return lines
-        lo = max(_neutral_before(data, min(found) + 1, blocks), at)
-        hi = _neutral_after(data, lo + 1, lo, blocks)
+        lo = max(neutral_before(data, min(found) + 1, blocks), at)
+        hi = neutral_after(data, lo + 1, lo, blocks)
         chunk = data[lo:hi].decode("utf-8")
         lines -= chunk.count("\n") - strip_comments(chunk).count("\n")
         at = hi
@@ -217,7 +217,7 @@ def window_diff(previous: bytes, current: bytes, context: int) -> str | object |
     blocks_a = block_spans(a)
     margin = _MIN_WINDOW
     while True:
-        start = _neutral_before(a, max(head - margin, 0), blocks_a)
+        start = neutral_before(a, max(head - margin, 0), blocks_a)
         blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
         shift = len(b) - len(a)
         end = max(len(a) - tail + margin, len(a) - tail)
@@ -248,7 +248,7 @@ def _window_end(
     shifted, in ``b`` (the suffix from there is the same text on both sides)."""
     shift = len(b) - len(a)
     while True:
-        end = _neutral_after(a, at, start, blocks_a)
+        end = neutral_after(a, at, start, blocks_a)
         if end >= len(a):
             return end
         there = end + shift  # a line start after a blank line in ``b`` too
@@ -294,7 +294,7 @@ def same_after_utf8(a: bytes, b: bytes, bare: Callable[[str], str]) -> bool:
     if head == len(a) == len(b):
         return True
     blocks_a = block_spans(a)
-    start = _neutral_before(a, head, blocks_a)
+    start = neutral_before(a, head, blocks_a)
     blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
     end = _window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
     old = a[start:end].decode("utf-8")

@@ -125,6 +125,17 @@ def test_window_is_the_plain_content_ours(
     assert block_warnings_utf8(response, data) == patch_block_warnings(response, text)
 
 
+def test_a_document_holding_its_placeholder_takes_the_plain_path() -> None:
+    """The placeholder's token is fixed (the document layer draws no random
+    numbers): a document that holds one — or any NUL — is left to the plain
+    path, which refuses or handles it, never a stretch put back wrongly."""
+    text = "".join(conversation(120, "s1"))
+    placeholder = "\0agent-doc-stretch-0\0\n\n"
+    at = text.index("## User")
+    forged = (text[:at] + placeholder + text[at:]).encode("utf-8")
+    assert ours_utf8(forged, ANSWERS[0], {}, boundary_id="feedbeef") is None
+
+
 @pytest.mark.parametrize("turns", [70, 120])
 @pytest.mark.parametrize("response", ANSWERS)
 def test_long_conversation_takes_the_window(turns: int, response: str) -> None:
