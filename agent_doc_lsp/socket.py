@@ -80,10 +80,12 @@ def prune_registrations(servers: Path) -> None:
             data = {}
         if not alive:
             logger.info("removing stale server registration %s", entry)
-            entry.unlink(missing_ok=True)
             sock = data.get("socket") if isinstance(data, dict) else None
             if isinstance(sock, str) and sock:
                 remove_stale_socket(sock)  # only a socket of ours, never any file
+            # last: a registration gone means its socket is gone too (and one
+            # left by a crash here is pruned again next time)
+            entry.unlink(missing_ok=True)
 
 
 def _error(message: str) -> dict[str, Any]:

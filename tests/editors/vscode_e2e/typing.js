@@ -53,6 +53,9 @@ async function trial(editor, spec, changes) {
   const landed = changes[landedAt];
   const lastKey = changes.slice(0, landedAt).filter((c) => c.person).pop();
   const text = document.getText();
+  // keys the person typed after the answer landed (a pause in their typing
+  // let it in): Ctrl+Z then undoes those, not the answer
+  const typedAfterAnswer = changes.slice(landedAt + 1).filter((c) => c.person).length;
   const cursor = editor.selection.active;
   await probe("press", { key: "Control+z" });
   // bounded, not fixed: a busy machine can take seconds to apply the undo
@@ -63,6 +66,7 @@ async function trial(editor, spec, changes) {
     column: cursor.character,
     latencyMs: landed && lastKey ? Math.max(landed.at - lastKey.at, 0) : -1,
     undone: document.getText(),
+    typedAfterAnswer,
   };
 }
 
