@@ -341,15 +341,21 @@ class LandingModel(RuleBasedStateMachine):
             assert self._count(f"### Re: answer {n}\n") <= 1
 
 
-LandingModel.TestCase.settings = settings(
-    max_examples=EXAMPLES,
-    stateful_step_count=STEPS,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+def schedules(examples: int) -> settings:
+    """``examples`` derandomized schedules of :data:`STEPS` steps (the same
+    every run; a failure prints its reproduction blob)."""
+    return settings(
+        max_examples=examples,
+        stateful_step_count=STEPS,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+
+LandingModel.TestCase.settings = schedules(EXAMPLES)
 test_landing_model = pytest.mark.timeout(1800)(LandingModel.TestCase)
 
 INLINE_START = """---
@@ -378,15 +384,7 @@ class InlineLandingModel(LandingModel):
         return doc + f"{line}\n"
 
 
-InlineLandingModel.TestCase.settings = settings(
-    max_examples=max(EXAMPLES // 4, 100),
-    stateful_step_count=STEPS,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+InlineLandingModel.TestCase.settings = schedules(max(EXAMPLES // 4, 100))
 test_inline_landing_model = pytest.mark.timeout(1800)(InlineLandingModel.TestCase)
 
 
