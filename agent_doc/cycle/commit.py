@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from agent_doc.cycle.gitcli import WorkTree
     from agent_doc.cycle.gitcommit import Git
     from agent_doc.cycle.gitfull import FileEntry
+    from agent_doc.document.snap_index import SnapIndex
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
@@ -138,7 +139,8 @@ def commit_document(
         original = read_document_form(path)  # (checked, not decoded)
         store = StateStore.for_document(path)
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
-        snapshot_data = store.load_snapshot_bytes(path)
+        indexed = store.load_snapshot_indexed(path)
+        snapshot_data, index = indexed if indexed is not None else (None, None)
         if snapshot_data is not None and not is_utf8(snapshot_data):
             where = store.snapshot_path(path)
             raise StateError(f"corrupt state file {where}: not valid UTF-8")
@@ -154,7 +156,7 @@ def commit_document(
             if (
                 not also
                 and head_data is not None
-                and _same_answer_data(snapshot_data, head_data)
+                and _same_answer_data(snapshot_data, head_data, index)
             ):
                 return False, "nothing to commit"
             snapshot = snapshot_data.decode("utf-8")
@@ -200,16 +202,18 @@ def _extra_entries(git: Git, tree: WorkTree, files: Sequence[Path]) -> list[File
     return entries
 
 
-def _same_answer_data(snapshot: bytes, head: bytes) -> bool:
-    """:func:`_same_answer` of the snapshot's UTF-8 and HEAD's blob, on the
-    bytes when HEAD's text is its bytes decoded (no CRLF, no BOM): only the
-    changed window is decoded; otherwise on the texts."""
+def _same_answer_data(
+    snapshot: bytes, head: bytes, index: SnapIndex | None = None
+) -> bool:
+    """:func:`_same_answer` of the snapshot's UTF-8 (``index``: its index)
+    and HEAD's blob, on the bytes when HEAD's text is its bytes decoded (no
+    CRLF, no BOM): only the changed window is decoded; otherwise on the texts."""
     crlf = b"\r" in head and b"\r\n" in head  # (a byte is found faster)
     if not crlf and not head.startswith(b"\xef\xbb\xbf"):
         if snapshot == head:
             return True
         try:  # a bad byte of HEAD's can only be in the window: decoded there
-            return same_after_utf8(snapshot, head, _bare)
+            return same_after_utf8(snapshot, head, _bare, index)
         except UnicodeDecodeError:
             pass
     return _same_answer(snapshot.decode("utf-8"), head_text_of(head))

@@ -16,6 +16,7 @@ from agent_doc.store.state import read_document
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from agent_doc.document.snap_index import SnapIndex
     from agent_doc.write.server_link import ServerLink
 
 
@@ -46,10 +47,11 @@ def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
     store = StateStore.for_document(path)
     if handle is None:  # the file: diffed on its bytes, only the window decoded
         data = read_document_bytes(path)
-        snapshot = store.load_snapshot_bytes(path)
+        snapshot = store.load_snapshot_indexed(path)
         diff = _window_diff(snapshot, data)
         if diff is not PLAIN:
             return DiffResult(path, diff, "file", snapshot is not None)  # type: ignore[arg-type]
+        del snapshot
         disk = decode_document(path, data)
         del data
     else:
@@ -62,13 +64,16 @@ def document_diff(path: Path, link: ServerLink | None = None) -> DiffResult:
     return DiffResult(path, diff, source, previous is not None)
 
 
-def _window_diff(snapshot: bytes | None, data: bytes) -> str | object | None:
-    """:func:`window_diff` of the snapshot's and the document's bytes;
-    :data:`PLAIN` when the plain path must decide (or raise: a NUL byte, bytes
-    that are not UTF-8)."""
+def _window_diff(
+    snapshot: tuple[bytes, SnapIndex | None] | None, data: bytes
+) -> str | object | None:
+    """:func:`window_diff` of the snapshot's (with its index) and the
+    document's bytes; :data:`PLAIN` when the plain path must decide (or
+    raise: a NUL byte, bytes that are not UTF-8)."""
     if b"\0" in data:
         return PLAIN
+    previous, index = snapshot if snapshot is not None else (b"", None)
     try:
-        return window_diff(snapshot or b"", data, DEFAULT_CONTEXT)
+        return window_diff(previous, data, DEFAULT_CONTEXT, index)
     except UnicodeDecodeError:
         return PLAIN

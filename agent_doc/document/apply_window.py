@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from bisect import bisect_right
 
 from agent_doc.document.apply import build_content_ours
 from agent_doc.document.component_config import resolve_max_lines
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 
     from agent_doc.document.component_config import ComponentConfig
     from agent_doc.document.components import Component
+    from agent_doc.document.snap_index import SnapIndex
 
 __all__ = ["WINDOW_FROM", "OursUTF8", "block_warnings_utf8", "ours_utf8", "stretches"]
 
@@ -120,9 +122,11 @@ def _line_is_blank(data: bytes, at: int) -> bool:
     return not data[at : len(data) if end < 0 else end].decode("utf-8").strip()
 
 
-def stretches(data: bytes) -> list[tuple[int, int]]:
+def stretches(data: bytes, index: SnapIndex | None = None) -> list[tuple[int, int]]:
     """The stretches of ``data`` (plain UTF-8) that content_ours carries along
-    unchanged (see the module docstring), in order."""
+    unchanged (see the module docstring), in order. ``index``: ``data``'s
+    (:mod:`~agent_doc.document.snap_index`): the blocks are then scanned from
+    the checkpoints around each stretch's ends only."""
     head = frontmatter_end_utf8(data)
     if head >= len(data):
         return []
@@ -130,19 +134,57 @@ def stretches(data: bytes) -> list[tuple[int, int]]:
     gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > _STRETCH]
     if not gaps:
         return []
-    blocks = block_spans(data)
+    if index is not None and index.size != len(data):
+        index = None
+    whole = block_spans(data) if index is None else []
     out: list[tuple[int, int]] = []
     for lo, hi in gaps:
-        start = neutral_after(data, lo + max(_MARGIN, 1), 0, blocks)  # after lo
         # ``<!--`` open across a point: the one at ``lo`` (a marker) or later,
         # or (first gap) one in the frontmatter
         since = lo if lo > head else 0
-        end = neutral_before(data, hi - _MARGIN, blocks, since)
-        while end > start and _line_is_blank(data, end):
-            end = neutral_before(data, end - 1, blocks, since)
+        if index is None:
+            start = neutral_after(data, lo + max(_MARGIN, 1), 0, whole)  # after lo
+            end = _end_before(data, hi - _MARGIN, whole, since, start)
+        else:
+            start = _start_indexed(data, lo + max(_MARGIN, 1), index)
+            end = _end_indexed(data, hi - _MARGIN, index, since, start)
         if end - start >= _STRETCH:
             out.append((start, end))
     return out
+
+
+def _end_before(
+    data: bytes, at: int, blocks: list[tuple[int, int]], since: int, start: int
+) -> int:
+    """The last neutral point at or before ``at`` whose line is not blank
+    (``start`` or before when there is none after ``start``)."""
+    end = neutral_before(data, at, blocks, since)
+    while end > start and _line_is_blank(data, end):
+        end = neutral_before(data, end - 1, blocks, since)
+    return end
+
+
+def _start_indexed(data: bytes, at: int, index: SnapIndex) -> int:
+    """The first neutral point at or after ``at``, found with the blocks
+    from the checkpoint before it up to the next one (that one at worst)."""
+    base = index.checkpoint(at)[0]
+    i = bisect_right(index.offsets, at)
+    stop = index.offsets[i] if i < len(index.offsets) else len(data)
+    point = neutral_after(data, at, base, block_spans(data, base, stop))
+    return min(point, stop)
+
+
+def _end_indexed(data: bytes, at: int, index: SnapIndex, since: int, start: int) -> int:
+    """:func:`_end_before` with the blocks from the checkpoint before ``at``
+    (earlier checkpoints when no point after it will do)."""
+    base = index.checkpoint(at)[0]
+    if base <= start:
+        return start
+    blocks = block_spans(data, base, at)
+    end = max(_end_before(data, at, blocks, max(since, base), base), base)
+    while end == base and end > start and _line_is_blank(data, end):
+        end = index.checkpoint(end - 1)[0]  # a checkpoint: neutral
+    return end
 
 
 def _placeholder(token: str, index: int) -> str:
@@ -155,16 +197,18 @@ def ours_utf8(
     configs: Mapping[str, ComponentConfig],
     *,
     boundary_id: str | None = None,
+    snap_index: SnapIndex | None = None,
 ) -> OursUTF8 | None:
     """``build_content_ours(data.decode(), response, configs, boundary_id=…)``
     as UTF-8 pieces, decoding only around the markers; ``None`` when only the
     plain path can tell (see the module docstring). ``data`` must be plain
-    UTF-8 (no BOM, no ``\\r``, checked valid: a stretch is never decoded)."""
+    UTF-8 (no BOM, no ``\\r``, checked valid: a stretch is never decoded);
+    ``snap_index``: its index (:func:`stretches`)."""
     if len(data) < WINDOW_FROM or "\0" in response:
         return None
     if "patch:frontmatter" in response:  # it may log: once, by the plain path
         return None
-    spans = stretches(data)
+    spans = stretches(data, snap_index)
     if not spans:
         return None
     if b"\0" in data:  # a placeholder must be the only NUL line (no dice here)

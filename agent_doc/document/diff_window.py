@@ -33,7 +33,12 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["PLAIN", "diff_texts", "same_after", "same_after_utf8", "window_diff"]
+    from agent_doc.document.snap_index import SnapIndex
+
+__all__ = [
+    "PLAIN", "block_spans", "diff_texts", "neutral_after", "neutral_before",
+    "same_after", "same_after_utf8", "stripped_lines", "window_diff",
+]  # fmt: skip
 
 PLAIN = object()
 """Answer of :func:`window_diff` when only the plain path can decide."""
@@ -81,11 +86,15 @@ def _line_end(data: bytes, pos: int) -> int:
     return len(data) if nl < 0 else nl + 1
 
 
-def block_spans(data: bytes, start: int = 0) -> list[tuple[int, int]]:
+def block_spans(
+    data: bytes, start: int = 0, stop: int | None = None
+) -> list[tuple[int, int]]:
     """Fenced and comment blocks of ``data`` from the line start ``start`` on
-    (outside any block), as :func:`codeblocks.block_ranges` finds them, merged."""
+    (outside any block), as :func:`codeblocks.block_ranges` finds them, merged;
+    with ``stop``, only those that open before it."""
     out: list[tuple[int, int]] = []
     size = len(data)
+    limit = size if stop is None else min(_line_end(data, stop), size)
     first = _pattern("open").match(b"\n" + data[start : _line_end(data, start)])
     opened = (
         None
@@ -95,7 +104,7 @@ def block_spans(data: bytes, start: int = 0) -> list[tuple[int, int]]:
     line, pos = start, start
     while True:
         if opened is None:
-            m = _pattern("open").search(data, pos)
+            m = _pattern("open").search(data, pos, limit)
             if m is None:
                 return out
             line = m.start() + 1
@@ -155,13 +164,15 @@ def neutral_after(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) 
         at = q + 3
 
 
-def _stripped_lines(data: bytes, end: int, blocks: list[tuple[int, int]]) -> int:
-    """Lines (``str.splitlines``) of the stripped ``data[:end]`` (``end`` neutral,
-    no line break but ``\n`` before it): each comment is stripped in the small
-    neutral chunk around it."""
+def stripped_lines(
+    data: bytes, end: int, blocks: list[tuple[int, int]], begin: int = 0
+) -> int:
+    """Lines (``str.splitlines``) of the stripped ``data[begin:end]`` (both
+    neutral, no line break but ``\n`` between them; ``blocks`` from ``begin``
+    on at least): each comment is stripped in the small neutral chunk around it."""
 
-    lines = data.count(b"\n", 0, end)
-    at, link = 0, _first(_pattern("linkref"), data, 0, end)
+    lines = data.count(b"\n", begin, end)
+    at, link = begin, _first(_pattern("linkref"), data, begin, end)
     while True:
         if 0 <= link < at:
             link = _first(_pattern("linkref"), data, at, end)
@@ -170,7 +181,7 @@ def _stripped_lines(data: bytes, end: int, blocks: list[tuple[int, int]]) -> int
         ]
         if not found:
             return lines
-        lo = max(neutral_before(data, min(found) + 1, blocks), at)
+        lo = max(neutral_before(data, min(found) + 1, blocks, begin), at)
         hi = neutral_after(data, lo + 1, lo, blocks)
         chunk = data[lo:hi].decode("utf-8")
         lines -= chunk.count("\n") - strip_comments(chunk).count("\n")
@@ -203,9 +214,13 @@ def _plain_bytes(a: bytes, b: bytes) -> bool:
     )
 
 
-def window_diff(previous: bytes, current: bytes, context: int) -> str | object | None:
+def window_diff(
+    previous: bytes, current: bytes, context: int, index: SnapIndex | None = None
+) -> str | object | None:
     """``compute_diff(previous.decode(), current.decode(), context)`` computed on
-    the changed window only; :data:`PLAIN` when that cannot be shown the same."""
+    the changed window only; :data:`PLAIN` when that cannot be shown the same.
+    ``index``: :mod:`~agent_doc.document.snap_index`'s index of ``previous``
+    (the scans then start at its last checkpoint before the window)."""
 
     a, b = previous, current
     if not _plain_bytes(a, b):
@@ -214,10 +229,12 @@ def window_diff(previous: bytes, current: bytes, context: int) -> str | object |
     tail = common_suffix(a, b, min(len(a), len(b)) - head, chunk=1 << 16)
     if head == len(a) == len(b):
         return None
-    blocks_a = block_spans(a)
-    margin = _MIN_WINDOW
+    margin, floor, blocks_a = _MIN_WINDOW, -1, []
     while True:
-        start = neutral_before(a, max(head - margin, 0), blocks_a)
+        base, base_lines = _base(a, max(head - margin, 0), index)
+        if base != floor:  # the block scan starts at the checkpoint
+            floor, blocks_a = base, block_spans(a, base)
+        start = max(neutral_before(a, max(head - margin, 0), blocks_a, base), base)
         blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
         shift = len(b) - len(a)
         end = max(len(a) - tail + margin, len(a) - tail)
@@ -233,11 +250,32 @@ def window_diff(previous: bytes, current: bytes, context: int) -> str | object |
         if (whole_top or h >= context) and (
             whole_end or (t >= context and h < min(len(la), len(lb)))
         ):
-            if not whole_top and _other_breaks(a, start):
+            if not whole_top and _breaks_before(a, start, index):
                 return PLAIN
-            offset = 0 if whole_top else _stripped_lines(a, start, blocks_a)
+            offset = 0 if whole_top else base_lines + stripped_lines(
+                a, start, blocks_a, base
+            )  # fmt: skip
             return render_diff(la, lb, h, t, context, offset)
         margin *= 4
+
+
+def _base(data: bytes, at: int, index: SnapIndex | None) -> tuple[int, int]:
+    """Where the scans of ``data`` up to ``at`` may start: the index's last
+    checkpoint at or before ``at`` and its stripped line count (0, 0 without
+    an index, or with one that does not describe ``data``)."""
+    if index is None or index.size != len(data):
+        return 0, 0
+    base, lines = index.checkpoint(at)
+    if base and data[base - 2 : base] != b"\n\n":  # not this text's index
+        return 0, 0
+    return base, lines
+
+
+def _breaks_before(data: bytes, at: int, index: SnapIndex | None) -> bool:
+    """Whether ``data[:at]`` holds a line break other than ``\n`` and ``\r``."""
+    if index is not None and index.size == len(data):
+        return index.breaks_before(at)
+    return _other_breaks(data, at)
 
 
 def _window_end(
@@ -286,15 +324,19 @@ def same_after(previous: str, current: str, bare: Callable[[str], str]) -> bool:
     return same_after_utf8(a, b, bare)
 
 
-def same_after_utf8(a: bytes, b: bytes, bare: Callable[[str], str]) -> bool:
+def same_after_utf8(
+    a: bytes, b: bytes, bare: Callable[[str], str], index: SnapIndex | None = None
+) -> bool:
     """:func:`same_after` of two texts given as their UTF-8 (valid, as a
-    ``str`` encodes; only the window is decoded)."""
+    ``str`` encodes; only the window is decoded); ``index``: ``a``'s
+    (:func:`window_diff`)."""
     head = common_prefix(a, b, chunk=1 << 16)
     tail = common_suffix(a, b, min(len(a), len(b)) - head, chunk=1 << 16)
     if head == len(a) == len(b):
         return True
-    blocks_a = block_spans(a)
-    start = neutral_before(a, head, blocks_a)
+    base = _base(a, head, index)[0]
+    blocks_a = block_spans(a, base)
+    start = max(neutral_before(a, head, blocks_a, base), base)
     blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
     end = _window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
     old = a[start:end].decode("utf-8")

@@ -28,8 +28,9 @@ def atomic_write_bytes(
     mode: int | None = None,
     error: type[AgentDocError] = StateError,
     durable: bool = True,
-) -> None:
-    """Replace ``path`` with ``data`` atomically, creating missing parent folders.
+) -> os.stat_result:
+    """Replace ``path`` with ``data`` atomically, creating missing parent folders;
+    the written file's status (``fstat``: a rename keeps it).
 
     ``data`` may be a tuple of pieces, written one after the other (a large
     text and its small header need not be joined into one copy first).
@@ -64,6 +65,7 @@ def atomic_write_bytes(
             os.fchmod(fd, mode)
             if durable:
                 os.fsync(fd)
+            status = os.fstat(fd)
         finally:
             os.close(fd)
         tmp.replace(path)
@@ -75,6 +77,7 @@ def atomic_write_bytes(
         raise error(f"cannot write {path}: {exc.strerror or exc}") from exc
     if durable:
         fsync_dir(parent)
+    return status
 
 
 def atomic_write_text(

@@ -27,16 +27,20 @@ from __future__ import annotations
 import json
 
 from agent_doc._runtime.record import Record
+from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import StateError
-from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.atomic import fsync_dir
+from agent_doc.store.snapshot_index import index_path
+from agent_doc.store.snapshot_index import remove_index
+from agent_doc.store.snapshot_index import write_indexed
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from agent_doc.document.snap_index import SnapIndex
     from agent_doc.store.state import StateStore
 
 LANDING_DIR = "landing"
@@ -211,18 +215,23 @@ def save_record(store: StateStore, doc: Path, record: LandingRecord) -> None:
 
 
 def stage_snapshot(
-    store: StateStore, doc: Path, data: bytes | str | tuple[bytes | memoryview, ...]
+    store: StateStore,
+    doc: Path,
+    data: bytes | str | tuple[bytes | memoryview, ...],
+    previous: tuple[bytes, SnapIndex | None] | None = None,
 ) -> None:
-    """Save the snapshot a write will land, beside the record (durable)."""
-    path = staged_snapshot_path(store, doc)
-    if isinstance(data, str):
-        atomic_write_text(path, data)
-    else:
-        atomic_write_bytes(path, data)
+    """Save the snapshot a write will land, beside the record (durable), and
+    its index, carried from ``previous`` (a text's bytes and index, e.g. the
+    document's the snapshot was built on) or else from the snapshot's."""
+    data = encode_utf8(data) if isinstance(data, str) else data
+    source = store.snapshot_path(doc) if previous is None else previous
+    write_indexed(staged_snapshot_path(store, doc), data, source)
 
 
 def promote_staged_snapshot(store: StateStore, doc: Path) -> bool:
-    """Rename the staged snapshot over the snapshot; ``False`` when none is staged."""
+    """Rename the staged snapshot over the snapshot (then its index over the
+    snapshot's: in between, the old index no longer matches and is not
+    used); ``False`` when none is staged."""
     staged, target = staged_snapshot_path(store, doc), store.snapshot_path(doc)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -231,6 +240,10 @@ def promote_staged_snapshot(store: StateStore, doc: Path) -> bool:
         return False
     except OSError as exc:
         raise StateError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    try:
+        index_path(staged).replace(index_path(target))
+    except OSError:  # none staged (a small snapshot) or unmovable: none kept
+        remove_index(target)
     fsync_dir(target.parent)
     return True
 
@@ -239,5 +252,6 @@ def drop_staged_snapshot(store: StateStore, doc: Path) -> None:
     """Remove a staged snapshot (a write that did not land)."""
     try:
         staged_snapshot_path(store, doc).unlink(missing_ok=True)
+        index_path(staged_snapshot_path(store, doc)).unlink(missing_ok=True)
     except OSError as exc:
         raise StateError(f"cannot delete a staged snapshot: {exc}") from exc

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from agent_doc._runtime.digest import sha256_hex
+from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import StateError
 from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.atomic import atomic_write_text
@@ -25,10 +26,15 @@ from agent_doc.store.docfile import require_document
 from agent_doc.store.docfile import write_document
 from agent_doc.store.locks import DEFAULT_TIMEOUT
 from agent_doc.store.locks import file_lock
+from agent_doc.store.snapshot_index import read_indexed
+from agent_doc.store.snapshot_index import remove_index
+from agent_doc.store.snapshot_index import write_indexed
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from agent_doc.document.snap_index import SnapIndex
 
 __all__ = [
     "STATE_DIR",
@@ -177,20 +183,29 @@ class StateStore:
         """The snapshot's UTF-8 bytes (not decoded), or ``None`` when there is none."""
         return _load_bytes(self.snapshot_path(doc))
 
+    def load_snapshot_indexed(self, doc: Path) -> tuple[bytes, SnapIndex | None] | None:
+        """The snapshot's UTF-8 bytes and its index when its index file
+        describes them (:mod:`~agent_doc.store.snapshot_index`); ``None``
+        when there is no snapshot."""
+        return read_indexed(self.snapshot_path(doc))
+
     def save_snapshot(self, doc: Path, text: str) -> None:
-        """Store the snapshot atomically."""
-        atomic_write_text(self.snapshot_path(doc), text)
+        """Store the snapshot atomically (and its index)."""
+        target = self.snapshot_path(doc)
+        write_indexed(target, encode_utf8(text), target)
 
     def save_snapshot_data(
         self, doc: Path, data: bytes | tuple[bytes | memoryview, ...]
     ) -> None:
         """Store the snapshot, already encoded as UTF-8 (whole or in pieces),
-        atomically."""
-        atomic_write_bytes(self.snapshot_path(doc), data)
+        atomically (and its index)."""
+        target = self.snapshot_path(doc)
+        write_indexed(target, data, target)
 
     def delete_snapshot(self, doc: Path) -> None:
-        """Remove the snapshot if present."""
+        """Remove the snapshot if present (and its index)."""
         _delete(self.snapshot_path(doc))
+        remove_index(self.snapshot_path(doc))
 
     # -- baselines ---------------------------------------------------------
     def load_baseline(self, doc: Path) -> str | None:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_doc.document.apply_window import OursUTF8
+    from agent_doc.document.snap_index import SnapIndex
     from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import StateStore
 
@@ -54,7 +55,7 @@ class _Answer:
     """One answer's landing steps (:mod:`agent_doc.write.landing`) around the
     document write, for a disk write."""
 
-    __slots__ = ("added", "answer_id", "digest", "path", "store")
+    __slots__ = ("added", "answer_id", "digest", "path", "previous", "store")
 
     def __init__(
         self,
@@ -63,15 +64,18 @@ class _Answer:
         answer_id: str,
         digest: Callable[[], str],
         added: Callable[[], str | None],
+        previous: tuple[bytes, SnapIndex | None] | None = None,
     ) -> None:
         self.store, self.path = store, path
         self.answer_id, self.digest, self.added = answer_id, digest, added
+        self.previous = previous
+        """What the snapshot's index is carried from (``None``: the snapshot)."""
 
     def accept(self, ours: Snapshot, final_digest: str | None) -> None:
         """Before the document is written: snapshot staged, landing recorded."""
         accept_landing(
             self.store, self.path, self.answer_id, ours, self.digest(),
-            final_digest, self.added(),
+            final_digest, self.added(), self.previous,
         )  # fmt: skip
 
     def written(self) -> None:
@@ -135,15 +139,17 @@ def write_pieces_to_disk(
     *,
     answer_id: str,
     ours_digest: Callable[[], str],
+    index: SnapIndex | None = None,
 ) -> WriteOutcome:
     """:func:`write_to_disk` of content_ours built on the file's UTF-8
     (:mod:`agent_doc.document.apply_window`): the baseline is ``base``, the
-    file's bytes as read before. When the file still holds them, the
-    document, the snapshot and the CRDT state are written from ``ours``'s
-    pieces (no text is built); otherwise (the person typed meanwhile) the
-    texts are decoded and :func:`write_to_disk` merges them."""
+    file's bytes as read before (``index``: its index, when known). When the
+    file still holds them, the document, the snapshot (its index carried
+    from ``base``'s) and the CRDT state are written from ``ours``'s pieces
+    (no text is built); otherwise (the person typed meanwhile) the texts
+    are decoded and :func:`write_to_disk` merges them."""
     added = partial(_added_lines, base, ours, answer_id)
-    answer = _Answer(store, path, answer_id, ours_digest, added)
+    answer = _Answer(store, path, answer_id, ours_digest, added, (base, index))
     with doc_lock(path, root=store.root):
         if has_landed(path, answer_id, store):  # another process landed it
             ours_digest()  # (computed on another thread: waited for)

@@ -47,6 +47,10 @@ from agent_doc.store.state import doc_lock
 from agent_doc.store.state import read_document
 from agent_doc.write.outcome import WriteOutcome
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from agent_doc.document.snap_index import SnapIndex
+
 declare_points(
     {
         "write.pending_saved": "the pending copy (with the answer id) is saved",
@@ -105,10 +109,12 @@ def accept_landing(
     ours_digest: str,
     final_digest: str | None,
     added: str | None = None,
+    previous: tuple[bytes, SnapIndex | None] | None = None,
 ) -> None:
     """Step 2, under the document lock: stage the snapshot, name the answer
-    as landing in the record (``added``: :func:`added_lines`)."""
-    stage_snapshot(store, path, ours)
+    as landing in the record (``added``: :func:`added_lines`; ``previous``:
+    what the snapshot's index is carried from, :func:`stage_snapshot`)."""
+    stage_snapshot(store, path, ours, previous)
     record = load_record(store, path)
     landing = Landing(answer_id, ours_digest, final_digest, added)
     save_record(store, path, record.accept(landing))

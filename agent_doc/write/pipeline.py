@@ -36,6 +36,7 @@ from agent_doc.document.component_config import load_component_configs
 from agent_doc.document.patch_blocks import patch_block_warnings
 from agent_doc.errors import PatchError
 from agent_doc.store.docfile import ReadCache
+from agent_doc.store.snapshot_index import index_for
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
@@ -207,7 +208,10 @@ def _write_window(
         return None  # (before the configs are read: the plain path reads them)
     configs = load_component_configs(store.root)
     answer_id = request.answer_id or new_answer_id()
-    ours = ours_utf8(base, request.response, configs, boundary_id=answer_id)
+    index = index_for(base, store.snapshot_path(path))  # its blocks
+    ours = ours_utf8(
+        base, request.response, configs, boundary_id=answer_id, snap_index=index
+    )
     if ours is None:
         return None
     for warning in block_warnings_utf8(request.response, base):
@@ -217,8 +221,9 @@ def _write_window(
         if link is not None and link.gone:
             logger.warning(gone_server_notice(path, link.gone[0].pid))
         return write_pieces_to_disk(
-            path, base, ours, store, reads, answer_id=answer_id, ours_digest=digest
-        )
+            path, base, ours, store, reads,
+            answer_id=answer_id, ours_digest=digest, index=index,
+        )  # fmt: skip
     except BaseException:
         wait_quietly(digest)
         raise

@@ -1,0 +1,81 @@
+"""Building a :class:`~agent_doc.document.snap_index.SnapIndex`: one scan
+of a text, or of what follows the prefix it shares with an indexed one."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from agent_doc.document.diff_window import block_spans
+from agent_doc.document.diff_window import neutral_after
+from agent_doc.document.diff_window import stripped_lines
+from agent_doc.document.snap_index import EVERY
+from agent_doc.document.snap_index import SnapIndex
+
+__all__ = ["carried", "first_break", "index_of"]
+
+_OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
+                 b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # fmt: skip
+"""Line breaks of ``str.splitlines`` other than ``\\n`` (and ``\\r``), as UTF-8."""
+
+
+def first_break(data: bytes, start: int = 0) -> int:
+    """Where the first line break of ``str.splitlines`` other than ``\\n`` and
+    ``\\r`` starts in ``data[start:]`` (-1: none)."""
+    found = -1
+    for sep in _OTHER_BREAKS:
+        if data.find(sep[-1:], start) < 0:  # one byte first: ``memchr``
+            continue
+        hit = re.compile(re.escape(sep)).search(data, start)
+        if hit is not None and (found < 0 or hit.start() < found):
+            found = hit.start()
+    return found
+
+
+def index_of(data: bytes, every: int = EVERY) -> SnapIndex:
+    """The index of ``data`` (plain UTF-8: no ``\\r``, no BOM), one scan."""
+    return _extend(data, 0, [0], [0], first_break(data), every)
+
+
+def carried(
+    old: SnapIndex, same: int, tail: bytes, origin: int, every: int = EVERY
+) -> SnapIndex:
+    """The index of a text from ``old``, the index of a text sharing its
+    first ``same`` bytes: ``old``'s checkpoints within them are kept and only
+    the rest, ``tail`` (the text from ``origin = old.checkpoint(same)[0]``
+    on), is scanned."""
+    keep = bisect_right(old.offsets, same) - 1
+    if keep < 0 or old.offsets[keep] != origin:
+        raise ValueError(f"the tail must start at checkpoint {old.offsets[keep]}")
+    offsets, stripped = old.offsets[: keep + 1], old.stripped[: keep + 1]
+    known = old.breaks_from
+    # a break wholly in the shared prefix stays the first; otherwise none
+    # starts before ``origin`` (``\n\n`` before it, inside the prefix)
+    breaks = known if 0 <= known <= same - 3 else _shifted(first_break(tail), origin)
+    return _extend(tail, origin, offsets, stripped, breaks, every)
+
+
+def _shifted(found: int, origin: int) -> int:
+    return found if found < 0 else found + origin
+
+
+def _extend(
+    data: bytes,
+    origin: int,
+    offsets: list[int],
+    stripped: list[int],
+    breaks: int,
+    every: int,
+) -> SnapIndex:
+    """``offsets`` and ``stripped`` (checkpoints of a text so far, the last
+    one ``origin``) continued to its end; ``data``: the text from ``origin``."""
+    at = 0
+    blocks = block_spans(data)
+    while at + every < len(data):  # (``<!--`` before a checkpoint: closed)
+        point = neutral_after(data, at + every, at, blocks)
+        if point >= len(data):
+            break
+        stripped.append(stripped[-1] + stripped_lines(data, point, blocks, at))
+        offsets.append(origin + point)
+        at = point
+    return SnapIndex(origin + len(data), offsets, stripped, breaks)

@@ -1,0 +1,147 @@
+"""The snapshot's index changes no answer: the windowed diff, the
+nothing-to-commit check and content_ours built on the bytes give exactly what
+they give without it (random documents and edits, checkpoints every few
+bytes), and an index carried from an earlier text is the index of the new one."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from agent_doc.document import apply_window
+from agent_doc.document import diff_window
+from agent_doc.document.apply_window import ours_utf8
+from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.diff import strip_comments
+from agent_doc.document.diff_window import PLAIN
+from agent_doc.document.diff_window import block_spans
+from agent_doc.document.diff_window import same_after_utf8
+from agent_doc.document.diff_window import window_diff
+from agent_doc.document.linediff import common_prefix
+from agent_doc.document.snap_scan import carried
+from agent_doc.document.snap_scan import first_break
+from agent_doc.document.snap_scan import index_of
+from tests.unit.document.test_apply_window import CONFIGS
+from tests.unit.document.test_apply_window import _plain
+from tests.unit.document.test_apply_window import documents as session_documents
+from tests.unit.document.test_apply_window import responses
+from tests.unit.document.test_diff_window import MARKED
+from tests.unit.document.test_diff_window import _bare
+from tests.unit.document.test_diff_window import documents
+
+SETTINGS = settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "replace")
+
+
+@st.composite
+def edits(draw: st.DrawFn, text: str) -> str:
+    """``text`` with a few pieces inserted and a stretch deleted."""
+    for at, piece in sorted(
+        draw(
+            st.lists(
+                st.tuples(st.integers(0, len(text)), st.sampled_from(MARKED)),
+                max_size=3,
+            )
+        ),
+        reverse=True,
+    ):
+        text = text[:at] + piece + text[at:]
+    lo = draw(st.integers(0, len(text)))
+    return text[:lo] + text[lo + draw(st.integers(0, 30)) :]
+
+
+@pytest.mark.parametrize("window", [1, 16])
+@SETTINGS
+@given(base=documents, every=st.integers(1, 64), data=st.data())
+def test_the_indexed_diff_is_the_plain_one(
+    monkeypatch: pytest.MonkeyPatch,
+    window: int,
+    base: str,
+    every: int,
+    data: st.DataObject,
+) -> None:
+    monkeypatch.setattr(diff_window, "_MIN_WINDOW", window)
+    current = data.draw(edits(base))
+    for old, new in ((_utf8(base), _utf8(current)), (_utf8(current), _utf8(base))):
+        index = index_of(old, every)
+        assert window_diff(old, new, 5, index) == window_diff(old, new, 5)
+        assert same_after_utf8(old, new, _bare, index) is same_after_utf8(
+            old, new, _bare
+        )
+
+
+@SETTINGS
+@given(base=documents, every=st.integers(1, 64), data=st.data())
+def test_a_checkpoint_is_neutral_and_counts_the_stripped_lines_before_it(
+    base: str, every: int, data: st.DataObject
+) -> None:
+    """Each checkpoint of an index (built whole or carried from an earlier
+    text) is a neutral point of the text, with the stripped line count of the
+    text before it, and the first exotic line break is where it is."""
+    text = _utf8(base)
+    earlier = _utf8(data.draw(edits(base)))
+    old = index_of(earlier, every)
+    same = common_prefix(earlier, text)
+    origin = old.checkpoint(same)[0]
+    index = carried(old, same, text[origin:], origin, every)
+    assert index == index_of(text, every)
+    blocks = block_spans(text)
+    assert index.breaks_from == first_break(text)
+    assert index.offsets[0] == 0
+    for at, lines in zip(index.offsets[1:], index.stripped[1:], strict=True):
+        assert text[at - 2 : at] == b"\n\n"
+        assert diff_window._neutral(text, at, 0, blocks)
+        if not index.breaks_before(at):
+            assert lines == len(strip_comments(text[:at].decode()).splitlines())
+
+
+def test_an_index_of_another_text_is_not_used() -> None:
+    old = b"para\n\n" * 30 + b"```\n\ncode\n\n```\n\n" + b"end\n\n" * 30
+    index = index_of(old, 8)
+    other = b"x" + old[1:]  # the same length: only the bytes differ
+    shifted = b"\n" + old  # another length
+    for text in (other, shifted):
+        typed = text + b"typed\n"
+        assert window_diff(text, typed, 3, index) == window_diff(text, typed, 3)
+    assert window_diff(old, old + b"more\n", 3, index) is not PLAIN
+
+
+@SETTINGS
+@given(
+    text=session_documents,
+    response=responses,
+    configs=st.sampled_from(CONFIGS),
+    sizes=st.tuples(st.integers(1, 40), st.integers(0, 24), st.integers(1, 64)),
+)
+def test_content_ours_on_the_indexed_bytes_is_the_plain_one(
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    response: str,
+    configs: dict[str, ComponentConfig],
+    sizes: tuple[int, int, int],
+) -> None:
+    monkeypatch.setattr(apply_window, "WINDOW_FROM", 0)
+    monkeypatch.setattr(apply_window, "_STRETCH", sizes[0])
+    monkeypatch.setattr(apply_window, "_MARGIN", sizes[1])
+    data = text.encode("utf-8")
+    got = ours_utf8(
+        data,
+        response,
+        configs,
+        boundary_id="feedbeef",
+        snap_index=index_of(data, sizes[2]),
+    )
+    if got is not None:
+        plain = _plain(text, response, configs)
+        assert plain is not None
+        assert got.join() == plain.encode("utf-8")

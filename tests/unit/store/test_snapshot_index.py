@@ -1,0 +1,195 @@
+"""The snapshot's index file: written with every snapshot, carried from the
+previous one, used only when it describes exactly the snapshot's bytes — a
+stale, missing or corrupt one gives the plain result, never an error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_doc.cycle.doc_diff import document_diff
+from agent_doc.document.diff import compute_diff
+from agent_doc.document.snap_index import INDEX_FROM
+from agent_doc.document.snap_scan import index_of
+from agent_doc.store.atomic import atomic_write_bytes
+from agent_doc.store.landing import drop_staged_snapshot
+from agent_doc.store.landing import promote_staged_snapshot
+from agent_doc.store.landing import stage_snapshot
+from agent_doc.store.landing import staged_snapshot_path
+from agent_doc.store.snapshot_index import index_for
+from agent_doc.store.snapshot_index import index_path
+from agent_doc.store.snapshot_index import read_indexed
+from agent_doc.store.state import StateStore
+from agent_doc.write.pipeline import WriteRequest
+from agent_doc.write.pipeline import write_response
+from bench._long_docs import conversation
+from bench._long_docs import type_line
+
+ANSWER = "<!-- patch:exchange -->\n### Re: typed\n\nA short answer.\n<!-- /patch:exchange -->\n"
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> tuple[StateStore, Path, str]:
+    """A project with a long session document (above :data:`INDEX_FROM`)."""
+    (tmp_path / ".agent-doc").mkdir()
+    doc = tmp_path / "doc.md"
+    text = "".join(conversation(80, "s1"))
+    assert len(text.encode()) > INDEX_FROM
+    doc.write_text(text, "utf-8")
+    return StateStore(tmp_path), doc, text
+
+
+def _index_file(store: StateStore, doc: Path) -> Path:
+    return index_path(store.snapshot_path(doc))
+
+
+def test_a_saved_snapshot_has_its_index_and_a_deleted_one_none(
+    session: tuple[StateStore, Path, str],
+) -> None:
+    store, doc, text = session
+    store.save_snapshot(doc, text)
+    data, index = read_indexed(store.snapshot_path(doc)) or (b"", None)
+    assert data == text.encode()
+    assert index is not None
+    assert index == index_of(data)
+    assert len(index.offsets) > 3
+    grown = type_line(text)
+    store.save_snapshot_data(
+        doc,
+        tuple(
+            grown.encode()[i : i + 5000] for i in range(0, len(grown.encode()), 5000)
+        ),
+    )
+    again = store.load_snapshot_indexed(doc)
+    assert again is not None
+    assert again[1] == index_of(grown.encode())  # carried, then scanned on
+    store.delete_snapshot(doc)
+    assert not _index_file(store, doc).exists()
+    assert store.load_snapshot_indexed(doc) is None
+
+
+def test_a_small_snapshot_has_no_index_and_drops_a_stale_one(
+    session: tuple[StateStore, Path, str],
+) -> None:
+    store, doc, text = session
+    store.save_snapshot(doc, text)
+    store.save_snapshot(doc, "short\n")
+    assert not _index_file(store, doc).exists()
+    assert store.load_snapshot_indexed(doc) == (b"short\n", None)
+
+
+def _stale(store: StateStore, doc: Path, text: str, how: str) -> None:
+    """Make the snapshot's index stale (or gone, or corrupt) in one way."""
+    snapshot, idx = store.snapshot_path(doc), _index_file(store, doc)
+    if how == "rewritten":  # another writer, the index left behind
+        atomic_write_bytes(snapshot, type_line(text).encode())
+    elif how == "same size and time":  # only the bytes differ (at the end)
+        st = snapshot.stat()
+        data = text.encode()
+        atomic_write_bytes(snapshot, data[:-9] + b"changed.\n")
+        os.utime(snapshot, ns=(st.st_atime_ns, st.st_mtime_ns))
+    elif how == "missing":
+        idx.unlink()
+    elif how == "truncated":
+        idx.write_bytes(idx.read_bytes()[:-10])
+    elif how == "garbage":
+        idx.write_bytes(os.urandom(300))
+    elif how == "bad numbers":
+        lines = idx.read_bytes().split(b"\n")
+        lines[4] = b"12 x"
+        idx.write_bytes(b"\n".join(lines))
+    elif how == "unordered":
+        lines = idx.read_bytes().split(b"\n")
+        lines[4], lines[5] = lines[5], lines[4]
+        idx.write_bytes(b"\n".join(lines))
+
+
+HOW = ["rewritten", "same size and time", "missing", "truncated", "garbage",
+       "bad numbers", "unordered"]  # fmt: skip
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_stale_missing_or_corrupt_index_is_not_used(
+    session: tuple[StateStore, Path, str], how: str
+) -> None:
+    store, doc, text = session
+    store.save_snapshot(doc, text)
+    _stale(store, doc, text, how)
+    found = store.load_snapshot_indexed(doc)
+    assert found is not None
+    assert found[1] is None
+    assert found[0] == store.snapshot_path(doc).read_bytes()
+    assert index_for(text.encode(), store.snapshot_path(doc)) is None
+
+
+@pytest.mark.parametrize("how", [None, *HOW])
+def test_diff_with_any_index_is_the_plain_diff(
+    session: tuple[StateStore, Path, str], how: str | None
+) -> None:
+    store, doc, text = session
+    store.save_snapshot(doc, text)
+    if how is not None:
+        _stale(store, doc, text, how)
+    doc.write_text(type_line(text).replace("## User", "## Person", 1), "utf-8")
+    previous = store.snapshot_path(doc).read_text("utf-8")
+    got = document_diff(doc)
+    assert got.diff == compute_diff(previous, doc.read_text("utf-8"))
+    assert got.diff is not None
+    assert "+## Person" in got.diff
+
+
+def test_a_staged_snapshot_brings_its_index_along(
+    session: tuple[StateStore, Path, str],
+) -> None:
+    store, doc, text = session
+    store.save_snapshot(doc, text)
+    grown = type_line(text)
+    stage_snapshot(store, doc, grown)
+    staged = staged_snapshot_path(store, doc)
+    assert index_path(staged).exists()
+    assert read_indexed(store.snapshot_path(doc)) is not None  # old one still good
+    assert promote_staged_snapshot(store, doc)
+    assert not index_path(staged).exists()
+    found = store.load_snapshot_indexed(doc)
+    assert found is not None
+    assert found[1] == index_of(grown.encode())
+    stage_snapshot(store, doc, text)
+    drop_staged_snapshot(store, doc)
+    assert not index_path(staged).exists()
+    assert not staged.exists()
+
+
+def _two_turns(
+    root: Path, text: str, window: bool, monkeypatch: pytest.MonkeyPatch
+) -> tuple[bytes, bytes]:
+    """Two answers written into a long document, a line typed between them."""
+    from agent_doc.document import apply_window
+
+    if not window:
+        monkeypatch.setattr(apply_window, "WINDOW_FROM", 1 << 62)
+    root.mkdir()
+    (root / ".agent-doc").mkdir()
+    doc = root / "doc.md"
+    doc.write_text(text, "utf-8")
+    for answer_id in ("feedbeef", "cafebabe"):
+        write_response(
+            WriteRequest(doc, ANSWER, force_disk=True, answer_id=answer_id), None
+        )
+        doc.write_text(type_line(doc.read_text("utf-8")), "utf-8")
+    monkeypatch.undo()
+    store = StateStore(root)
+    found = store.load_snapshot_indexed(doc)
+    assert found is not None
+    assert found[1] == index_of(found[0])  # written by each write, carried
+    return doc.read_bytes(), found[0]
+
+
+def test_writes_through_the_index_leave_the_plain_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "".join(conversation(80, "s1"))
+    plain = _two_turns(tmp_path / "plain", text, False, monkeypatch)
+    window = _two_turns(tmp_path / "window", text, True, monkeypatch)
+    assert window == plain
