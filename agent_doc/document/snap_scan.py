@@ -1,5 +1,8 @@
-"""Building a :class:`~agent_doc.document.snap_index.SnapIndex`: one scan
-of a text, or of what follows the prefix it shares with an indexed one."""
+"""Building a snapshot's index: one scan, or only past a shared prefix.
+
+The :class:`~agent_doc.document.snap_index.SnapIndex` of a text, whole
+(:func:`index_of`) or carried from an earlier text's (:func:`carried`).
+"""
 
 from __future__ import annotations
 
