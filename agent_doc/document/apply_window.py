@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
     from agent_doc.document.component_config import ComponentConfig
     from agent_doc.document.components import Component
+    from agent_doc.document.snap_index import Segment
     from agent_doc.document.snap_index import SnapIndex
 
 __all__ = ["WINDOW_FROM", "OursUTF8", "block_warnings_utf8", "ours_utf8", "stretches"]
@@ -76,11 +77,18 @@ class OursUTF8:
     """content_ours as UTF-8 pieces: the small text around the markers
     (encoded) and the elided stretches (views of the document's bytes)."""
 
-    __slots__ = ("pieces", "size", "window")
+    __slots__ = ("pieces", "segments", "size", "window")
 
-    def __init__(self, pieces: tuple[bytes | memoryview, ...], window: str) -> None:
+    def __init__(
+        self,
+        pieces: tuple[bytes | memoryview, ...],
+        window: str,
+        segments: tuple[Segment, ...] = (),
+    ) -> None:
         self.pieces = pieces
         """content_ours in order (never joined here)."""
+        self.segments = segments
+        """Where each stretch is, in content_ours and in the document."""
         self.size = sum(map(len, pieces))
         """Its length in bytes."""
         self.window = window
@@ -176,13 +184,14 @@ def _start_indexed(data: bytes, at: int, index: SnapIndex) -> int:
 
 def _end_indexed(data: bytes, at: int, index: SnapIndex, since: int, start: int) -> int:
     """:func:`_end_before` with the blocks from the checkpoint before ``at``
-    (earlier checkpoints when no point after it will do)."""
-    base = index.checkpoint(at)[0]
+    (earlier checkpoints when no point after it will do; never ``at`` itself,
+    as :func:`neutral_before`)."""
+    base = index.checkpoint(at - 1)[0]
     if base <= start:
         return start
     blocks = block_spans(data, base, at)
     end = max(_end_before(data, at, blocks, max(since, base), base), base)
-    while end == base and end > start and _line_is_blank(data, end):
+    while end > start and _line_is_blank(data, end):  # (``end`` is ``base``)
         end = index.checkpoint(end - 1)[0]  # a checkpoint: neutral
     return end
 
@@ -227,7 +236,9 @@ def ours_utf8(
     except AgentDocError:
         return None  # the plain path raises it, with the document's lines
     pieces = _put_back(ours, data, spans, token)
-    return None if pieces is None else OursUTF8(pieces, ours)
+    if pieces is None:
+        return None
+    return OursUTF8(pieces, ours, _segments(pieces, spans))
 
 
 def _components(text: str) -> list[Component]:
@@ -251,6 +262,19 @@ def _put_back(
         pos = at + len(mark)
     out.append(ours[pos:].encode("utf-8"))
     return tuple(piece for piece in out if len(piece))
+
+
+def _segments(
+    pieces: tuple[bytes | memoryview, ...], spans: list[tuple[int, int]]
+) -> tuple[Segment, ...]:
+    """Where each stretch (a view of the document) is in ``pieces`` joined."""
+    out, at, stretch = [], 0, iter(spans)
+    for piece in pieces:
+        if isinstance(piece, memoryview):
+            start, _end = next(stretch)
+            out.append((at, start, len(piece)))
+        at += len(piece)
+    return tuple(out)
 
 
 def block_warnings_utf8(response: str, data: bytes) -> list[str]:

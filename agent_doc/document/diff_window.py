@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from agent_doc.document.snap_index import SnapIndex
 
 __all__ = [
-    "PLAIN", "block_spans", "diff_texts", "neutral_after", "neutral_before",
-    "same_after", "same_after_utf8", "stripped_lines", "window_diff",
+    "PLAIN", "block_spans", "diff_texts", "is_neutral", "neutral_after",
+    "neutral_before", "same_after", "same_after_utf8", "stripped_lines",
+    "window_diff",
 ]  # fmt: skip
 
 PLAIN = object()
@@ -135,6 +136,11 @@ def _neutral(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> bo
         return False
     opener = data.rfind(b"<!--", lo, at)
     return opener < 0 or 0 <= data.find(b"-->", opener + 4) <= at - 3
+
+
+def is_neutral(data: bytes, at: int, blocks: list[tuple[int, int]]) -> bool:
+    """Whether ``at`` is a neutral point of ``data`` (``blocks``: from 0)."""
+    return data[at - 2 : at] == b"\n\n" and _neutral(data, at, 0, blocks)
 
 
 def neutral_before(

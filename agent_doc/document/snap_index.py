@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-__all__ = ["EVERY", "INDEX_FROM", "SnapIndex"]
+__all__ = ["EVERY", "INDEX_FROM", "IndexedText", "Segment", "SnapIndex"]
 
 EVERY = 1 << 16
 """Bytes between two checkpoints (about: each is the first neutral point after)."""
@@ -68,3 +68,22 @@ class SnapIndex:
 
     def __repr__(self) -> str:
         return f"SnapIndex({self.size}, {len(self.offsets)} checkpoints)"
+
+
+Segment = tuple[int, int, int]
+"""``(start, source_start, length)``: a text's bytes ``[start, start + length)``
+are its source's ``[source_start, source_start + length)``."""
+
+
+class IndexedText:
+    """A text's UTF-8 with its index (``None``: not known), and where a new
+    text copies it (``segments``, ascending): what a new index is carried from."""
+
+    __slots__ = ("data", "index", "segments")
+
+    def __init__(
+        self, data: bytes, index: SnapIndex | None, segments: tuple[Segment, ...] = ()
+    ) -> None:
+        self.data = data
+        self.index = index
+        self.segments = segments

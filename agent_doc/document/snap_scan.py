@@ -7,15 +7,23 @@ The :class:`~agent_doc.document.snap_index.SnapIndex` of a text, whole
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from bisect import bisect_right
 
 from agent_doc.document.diff_window import block_spans
+from agent_doc.document.diff_window import is_neutral
 from agent_doc.document.diff_window import neutral_after
 from agent_doc.document.diff_window import stripped_lines
 from agent_doc.document.snap_index import EVERY
 from agent_doc.document.snap_index import SnapIndex
 
-__all__ = ["carried", "first_break", "index_of"]
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agent_doc.document.snap_index import Segment
+
+__all__ = ["carried", "first_break", "index_of", "spliced"]
 
 _OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
                  b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # fmt: skip
@@ -82,3 +90,51 @@ def _extend(
         offsets.append(origin + point)
         at = point
     return SnapIndex(origin + len(data), offsets, stripped, breaks)
+
+
+def spliced(
+    old: SnapIndex,
+    segments: tuple[Segment, ...],
+    size: int,
+    read: Callable[[int, int], bytes],
+    every: int = EVERY,
+) -> SnapIndex | None:
+    """The index of a text of ``size`` bytes (``read(lo, hi)``: its bytes
+    ``[lo, hi)``) that copies ``segments`` of the text ``old`` indexes: each
+    segment's checkpoints are kept, shifted, once the first of them is shown
+    neutral in the new text too (then the rest of the segment is the same
+    text after the same neutral state); the bytes between are scanned.
+    ``None`` when ``old``'s text holds an exotic line break."""
+    if old.breaks_from >= 0:
+        return None
+    offsets, stripped, breaks = [0], [0], -1
+    for start, source, length in segments:
+        lo = bisect_left(old.offsets, source)
+        hi = bisect_right(old.offsets, source + length)
+        first = old.offsets[lo] + start - source if lo < hi else -1
+        if first <= offsets[-1]:
+            continue
+        breaks = _scanned(read(offsets[-1], first), offsets, stripped, breaks, every)
+        at = offsets[-1]
+        region = read(at, first) + b"x"  # (a block still open ends past it)
+        blocks = block_spans(region)
+        if not is_neutral(region, first - at, blocks):
+            continue
+        count = stripped[-1] + stripped_lines(region, first - at, blocks)
+        for i in range(lo, hi):
+            offsets.append(old.offsets[i] + start - source)
+            stripped.append(count + old.stripped[i] - old.stripped[lo])
+    breaks = _scanned(read(offsets[-1], size), offsets, stripped, breaks, every)
+    return SnapIndex(size, offsets, stripped, breaks)
+
+
+def _scanned(
+    data: bytes, offsets: list[int], stripped: list[int], breaks: int, every: int
+) -> int:
+    """Checkpoints of ``data`` (a text from its last checkpoint on) added;
+    the text's first exotic break (``breaks`` when one was found before)."""
+    origin = offsets[-1]
+    if breaks < 0:
+        breaks = _shifted(first_break(data), origin)
+    _extend(data, origin, offsets, stripped, breaks, every)
+    return breaks

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from agent_doc.document.snap_index import SnapIndex
+    from agent_doc.document.snap_index import IndexedText
     from agent_doc.store.state import StateStore
 
 LANDING_DIR = "landing"
@@ -218,11 +218,11 @@ def stage_snapshot(
     store: StateStore,
     doc: Path,
     data: bytes | str | tuple[bytes | memoryview, ...],
-    previous: tuple[bytes, SnapIndex | None] | None = None,
+    previous: IndexedText | None = None,
 ) -> None:
     """Save the snapshot a write will land, beside the record (durable), and
-    its index, carried from ``previous`` (a text's bytes and index, e.g. the
-    document's the snapshot was built on) or else from the snapshot's."""
+    its index, carried from ``previous`` (e.g. the document the snapshot was
+    built on, with its index) or else from the snapshot's."""
     data = encode_utf8(data) if isinstance(data, str) else data
     source = store.snapshot_path(doc) if previous is None else previous
     write_indexed(staged_snapshot_path(store, doc), data, source)

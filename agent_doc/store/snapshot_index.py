@@ -26,9 +26,11 @@ from pathlib import Path
 
 from agent_doc.document.linediff import common_prefix
 from agent_doc.document.snap_index import INDEX_FROM
+from agent_doc.document.snap_index import IndexedText
 from agent_doc.document.snap_index import SnapIndex
 from agent_doc.document.snap_scan import carried
 from agent_doc.document.snap_scan import index_of
+from agent_doc.document.snap_scan import spliced
 from agent_doc.errors import StateError
 from agent_doc.store.atomic import atomic_write_bytes
 
@@ -92,12 +94,12 @@ def _load(path: Path, key: bytes, size: int) -> SnapIndex | None:
 def write_indexed(
     target: Path,
     data: bytes | tuple[bytes | memoryview, ...],
-    previous: Path | tuple[bytes, SnapIndex | None] | None = None,
+    previous: Path | IndexedText | None = None,
 ) -> None:
     """Write the snapshot ``data`` (UTF-8, whole or in pieces) to ``target``
     atomically, and its index beside it. ``previous``: the snapshot file it
-    replaces, or a text's bytes with their index (``None``: not known), whose
-    checkpoints are carried over the prefix the two share."""
+    replaces, or a text with its index (``None``: not known) and the
+    segments of it ``data`` copies, whose checkpoints are carried over."""
     pieces = (data,) if isinstance(data, bytes) else data
     size = sum(map(len, pieces))
     index = None
@@ -137,18 +139,24 @@ def index_for(data: bytes, snapshot: Path) -> SnapIndex | None:
 
 
 def _index(
-    pieces: tuple[bytes | memoryview, ...],
-    previous: Path | tuple[bytes, SnapIndex | None] | None,
+    pieces: tuple[bytes | memoryview, ...], previous: Path | IndexedText | None
 ) -> SnapIndex:
     """The index of ``pieces`` joined, carried from ``previous`` when it has
     one (a text with CR or a BOM gets one too: the diff takes the plain path
     before it looks at it, and its neutral points are the bytes' own)."""
+    found = None
     if isinstance(previous, Path):
         found = _shared_with_file(previous, pieces)
-    elif previous is not None and previous[1] is not None:
-        found = _common_prefix(previous[0], pieces), previous[1]
-    else:
-        found = None
+    elif previous is not None and previous.index is not None:
+        if previous.segments:  # the pieces copy stretches of ``previous``
+            size = sum(map(len, pieces))
+            index = spliced(
+                previous.index, previous.segments, size,
+                lambda lo, hi: _joined(pieces, lo, hi),
+            )  # fmt: skip
+            if index is not None:
+                return index
+        found = _common_prefix(previous.data, pieces), previous.index
     return index_of(_joined(pieces, 0)) if found is None else _carried(found, pieces)
 
 

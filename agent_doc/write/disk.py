@@ -22,6 +22,7 @@ from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.merge import merge_texts
 from agent_doc.document.merge_utf8 import MergedUTF8
 from agent_doc.document.merge_utf8 import merge_utf8_parts
+from agent_doc.document.snap_index import IndexedText
 from agent_doc.document.yrs_codec import utf8_state_parts
 from agent_doc.store.docfile import PLAIN
 from agent_doc.store.docfile import ReadCache
@@ -64,7 +65,7 @@ class _Answer:
         answer_id: str,
         digest: Callable[[], str],
         added: Callable[[], str | None],
-        previous: tuple[bytes, SnapIndex | None] | None = None,
+        previous: IndexedText | None = None,
     ) -> None:
         self.store, self.path = store, path
         self.answer_id, self.digest, self.added = answer_id, digest, added
@@ -149,7 +150,8 @@ def write_pieces_to_disk(
     (no text is built); otherwise (the person typed meanwhile) the texts
     are decoded and :func:`write_to_disk` merges them."""
     added = partial(_added_lines, base, ours, answer_id)
-    answer = _Answer(store, path, answer_id, ours_digest, added, (base, index))
+    source = IndexedText(base, index, ours.segments)
+    answer = _Answer(store, path, answer_id, ours_digest, added, source)
     with doc_lock(path, root=store.root):
         if has_landed(path, answer_id, store):  # another process landed it
             ours_digest()  # (computed on another thread: waited for)

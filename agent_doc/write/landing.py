@@ -49,7 +49,7 @@ from agent_doc.write.outcome import WriteOutcome
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
-    from agent_doc.document.snap_index import SnapIndex
+    from agent_doc.document.snap_index import IndexedText
 
 declare_points(
     {
@@ -109,7 +109,7 @@ def accept_landing(
     ours_digest: str,
     final_digest: str | None,
     added: str | None = None,
-    previous: tuple[bytes, SnapIndex | None] | None = None,
+    previous: IndexedText | None = None,
 ) -> None:
     """Step 2, under the document lock: stage the snapshot, name the answer
     as landing in the record (``added``: :func:`added_lines`; ``previous``:

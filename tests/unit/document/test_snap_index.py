@@ -21,9 +21,12 @@ from agent_doc.document.diff_window import block_spans
 from agent_doc.document.diff_window import same_after_utf8
 from agent_doc.document.diff_window import window_diff
 from agent_doc.document.linediff import common_prefix
+from agent_doc.document.snap_index import Segment
+from agent_doc.document.snap_index import SnapIndex
 from agent_doc.document.snap_scan import carried
 from agent_doc.document.snap_scan import first_break
 from agent_doc.document.snap_scan import index_of
+from agent_doc.document.snap_scan import spliced
 from tests.unit.document.test_apply_window import CONFIGS
 from tests.unit.document.test_apply_window import _plain
 from tests.unit.document.test_apply_window import documents as session_documents
@@ -94,8 +97,14 @@ def test_a_checkpoint_is_neutral_and_counts_the_stripped_lines_before_it(
     same = common_prefix(earlier, text)
     origin = old.checkpoint(same)[0]
     index = carried(old, same, text[origin:], origin, every)
-    assert index == index_of(text, every)
+    assert_describes(index, text)
+
+
+def assert_describes(index: SnapIndex, text: bytes) -> None:
+    """Each checkpoint of ``index`` is a neutral point of ``text`` with the
+    stripped line count before it; the first exotic break is where it is."""
     blocks = block_spans(text)
+    assert index.size == len(text)
     assert index.breaks_from == first_break(text)
     assert index.offsets[0] == 0
     for at, lines in zip(index.offsets[1:], index.stripped[1:], strict=True):
@@ -103,6 +112,44 @@ def test_a_checkpoint_is_neutral_and_counts_the_stripped_lines_before_it(
         assert diff_window._neutral(text, at, 0, blocks)
         if not index.breaks_before(at):
             assert lines == len(strip_comments(text[:at].decode()).splitlines())
+
+
+@st.composite
+def spliced_texts(draw: st.DrawFn) -> tuple[bytes, bytes, tuple[Segment, ...]]:
+    """A text, and a new one made of stretches of it (in order) with random
+    pieces between them: the new text, and where it copies the old one."""
+    paragraphs = st.sampled_from([*MARKED, *["para line one\n\n"] * 6 * len(MARKED)])
+    text = _utf8("".join(draw(st.lists(paragraphs, max_size=120)))).decode()
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=6)))
+    new, segments = b"", []
+    for lo, hi in zip(cuts[::2], cuts[1::2], strict=False):
+        new += _utf8("".join(draw(st.lists(st.sampled_from(MARKED), max_size=3))))
+        stretch = _utf8(text[lo:hi])
+        segments.append((len(new), len(_utf8(text[:lo])), len(stretch)))
+        new += stretch
+    new += _utf8("".join(draw(st.lists(st.sampled_from(MARKED), max_size=3))))
+    return _utf8(text), new, tuple(segments)
+
+
+@SETTINGS
+@given(texts=spliced_texts(), every=st.integers(1, 64), data=st.data())
+def test_an_index_spliced_from_copied_stretches_describes_the_new_text(
+    texts: tuple[bytes, bytes, tuple[Segment, ...]], every: int, data: st.DataObject
+) -> None:
+    """The write's new snapshot copies stretches of the document: their
+    checkpoints are kept where the new text shows them neutral, and then
+    the indexed diff of the new text is its plain diff."""
+    old, new, segments = texts
+    index = spliced(
+        index_of(old, every), segments, len(new), lambda lo, hi: new[lo:hi], every
+    )
+    if first_break(old) >= 0:
+        assert index is None
+        return
+    assert index is not None
+    assert_describes(index, new)
+    current = _utf8(data.draw(edits(new.decode())))
+    assert window_diff(new, current, 5, index) == window_diff(new, current, 5)
 
 
 def test_an_index_of_another_text_is_not_used() -> None:
