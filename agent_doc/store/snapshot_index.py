@@ -184,12 +184,17 @@ def _shared_with_file(
             if index is None:
                 return None
             file.seek(0)
-            same = 0
-            while chunk := file.read(_CHUNK):
-                theirs = _joined(pieces, same, same + len(chunk))
-                if chunk != theirs:
-                    return same + common_prefix(chunk, theirs, chunk=1 << 12), index
-                same += len(chunk)
+            same, buffer = 0, bytearray(_CHUNK)
+            whole = pieces[0] if len(pieces) == 1 else None
+            while size := file.readinto(buffer):
+                chunk = memoryview(buffer)[:size]
+                if isinstance(whole, bytes) and whole.startswith(chunk, same):
+                    same += size  # (compared in place)
+                    continue
+                mine, theirs = bytes(chunk), _joined(pieces, same, same + size)
+                if mine != theirs:
+                    return same + common_prefix(mine, theirs, chunk=1 << 12), index
+                same += size
             return same, index
     except OSError:
         return None
