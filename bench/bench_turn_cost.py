@@ -6,7 +6,8 @@ agent's last answer left it, with one line typed since. Per command, as whole
 processes forked from a small launcher: ``diff``, ``preflight --no-wait`` (and
 with ``--excerpts``, row "excerpts"),
 ``run --dry-run`` (every step up to the agent call) and ``write`` of a 3-line
-answer (``--force-disk``, the document as the agent saw it). Each sample runs in
+answer (``--force-disk``, the document as the agent saw it; row "write-status":
+the same answer with a patch of the status component near the top). Each sample runs in
 a fresh copy of the repository; small and large samples alternate; the table
 shows medians of the CPU time (user + sys, ``wait4``'s rusage) and the peak RSS,
 the CPU ratio large ÷ small, and the peak memory above the small one ÷ the
@@ -15,7 +16,7 @@ document's size.
 Goals (issue 37): CPU ≤ 2×, memory above the small one ≤ 3× the document.
 
 Run: ``.venv/bin/python bench/bench_turn_cost.py [--turns 2500] [--runs 5]
-[--commands diff,preflight,excerpts,run,write]``
+[--commands diff,preflight,excerpts,run,write,write-status]``
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from bench._long_docs import type_line
 
 CLI = str(Path(sys.executable).with_name("agent-doc"))
 ANSWER = "<!-- patch:exchange -->\n### Re: typed\n\nA short answer.\n<!-- /patch:exchange -->\n"
+STATUS = "<!-- patch:status -->\nanswered again\n<!-- /patch:status -->\n"
 LAUNCHER = """
 import json, os, subprocess, sys
 for line in sys.stdin:
@@ -93,6 +95,8 @@ def _prepare(pristine: Path, work: Path, command: str) -> tuple[list[str], str]:
     text = doc.read_text("utf-8")
     if command == "write":  # the answer to the document as the agent saw it
         return [CLI, "write", "doc.md", "--force-disk"], ANSWER
+    if command == "write-status":  # (the top changes too)
+        return [CLI, "write", "doc.md", "--force-disk"], STATUS + ANSWER
     doc.write_text(type_line(text), "utf-8")
     if command == "diff":
         return [CLI, "diff", "doc.md"], ""
