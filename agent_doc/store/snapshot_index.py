@@ -86,7 +86,9 @@ def _load(path: Path, key: bytes, size: int) -> SnapIndex | None:
     except (ValueError, IndexError):
         return None
     ordered = all(a < b for a, b in itertools.pairwise(offsets))
-    if not offsets or offsets[0] != 0 or not ordered or offsets[-1] > size:
+    if not offsets or offsets[0] != 0 or stripped[0] != 0 or not ordered:
+        return None
+    if offsets[-1] > size:
         return None
     return SnapIndex(size, offsets, stripped, breaks)
 
@@ -106,8 +108,8 @@ def write_indexed(
     if size >= INDEX_FROM:
         try:  # (a chunk around a comment is decoded: not UTF-8, no index)
             index = _index(pieces, previous)
-        except UnicodeDecodeError:
-            pass
+        except (UnicodeDecodeError, ValueError):
+            pass  # no index: the readers scan from 0
     st = atomic_write_bytes(target, data)
     if index is None:
         remove_index(target)
@@ -229,8 +231,9 @@ def _joined(
 
 
 def remove_index(snapshot: Path) -> None:
-    """Remove the index of the snapshot file ``snapshot`` (if any)."""
+    """Remove the index of the snapshot file ``snapshot`` (if any; best
+    effort: one left behind no longer matches the snapshot's key)."""
     try:
         index_path(snapshot).unlink(missing_ok=True)
-    except OSError as exc:
-        raise StateError(f"cannot delete {index_path(snapshot)}: {exc}") from exc
+    except OSError:
+        pass

@@ -109,7 +109,9 @@ def test_state_writers_are_atomic() -> None:
                 for c in ast.walk(fn)
                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
             }
-            assert calls & {"atomic_write_text", "atomic_write_bytes"}, fn.name
+            # (``write_indexed``: the snapshot and its index, both atomically)
+            atomic = {"atomic_write_text", "atomic_write_bytes", "write_indexed"}
+            assert calls & atomic, fn.name
     for path in (ROOT / "agent_doc").rglob("*.py"):
         text = path.read_text()
         assert ".write_text(" not in text or path.name in _NON_ATOMIC_OK, path.name
