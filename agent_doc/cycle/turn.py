@@ -27,11 +27,13 @@ from agent_doc.document.patch_blocks import frontmatter_patch
 from agent_doc.document.scaffold import nothing_typed
 from agent_doc.store.conversation import load_conversation_settings
 from agent_doc.store.state import StateStore
+from agent_doc.store.state import decode_state_text
 from agent_doc.store.state import project_root_for
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from agent_doc.document.frontmatter import Frontmatter
+    from agent_doc.document.snap_index import SnapIndex
     from agent_doc.write.server_link import ServerLink
 
 __all__ = ["PreparedTurn", "build_prompt", "prepare_turn"]
@@ -105,11 +107,12 @@ def prepare_turn(
     front = parse_frontmatter(text)
     if resume != FROM_TEXT:
         front = front._replace(resume=resume)
+    index = None  # the stored snapshot's (a room's has none)
     if snapshot is None:
-        snapshot = StateStore(root).load_snapshot(path)
+        snapshot, index = _stored_snapshot(StateStore(root), path)
     if snapshot is None and nothing_typed(text):
         return None  # a fresh document: only what ``init`` wrote
-    diff = diff_texts(snapshot or "", text, DEFAULT_CONTEXT)  # the window only
+    diff = diff_texts(snapshot or "", text, DEFAULT_CONTEXT, index)  # the window only
     if diff is None and snapshot is not None:
         return None
     resumed = resumed_allowed(load_conversation_settings(root).prompt)
@@ -117,6 +120,17 @@ def prepare_turn(
         path, root, text, snapshot, diff, front=front, resumed_ok=resumed
     )
     return PreparedTurn(path, root, text, front, prompt, mode, diff, instructions)
+
+
+def _stored_snapshot(
+    store: StateStore, path: Path
+) -> tuple[str | None, SnapIndex | None]:
+    """The stored snapshot's text and its index (which describes that text's
+    UTF-8: the file's bytes, decoded strictly)."""
+    found = store.load_snapshot_indexed(path)
+    if found is None:
+        return None, None
+    return decode_state_text(store.snapshot_path(path), found[0]), found[1]
 
 
 def with_resume(response: str, session_id: str | None, front: Frontmatter) -> str:

@@ -301,16 +301,19 @@ def _window_end(
         at = end + 1
 
 
-def diff_texts(previous: str, current: str, context: int) -> str | None:
+def diff_texts(
+    previous: str, current: str, context: int, index: SnapIndex | None = None
+) -> str | None:
     """``compute_diff(previous, current, context)``, on their UTF-8 through the
     window when that decides (a large document then costs its encoding, not
-    its stripping and line split); the plain diff otherwise."""
+    its stripping and line split); the plain diff otherwise. ``index``: the
+    index of ``previous``'s UTF-8 (:func:`window_diff`)."""
 
     try:
         old, new = previous.encode("utf-8"), current.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a live buffer): plain path
         return compute_diff(previous, current, context)
-    diff = window_diff(old, new, context)
+    diff = window_diff(old, new, context, index)
     del old, new
     return compute_diff(previous, current, context) if diff is PLAIN else diff  # type: ignore[return-value]
 

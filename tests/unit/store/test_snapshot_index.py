@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_doc.cycle.doc_diff import document_diff
+from agent_doc.cycle.turn import prepare_turn
 from agent_doc.document.diff import compute_diff
 from agent_doc.document.snap_index import INDEX_FROM
 from agent_doc.document.snap_scan import index_of
@@ -201,3 +202,20 @@ def test_writes_through_the_index_leave_the_plain_files(
     plain = _two_turns(tmp_path / "plain", text, answer, False, monkeypatch)
     window = _two_turns(tmp_path / "window", text, answer, True, monkeypatch)
     assert window == plain
+
+
+@pytest.mark.parametrize("how", [None, "same size and time", "garbage"])
+def test_a_turns_diff_with_any_index_is_the_plain_diff(
+    session: tuple[StateStore, Path, str], how: str | None
+) -> None:
+    """``run``'s turn diffs the stored snapshot's text with its index."""
+    store, doc, text = session
+    store.save_snapshot(doc, text)
+    if how is not None:
+        _stale(store, doc, text, how)
+    doc.write_text(type_line(text), "utf-8")
+    turn = prepare_turn(doc, None)
+    assert turn is not None
+    previous = store.snapshot_path(doc).read_text("utf-8")
+    assert turn.diff == compute_diff(previous, doc.read_text("utf-8"))
+    assert "+One more question, typed just now?" in (turn.diff or "")
