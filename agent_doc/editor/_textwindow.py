@@ -54,23 +54,31 @@ class FixedText:
         self.starts = [0, *accumulate(map(len, split_lines(text)))]
         """Offset of every line (``split_lines``), then the text's length."""
 
-    def common_prefix(self, other: str) -> int:
-        """Number of equal leading characters of the fixed text and ``other``."""
-        at = 0
-        for piece in self._pieces:
+    def common_prefix(self, other: str, known: int = 0) -> int:
+        """Number of equal leading characters of the fixed text and ``other``
+        (the first ``known`` ones are known to be equal: not compared)."""
+        first = min(max(known, 0) // self.size, len(self._pieces))
+        at = first * self.size
+        for piece in self._pieces[first:]:
             if not other.startswith(piece, at):
                 end = at + self.size
                 return at + common_prefix(self.text[at:end], other[at:end], 0, 512)
             at += len(piece)
         return at
 
-    def common_suffix(self, other: str, limit: int) -> int:
-        """Number of equal trailing characters, at most ``limit``."""
+    def common_suffix(self, other: str, limit: int, known: int = 0) -> int:
+        """Number of equal trailing characters, at most ``limit`` (the last
+        ``known`` ones are known to be equal: not compared)."""
         delta = len(other) - len(self.text)
         found = 0
         for index in range(len(self._pieces) - 1, -1, -1):
             piece = self._pieces[index]
             at = index * self.size
+            if at >= len(self.text) - known:
+                found += len(piece)
+                if found >= limit:
+                    break
+                continue
             if at + delta < 0 or not other.startswith(piece, at + delta):
                 mine = piece
                 theirs = other[max(at + delta, 0) : at + delta + len(piece)]
@@ -81,12 +89,17 @@ class FixedText:
                 break
         return min(found, limit)
 
-    def window(self, other: str) -> Window:
+    def window(self, other: str, ends: tuple[int, int] | None = None) -> Window:
         """The smallest run of whole lines outside which ``other`` equals the
-        fixed text (line for line, offsets shifted after the window)."""
+        fixed text (line for line, offsets shifted after the window);
+        ``ends``: their common prefix and suffix, when known (the suffix may
+        reach into the prefix)."""
         text, starts = self.text, self.starts
-        head = self.common_prefix(other)
-        tail = self.common_suffix(other, min(len(text), len(other)) - head)
+        if ends is None:
+            head = self.common_prefix(other)
+            tail = self.common_suffix(other, min(len(text), len(other)) - head)
+        else:
+            head, tail = ends[0], min(ends[1], min(len(text), len(other)) - ends[0])
         first = bisect_right(starts, head) - 1
         if first == len(starts) - 1 and text and not text.endswith("\n"):
             first -= 1  # the end of an unfinished last line: that line

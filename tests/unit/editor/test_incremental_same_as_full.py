@@ -32,6 +32,7 @@ from agent_doc.editor import cache
 from agent_doc.editor import outline
 from agent_doc.editor import outline_parts
 from agent_doc.editor import problems
+from agent_doc.editor._textwindow import FixedText
 from agent_doc.editor.unsent import FullBaseline
 from agent_doc.editor.unsent import UnsentBaseline
 from agent_doc_lsp.chunked_text import ChunkedText
@@ -304,6 +305,11 @@ def _same_as_plain(text: str, encoder: SymbolEncoder, baseline: UnsentBaseline,
     plain_json = SymbolEncoder().encode(index, plain_parts).text
     assert encoder.encode(index, fast_parts).text == plain_json
     assert baseline.changes(text) == full.changes(text)
+    if text != baseline.snapshot:  # the ends it found from the notes are exact
+        fixed = FixedText(baseline.snapshot)
+        limit = min(len(text), len(baseline.snapshot))
+        ends = fixed.common_prefix(text), fixed.common_suffix(text, limit)
+        assert baseline._last == (text, *ends)
 
 
 def _exchange(turns: int) -> str:
