@@ -22,10 +22,12 @@ import pytest
 from lsprotocol import types
 
 from agent_doc.document import _textmemo
+from agent_doc.document import boundary
 from agent_doc.document import codeblocks
 from agent_doc.document import components
 from agent_doc.document import lineage
 from agent_doc.document._textmemo import TextMemo
+from agent_doc.document.boundary import find_boundaries
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.components import scan_components
 from agent_doc.editor import cache
@@ -198,7 +200,8 @@ def test_the_memo_keeps_the_current_document_and_bounds_the_rest(
 # --- the edit notes: the server's versions through the hinted paths --------
 
 INSERTS = ["x", "\n", "## typed\n", "```\n", "<!-- agent:inner -->\n",
-           "<!-- /agent:inner -->\n", "<!-- private", "-->\n", "😀", "\n\n", "`"]  # fmt: skip
+           "<!-- /agent:inner -->\n", "<!-- private", "-->\n", "😀", "\n\n", "`",
+           "\n<!-- agent:boundary:0a1b2c3d -->\n", "\n\n`<!-- agent:boundary:9 -->`"]  # fmt: skip
 
 
 @contextmanager
@@ -207,11 +210,13 @@ def _fresh_memos() -> Iterator[None]:
     saved = (
         components._SCANS, components._MARKERS, codeblocks._BLOCKS,
         codeblocks._INDEXES, list(_textmemo._LAST_PAIR), dict(cache._entries),
+        list(boundary._last),
     )  # fmt: skip
     components._SCANS, components._MARKERS = TextMemo(4), TextMemo(4)
     codeblocks._BLOCKS, codeblocks._INDEXES = TextMemo(8), TextMemo(2)
     _textmemo._LAST_PAIR.clear()
     cache._entries.clear()
+    boundary._last.clear()
     try:
         yield
     finally:
@@ -220,6 +225,7 @@ def _fresh_memos() -> Iterator[None]:
         _textmemo._LAST_PAIR[:] = saved[4]
         cache._entries.clear()
         cache._entries.update(saved[5])
+        boundary._last[:] = saved[6]
 
 
 class _Server:
@@ -295,9 +301,11 @@ def _same_as_plain(text: str, encoder: SymbolEncoder, baseline: UnsentBaseline,
     fast_parts = outline_parts(text)
     fast_problems = problems(text)
     fast_blocks = block_ranges(text)
+    fast_boundaries = find_boundaries(text)
     with _fresh_memos():
         assert fast_scan == scan_components(text)
         assert fast_blocks == block_ranges(text)
+        assert fast_boundaries == find_boundaries(text)
         plain_parts = outline_parts(text, reuse=False)
         assert fast_problems == problems(text)
     assert fast_parts == plain_parts
@@ -340,6 +348,11 @@ def _random_edit(rnd: random.Random, text: str) -> Edit:
 def test_the_server_hinted_paths_equal_the_plain_ones(seed: int) -> None:
     rnd = random.Random(seed)
     snapshot = _varied(30) + _exchange(80)  # one long component (no copy kept)
+    at = snapshot.index("## User\n\nQuestion 40")
+    mark = "<!-- agent:boundary:5e6f7a8b -->\n\n"
+    snapshot = snapshot[:at] + mark + snapshot[at:]  # two: one is stale
+    at = snapshot.rindex("<!-- /agent:exchange")
+    snapshot = snapshot[:at] + mark + snapshot[at:]
     server = _Server(snapshot)
     baseline, full = UnsentBaseline(snapshot), FullBaseline(snapshot)
     encoder = SymbolEncoder()
