@@ -13,7 +13,11 @@ window differ.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from bisect import bisect_right
 from collections.abc import Callable
+from operator import attrgetter
+from operator import itemgetter
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
@@ -48,11 +52,12 @@ def shift_symbol(symbol: Symbol, delta: int) -> Symbol:
 
 
 def _outside(code: Ranges, head: int, end: int) -> tuple[Ranges, Ranges] | None:
-    """``code`` split into the ranges before ``head`` and those from ``end``
-    on; ``None`` when one lies across."""
-    before = [r for r in code if r[1] <= head]
-    after = [r for r in code if r[0] >= end]
-    return (before, after) if len(before) + len(after) == len(code) else None
+    """``code`` (sorted, disjoint) split into the ranges before ``head`` and
+    those from ``end`` on; ``None`` when one lies across."""
+    cut = bisect_right(code, head, key=itemgetter(1))  # ends <= head
+    if bisect_left(code, end, key=itemgetter(0)) != cut:  # starts >= end
+        return None
+    return code[:cut], code[cut:]
 
 
 def patched_headings(
@@ -96,8 +101,10 @@ def patched_headings(
         return None
     newline = old_text.rfind("\n", old_at, old_at + head)
     lo = max(newline - old_at if newline >= 0 else -1, new_comp[3] - 1)
-    before = [h for h in old_heads if h.start - 1 < lo]
-    after = [shift_symbol(h, delta) for h in old_heads if h.start - 1 >= old_end]
+    start = attrgetter("start")  # the headings are in document order
+    before = old_heads[: bisect_left(old_heads, lo + 1, key=start)]
+    after = old_heads[bisect_left(old_heads, old_end + 1, key=start) :]
+    after = tuple(shift_symbol(h, delta) for h in after)
     return (*before, *rescan(base + lo, base + new_end), *after)
 
 
