@@ -23,10 +23,13 @@ _CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
 """A component's name, attributes and marker offsets relative to a base."""
 
 
-COPY_BELOW = 1 << 12
+COPY_BELOW = 1 << 18
 """A component's text shorter than this is kept as a copy; a longer one as a
 reference to the whole text it lay in (no copy of a 19 MB conversation per
-keystroke)."""
+keystroke). Such an entry counts the whole text against :attr:`PartMemo.LIMIT`
+once per entry, so only long components are kept that way: a document of
+many mid-sized ones keeps its copies, as small as before, when another
+document is outlined in between."""
 
 
 @dataclass(slots=True)

@@ -33,6 +33,7 @@ from agent_doc.document.components import scan_components
 from agent_doc.editor import cache
 from agent_doc.editor import outline
 from agent_doc.editor import outline_parts
+from agent_doc.editor import part_memo
 from agent_doc.editor import problems
 from agent_doc.editor._textwindow import FixedText
 from agent_doc.editor.unsent import FullBaseline
@@ -345,7 +346,10 @@ def _random_edit(rnd: random.Random, text: str) -> Edit:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_server_hinted_paths_equal_the_plain_ones(seed: int) -> None:
+def test_the_server_hinted_paths_equal_the_plain_ones(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(part_memo, "COPY_BELOW", 4096)  # the exchange: a reference
     rnd = random.Random(seed)
     snapshot = _varied(30) + _exchange(80)  # one long component (no copy kept)
     at = snapshot.index("## User\n\nQuestion 40")
@@ -382,7 +386,10 @@ def test_the_server_edits_of_the_plain_sequences_take_the_hinted_paths() -> None
         _same_as_plain(server.text, encoder, baseline, full)
 
 
-def test_without_a_note_the_plain_path_is_taken() -> None:
+def test_without_a_note_the_plain_path_is_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(part_memo, "COPY_BELOW", 256)  # references, compared
     snapshot = _varied(40)
     server = _Server(snapshot)
     baseline, full = UnsentBaseline(snapshot), FullBaseline(snapshot)
