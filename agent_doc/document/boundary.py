@@ -18,6 +18,7 @@ from agent_doc.document.codeblocks import code_index
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components
 from agent_doc.document.lineage import common_ends
+from agent_doc.document.lineage import is_noted
 from agent_doc.document.splice import splice
 
 __all__ = [
@@ -80,14 +81,16 @@ def find_boundaries(text: str) -> list[Boundary]:
                 end = line_end + 1 if nl >= 0 else line_end
                 found.append(Boundary(line_start, end, ident))
             pos = text.find(BOUNDARY_PREFIX, line_end)
-    with _lock:
-        _last[:] = [(text, tuple(found)), *_last[:1]]
+    if start or is_noted(text):  # a server's version: the next one starts here
+        with _lock:
+            _last[:] = [(text, tuple(found)), *_last[:1]]
     return found
 
 
 _lock = threading.Lock()
 _last: list[tuple[str, tuple[Boundary, ...]]] = []
-"""The last two texts searched and their boundaries."""
+"""The last two noted texts searched and their boundaries (other texts are
+not kept: a command's document is not held past its use)."""
 
 
 def _known_before(text: str) -> tuple[int, list[Boundary]]:

@@ -79,6 +79,13 @@ def common_ends(old: str, new: str) -> Agreement | None:
     return None
 
 
+def is_noted(text: str) -> bool:
+    """Whether ``text`` was noted as an edit of another (a text the language
+    server handed out): worth remembering for the next version."""
+    with _lock:
+        return any(note[0] is text for note in _notes)
+
+
 def forget_edits() -> None:
     """Forget every note (tests, benchmarks of the plain path)."""
     with _lock:

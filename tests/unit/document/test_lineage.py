@@ -55,3 +55,11 @@ def test_a_note_that_cannot_hold_is_not_kept(head: int, tail: int, lines: int) -
     before, after = "0123456789", "01234x6789"
     lineage.note_edit(before, after, head, tail, lines)
     assert lineage.common_ends(before, after) is None
+
+
+def test_only_noted_texts_are_noted() -> None:
+    text = "abc\n" * 3
+    assert not lineage.is_noted(text)
+    after = _edit(text, 2, 2, "x")
+    assert lineage.is_noted(after)
+    assert not lineage.is_noted(text)  # the first version: nothing before it
