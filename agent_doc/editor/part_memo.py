@@ -60,6 +60,16 @@ def _kept_text(text: str, base: int, length: int) -> tuple[str, int]:
     return text, base
 
 
+def _unchanged(entry: _Entry, text: str, base: int, length: int) -> bool:
+    """Whether ``text[base:base + length]`` is the entry's component text: a
+    copy is compared at once, a reference only where the edit notes do not
+    say (:func:`~agent_doc.editor._textwindow.spans_equal`)."""
+    kept, at = entry.kept
+    if len(kept) == length and length < COPY_BELOW:
+        return text.startswith(kept, base)
+    return spans_equal(kept, at, text, base, length)
+
+
 class PartMemo:
     """The parts of recently outlined components, reused while their text,
     their components, the code ranges in them and the configs are unchanged.
@@ -125,7 +135,7 @@ class PartMemo:
             and entry.comps == rel_comps
             and entry.code == rel_code
             and (entry.configs is configs or entry.configs == configs)
-            and spans_equal(*entry.kept, text, base, length)
+            and _unchanged(entry, text, base, length)
         ):
             self._touch(slot, entry, text, base)
             return OutlinePart(base, length, entry.part.symbol)

@@ -214,9 +214,9 @@ class UnsentBaseline:
         )
 
     def _ends(self, fixed: FixedText, current: str) -> tuple[int, int]:
-        """The common prefix and suffix of the snapshot and ``current``: what
-        the last version's say where ``current`` was noted as an edit of it,
-        compared from the noted ends on otherwise."""
+        """The common prefix and suffix of the snapshot and ``current``: the
+        last version's where ``current`` was noted as an edit of it that left
+        them alone, else compared from where the note says they agree."""
         kept = self._last  # one read: another thread may compare meanwhile
         agreed = None if kept is None else common_ends(kept[0], current)
         _last, known_head, known_tail = kept or ("", 0, 0)
