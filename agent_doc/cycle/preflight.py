@@ -17,26 +17,22 @@ from agent_doc._runtime.lazy import lazy_logger
 from agent_doc._runtime.record import Record
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.commit import start_commit
+from agent_doc.cycle.preflight_utf8 import diff_of
+from agent_doc.cycle.preflight_utf8 import excerpts_of
+from agent_doc.cycle.preflight_utf8 import prompt_size
+from agent_doc.cycle.preflight_utf8 import read_sides
+from agent_doc.cycle.preflight_utf8 import save_baseline
 from agent_doc.cycle.prompt import resumed_allowed
-from agent_doc.cycle.prompt import turn_prompt_size
 from agent_doc.cycle.prompt import utf8_length
 from agent_doc.cycle.recovery import recover_pending
-from agent_doc.document.diff import DEFAULT_CONTEXT
-from agent_doc.document.diff import compute_diff
-from agent_doc.document.diff_window import PLAIN
-from agent_doc.document.diff_window import diff_texts
-from agent_doc.document.diff_window import window_diff
-from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
 from agent_doc.errors import AgentDocError
-from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.conversation import load_conversation_settings
 from agent_doc.store.docfile import ReadCache
 from agent_doc.store.docfile import read_frontmatter_text
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
-from agent_doc.store.state import decode_state_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 from agent_doc.write.backlog import tidy_backlog
@@ -80,7 +76,7 @@ class PreflightResult(Record):
         committed: bool,
         claims: list[str],
         diff: str | None,
-        document: str,
+        document: str | None,
         linked_changes: Sequence[LinkedChange] = (),
         prompt_bytes: int = 0,
         prompt_mode: str | None = None,
@@ -93,6 +89,7 @@ class PreflightResult(Record):
         self.claims = claims
         self.diff = diff
         self.document = document
+        """The document (``None`` when ``excerpts`` stand in for it)."""
         self.linked_changes = linked_changes
         self.prompt_bytes = prompt_bytes
         """Size of the prompt ``run`` would send now (0 with no changes)."""
@@ -186,9 +183,11 @@ def _start_commit(path: Path) -> Git | None:
         return None
 
 
-def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bool:
+def _commit_previous(
+    path: Path, link: ServerLink | None, git: Git | None, reads: ReadCache
+) -> bool:
     try:
-        committed, _ = commit_and_refresh(path, link, git=git)
+        committed, _ = commit_and_refresh(path, link, git=git, reads=reads)
     except AgentDocError as exc:
         logger.warning("preflight: commit skipped: %s", exc)
         return False
@@ -229,6 +228,7 @@ def run_preflight(
     settle: bool = True,
     allow_network: bool = True,
     excerpts: bool = False,
+    reads: ReadCache | None = None,
 ) -> PreflightResult:
     """Run the pre-agent steps for ``path`` and return their result.
 
@@ -237,10 +237,13 @@ def run_preflight(
     ``excerpts`` (the caller's conversation has seen the document) puts the
     resumed prompt's excerpts in place of the whole document — when a snapshot
     says what it saw and the config's ``prompt`` is not ``"full"``; otherwise,
-    and on a first turn, the whole document as always.
+    and on a first turn, the whole document as always. ``reads``: the
+    command's :class:`ReadCache`, when it read the document already (the CLI's
+    gate): the file is then checked once.
     """
     path = Path(path)
-    front = parse_frontmatter(read_frontmatter_text(path))
+    reads = reads if reads is not None else ReadCache()
+    front = parse_frontmatter(read_frontmatter_text(path, reads))
     if settle:
         wait_until_settled(
             path,
@@ -258,89 +261,49 @@ def run_preflight(
                 note = "preflight: dropped an empty pending response of %s"
                 logger.warning(note, path)
         recovered = any(r.status in ("written", "completed") for r in recoveries)
-        committed = _commit_previous(path, link, git)
+        committed = _commit_previous(path, link, git, reads)
     finally:
         if git is not None:
             git.close()
-    reads = ReadCache()  # the file's bytes, when the document is the file's text
-    document = current_text(path, link, reads)
-    backlog, document = tidy_backlog_step(path, link, document, reads)
-    document_data = reads.utf8_of(document)  # None: a buffer, BOM or CRLF
-    if document_data is None:
-        store.save_baseline(path, document)
-    else:  # not encoded again
-        atomic_write_bytes(store.baseline_path(path), document_data)
+    sides = read_sides(path, link, reads)  # bytes when the file is plain UTF-8
+    backlog = None
+    if sides.names_item_lists():
+        backlog = tidy_backlog(path, link)
+        if backlog is not None:
+            sides = read_sides(path, link, reads)
+    save_baseline(store, path, sides)
     claims = read_claims(root)
     linked: list[LinkedChange] = []
     if front.links:
         from agent_doc.cycle.links import check_links
 
         linked = check_links(root, path, front.links, allow_network=allow_network)
-    snapshot_data = store.load_snapshot_bytes(path)
-    snapshot = None
-    if snapshot_data is not None:
-        snapshot = decode_state_text(store.snapshot_path(path), snapshot_data)
-    if snapshot is None and nothing_typed(document):
+    sides.load_snapshot(store, path)
+    if sides.snapshot is None and nothing_typed(sides.text()):
         diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
     else:  # the window only, on the bytes read
-        diff = _diff(snapshot or "", snapshot_data or b"", document, document_data)
-    parts = None
-    if excerpts and snapshot is not None and diff is not None:
-        parts = _excerpts_of(root, snapshot, document)
-    size, mode = _prompt_of(path, root, document, snapshot, diff, parts)
-    return PreflightResult(
-        recovered, committed, claims, diff, document, linked, size, mode,
-        compact_hint(path, root, document), parts, backlog,
-    )  # fmt: skip
-
-
-def _diff(
-    snapshot: str, snapshot_data: bytes, document: str, document_data: bytes | None
-) -> str | None:
-    """``diff_texts(snapshot, document, DEFAULT_CONTEXT)`` on the UTF-8 both
-    were read as (``snapshot_data`` is ``snapshot``'s; ``document_data`` the
-    document's, ``None`` when it was not read from the file as it is)."""
-    if document_data is None:
-        return diff_texts(snapshot, document, DEFAULT_CONTEXT)
-    diff = window_diff(snapshot_data, document_data, DEFAULT_CONTEXT)
-    if diff is PLAIN:
-        return compute_diff(snapshot, document, DEFAULT_CONTEXT)
-    return diff  # type: ignore[return-value]
-
-
-def _excerpts_of(root: Path, snapshot: str, document: str) -> str | None:
-    """The resumed prompt's excerpts, unless the config says ``prompt = "full"``."""
-
-    if not resumed_allowed(load_conversation_settings(root).prompt):
-        return None
-    return resumed_context(snapshot, document)
-
-
-def _prompt_of(
-    path: Path,
-    root: Path,
-    document: str,
-    snapshot: str | None,
-    diff: str | None,
-    excerpts: str | None = None,
-) -> tuple[int, str | None]:
-    """Size and form of the prompt ``run`` would send now (``(0, None)``
-    when there is nothing to send); ``excerpts`` already made are reused."""
-    if diff is None:
-        return 0, None
-    front = parse_frontmatter(document)
+        diff = diff_of(sides)
     settings = load_conversation_settings(root)
     resumes = resumed_allowed(settings.prompt)
-    return turn_prompt_size(
-        path, root, document, snapshot, diff, front=front, resumed_ok=resumes,
-        excerpts=excerpts,
+    parts = None
+    if excerpts and resumes and sides.snapshot is not None and diff is not None:
+        parts = excerpts_of(sides)
+    size, mode = 0, None
+    if diff is not None:
+        size, mode = prompt_size(
+            path, root, sides, diff, resumed_ok=resumes, excerpts=parts
+        )
+    return PreflightResult(
+        recovered, committed, claims, diff, sides.text() if parts is None else None,
+        linked, size, mode, compact_hint(path, root, sides.size()), parts, backlog,
     )  # fmt: skip
 
 
-def compact_hint(path: Path, root: Path, document: str) -> str | None:
-    """The suggestion to compact ``path``, when it is past the configured size."""
+def compact_hint(path: Path, root: Path, document: str | int) -> str | None:
+    """The suggestion to compact ``path``, when it is past the configured size
+    (``document``: its text, or its size in UTF-8 bytes)."""
     settings = load_conversation_settings(root)
-    size = utf8_length(document)
+    size = document if isinstance(document, int) else utf8_length(document)
     if settings.suggest_bytes == 0 or size <= settings.suggest_bytes:
         return None
     return (

@@ -18,6 +18,7 @@ from agent_doc.cli.commands._argv import parse
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from agent_doc.store.docfile import ReadCache
     from agent_doc.tmux.agent_state import AgentStatus
 
 COMMANDS = ("outline", "status", "preflight", "route")
@@ -88,9 +89,12 @@ def describe_state(status: AgentStatus) -> str:
     return text
 
 
-def do_preflight(file: Path, *, no_wait: bool, excerpts: bool = False) -> int:
+def do_preflight(
+    file: Path, *, no_wait: bool, excerpts: bool = False, reads: ReadCache | None = None
+) -> int:
     """``agent-doc preflight``: every pre-agent step, the §7.26 JSON on stdout
-    (with ``excerpts``, the parts the agent needs in place of the document)."""
+    (with ``excerpts``, the parts the agent needs in place of the document;
+    ``reads``: what the gate read of the document, checked once)."""
     import contextlib
 
     from agent_doc.automation.busy import set_status
@@ -99,7 +103,9 @@ def do_preflight(file: Path, *, no_wait: bool, excerpts: bool = False) -> int:
     from agent_doc.errors import AgentDocError
     from agent_doc.write.server_link import ServerLink
 
-    result = run_preflight(file, ServerLink(), settle=not no_wait, excerpts=excerpts)
+    result = run_preflight(
+        file, ServerLink(), settle=not no_wait, excerpts=excerpts, reads=reads
+    )
     emit_json(result.to_json())
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(file, "generating")  # the skill now answers; write resets it
@@ -169,14 +175,18 @@ def run_turn_command(args: list[str]) -> int | None:
     try:
         if command == "status":
             return do_status(ns["root"], as_json=ns["json"])
+        from agent_doc.store.docfile import ReadCache
         from agent_doc.store.docfile import require_session_document
 
         file = Path(ns["file"])
-        require_session_document(file)  # as typer's document_argument
+        reads = ReadCache() if command == "preflight" else None
+        require_session_document(file, reads)  # as typer's document_argument
         if command == "outline":
             return do_outline(file, as_json=ns["json"])
         if command == "preflight":
-            return do_preflight(file, no_wait=ns["no_wait"], excerpts=ns["excerpts"])
+            return do_preflight(
+                file, no_wait=ns["no_wait"], excerpts=ns["excerpts"], reads=reads
+            )
         return do_route(
             file, pane=ns["pane"], debounce=ns["debounce"], as_json=ns["json"],
             prompt_timeout=ns["prompt_timeout"],
