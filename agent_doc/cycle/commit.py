@@ -38,8 +38,6 @@ from agent_doc.document.headings import strip_head_markers
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 from agent_doc.errors import VcsError
-from agent_doc.store.docfile import PLAIN
-from agent_doc.store.docfile import ReadCache
 from agent_doc.store.docfile import encode_document
 from agent_doc.store.docfile import is_utf8
 from agent_doc.store.docfile import read_document_form
@@ -55,7 +53,6 @@ if TYPE_CHECKING:
     from agent_doc.cycle.gitcli import WorkTree
     from agent_doc.cycle.gitcommit import Git
     from agent_doc.cycle.gitfull import FileEntry
-    from agent_doc.store.docfile import DocumentFile
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
@@ -128,20 +125,17 @@ def commit_document(
     now: datetime | None = None,
     git: Git | None = None,
     extra: Sequence[Path] = (),
-    reads: ReadCache | None = None,
 ) -> tuple[bool, str]:
     """Commit the document's snapshot (or the file when no snapshot exists).
 
     ``git``: from :func:`start_commit` for this document, when started earlier
     (this closes it). ``extra``: more files committed as they are on disk in
-    the same commit (``compact``'s archive). ``reads``: the command's
-    :class:`ReadCache`, when it has checked the document already (then only
-    compared with what it read). Returns ``(committed, message)``.
+    the same commit (``compact``'s archive). Returns ``(committed, message)``.
     """
     if git is None:
         git = start_commit(path, now)
     with git:  # git works while the snapshot is read and prepared
-        original = _document_form(path, reads)  # (checked, not decoded)
+        original = read_document_form(path)  # (checked, not decoded)
         store = StateStore.for_document(path)
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
         snapshot_data = store.load_snapshot_bytes(path)
@@ -176,14 +170,6 @@ def commit_document(
     if result.committed and cleaned is not None and cleaned != snapshot:
         store.save_snapshot(path, cleaned)
     return result.committed, result.message
-
-
-def _document_form(path: Path, reads: ReadCache | None) -> DocumentFile:
-    """:func:`read_document_form`; a plain UTF-8 file the command's ``reads``
-    checked before is only compared with the bytes it kept."""
-    if reads is not None and reads.read_plain_utf8(path) is not None:
-        return PLAIN
-    return read_document_form(path)
 
 
 def _link_entries(git: Git, tree: WorkTree, path: Path) -> list[FileEntry]:
@@ -248,17 +234,16 @@ def commit_and_refresh(
     *,
     git: Git | None = None,
     extra: Sequence[Path] = (),
-    reads: ReadCache | None = None,
 ) -> tuple[bool, str]:
     """Commit the document, fire ``post_commit``, and update an open editor.
 
     The one commit every front-end uses (CLI ``commit``, ``preflight``, ``run``,
     the language server): after a commit, a server that has the document open
     repositions its live boundary and refreshes its git gutter. A failure to
-    reach the editor is logged, never fatal: the commit has happened. ``git``,
-    ``extra`` and ``reads``: see :func:`commit_document`.
+    reach the editor is logged, never fatal: the commit has happened. ``git``
+    and ``extra``: see :func:`commit_document`.
     """
-    committed, message = commit_document(path, git=git, extra=extra, reads=reads)
+    committed, message = commit_document(path, git=git, extra=extra)
     if committed:
         fire_quietly("post_commit", path)
         if link is not None:

@@ -183,11 +183,9 @@ def _start_commit(path: Path) -> Git | None:
         return None
 
 
-def _commit_previous(
-    path: Path, link: ServerLink | None, git: Git | None, reads: ReadCache
-) -> bool:
+def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bool:
     try:
-        committed, _ = commit_and_refresh(path, link, git=git, reads=reads)
+        committed, _ = commit_and_refresh(path, link, git=git)
     except AgentDocError as exc:
         logger.warning("preflight: commit skipped: %s", exc)
         return False
@@ -228,7 +226,7 @@ def run_preflight(
     settle: bool = True,
     allow_network: bool = True,
     excerpts: bool = False,
-    reads: ReadCache | None = None,
+    front_text: str | None = None,
 ) -> PreflightResult:
     """Run the pre-agent steps for ``path`` and return their result.
 
@@ -237,13 +235,16 @@ def run_preflight(
     ``excerpts`` (the caller's conversation has seen the document) puts the
     resumed prompt's excerpts in place of the whole document — when a snapshot
     says what it saw and the config's ``prompt`` is not ``"full"``; otherwise,
-    and on a first turn, the whole document as always. ``reads``: the
-    command's :class:`ReadCache`, when it read the document already (the CLI's
-    gate): the file is then checked once.
+    and on a first turn, the whole document as always. ``front_text``: the
+    document's frontmatter text, when the caller's gate has just read it.
+
+    The document is read (and checked) again after the commit, as bytes, and
+    not held across the commit, which holds the snapshot and HEAD's blob.
     """
     path = Path(path)
-    reads = reads if reads is not None else ReadCache()
-    front = parse_frontmatter(read_frontmatter_text(path, reads))
+    if front_text is None:
+        front_text = read_frontmatter_text(path)
+    front = parse_frontmatter(front_text)
     if settle:
         wait_until_settled(
             path,
@@ -261,10 +262,11 @@ def run_preflight(
                 note = "preflight: dropped an empty pending response of %s"
                 logger.warning(note, path)
         recovered = any(r.status in ("written", "completed") for r in recoveries)
-        committed = _commit_previous(path, link, git, reads)
+        committed = _commit_previous(path, link, git)
     finally:
         if git is not None:
             git.close()
+    reads = ReadCache()  # the file's bytes, read once from here on
     sides = read_sides(path, link, reads)  # bytes when the file is plain UTF-8
     backlog = None
     if sides.names_item_lists():

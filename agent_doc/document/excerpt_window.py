@@ -55,10 +55,12 @@ close_end."""
 def resumed_context_utf8(snapshot: bytes, data: bytes) -> str:
     """``resumed_context(snapshot.decode(), data.decode())`` (both valid UTF-8),
     decoding only what the excerpts hold (see the module docstring)."""
-    kept = _stretches(snapshot)
-    before = None if kept is None else _components_utf8(snapshot, kept)
-    spans = None if before is None else _stretches(data, snapshot, kept)
-    now = None if spans is None else _components_utf8(data, spans)
+    theirs = _stretches(snapshot)
+    before = now = None
+    if theirs is not None:
+        before = _components_utf8(snapshot, theirs)
+        spans = _stretches(data, snapshot, theirs)
+        now = None if spans is None else _components_utf8(data, spans)
     if now is None or before is None:
         return resumed_context(snapshot.decode("utf-8"), data.decode("utf-8"))
     exchange, old = now.get("exchange"), before.get("exchange")
@@ -95,7 +97,7 @@ def _changed(
 
 
 def _stretches(
-    data: bytes, other: bytes | None = None, theirs: list[tuple[int, int]] = ()
+    data: bytes, other: bytes | None = None, theirs: list[tuple[int, int]] | None = None
 ) -> list[tuple[int, int]] | None:
     """:func:`~agent_doc.document.apply_window.stretches` of ``data`` (plain
     UTF-8); ``None`` when only the plain path can tell. With ``other`` and its
@@ -106,7 +108,7 @@ def _stretches(
         return None
     if b"\r" in data or b"\0" in data:
         return None
-    if other is None:
+    if other is None or theirs is None:
         return stretches(data) or None
     same = common_prefix(other, data, chunk=_CHUNK)
     kept = [span for span in theirs if span[1] < same]

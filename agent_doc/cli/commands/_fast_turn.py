@@ -18,7 +18,6 @@ from agent_doc.cli.commands._argv import parse
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
-    from agent_doc.store.docfile import ReadCache
     from agent_doc.tmux.agent_state import AgentStatus
 
 COMMANDS = ("outline", "status", "preflight", "route")
@@ -90,11 +89,11 @@ def describe_state(status: AgentStatus) -> str:
 
 
 def do_preflight(
-    file: Path, *, no_wait: bool, excerpts: bool = False, reads: ReadCache | None = None
+    file: Path, *, no_wait: bool, excerpts: bool = False, front_text: str | None = None
 ) -> int:
     """``agent-doc preflight``: every pre-agent step, the §7.26 JSON on stdout
     (with ``excerpts``, the parts the agent needs in place of the document;
-    ``reads``: what the gate read of the document, checked once)."""
+    ``front_text``: the frontmatter the gate read, see :func:`gate_front`)."""
     import contextlib
 
     from agent_doc.automation.busy import set_status
@@ -104,12 +103,31 @@ def do_preflight(
     from agent_doc.write.server_link import ServerLink
 
     result = run_preflight(
-        file, ServerLink(), settle=not no_wait, excerpts=excerpts, reads=reads
+        file, ServerLink(), settle=not no_wait, excerpts=excerpts, front_text=front_text
     )
     emit_json(result.to_json())
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(file, "generating")  # the skill now answers; write resets it
     return 0
+
+
+def gate_front(file: Path) -> str:
+    """:func:`~agent_doc.store.docfile.require_session_document` (the same
+    checks and errors), answering the frontmatter text it read: ``preflight``
+    then reads the document once more, after its commit, and never holds it
+    across the commit."""
+    from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.errors import FrontmatterError
+    from agent_doc.store.docfile import read_frontmatter_text
+    from agent_doc.store.docfile import require_document
+
+    require_document(file)
+    text = read_frontmatter_text(file)
+    try:
+        parse_frontmatter(text)
+    except FrontmatterError as exc:
+        raise FrontmatterError(f"{file}: {exc}") from exc
+    return text
 
 
 def do_route(
@@ -175,18 +193,17 @@ def run_turn_command(args: list[str]) -> int | None:
     try:
         if command == "status":
             return do_status(ns["root"], as_json=ns["json"])
-        from agent_doc.store.docfile import ReadCache
         from agent_doc.store.docfile import require_session_document
 
         file = Path(ns["file"])
-        reads = ReadCache() if command == "preflight" else None
-        require_session_document(file, reads)  # as typer's document_argument
-        if command == "outline":
-            return do_outline(file, as_json=ns["json"])
         if command == "preflight":
             return do_preflight(
-                file, no_wait=ns["no_wait"], excerpts=ns["excerpts"], reads=reads
-            )
+                file, no_wait=ns["no_wait"], excerpts=ns["excerpts"],
+                front_text=gate_front(file),
+            )  # fmt: skip
+        require_session_document(file)  # as typer's document_argument
+        if command == "outline":
+            return do_outline(file, as_json=ns["json"])
         return do_route(
             file, pane=ns["pane"], debounce=ns["debounce"], as_json=ns["json"],
             prompt_timeout=ns["prompt_timeout"],

@@ -5,8 +5,6 @@ components, non-ASCII, other line breaks, cut tails)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import HealthCheck
 from hypothesis import event
@@ -19,6 +17,7 @@ from agent_doc.document import excerpt
 from agent_doc.document import excerpt_window
 from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.excerpt_window import resumed_context_utf8
+from agent_doc.document.linediff import common_prefix
 from bench._long_docs import conversation
 from bench._long_docs import type_line
 from tests.unit.document.test_apply_window import HEADS
@@ -98,7 +97,7 @@ def test_window_excerpts_are_the_plain_ones(
     window = all(excerpt_window._stretches(side) is not None for side in sides)
     event("window" if window else "plain path")
     theirs = excerpt_window._stretches(sides[0]) or []
-    same = len(os.path.commonprefix(sides))
+    same = common_prefix(*sides)
     event(f"stretches kept from the snapshot: {any(e < same for _, e in theirs)}")
     try:
         plain = resumed_context(snapshot, text)
