@@ -27,6 +27,7 @@ from agent_doc.cycle.prompt import utf8_length
 from agent_doc.cycle.recovery import recover_pending
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
+from agent_doc.document.snapshot_scan import SnapshotScan
 from agent_doc.errors import AgentDocError
 from agent_doc.store.conversation import load_conversation_settings
 from agent_doc.store.docfile import ReadCache
@@ -183,9 +184,11 @@ def _start_commit(path: Path) -> Git | None:
         return None
 
 
-def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bool:
+def _commit_previous(
+    path: Path, link: ServerLink | None, git: Git | None, scan: SnapshotScan
+) -> bool:
     try:
-        committed, _ = commit_and_refresh(path, link, git=git)
+        committed, _ = commit_and_refresh(path, link, git=git, scan=scan)
     except AgentDocError as exc:
         logger.warning("preflight: commit skipped: %s", exc)
         return False
@@ -262,7 +265,8 @@ def run_preflight(
                 note = "preflight: dropped an empty pending response of %s"
                 logger.warning(note, path)
         recovered = any(r.status in ("written", "completed") for r in recoveries)
-        committed = _commit_previous(path, link, git)
+        scan = SnapshotScan()  # the snapshot as the commit read it, and its blocks
+        committed = _commit_previous(path, link, git, scan)
     finally:
         if git is not None:
             git.close()
@@ -280,7 +284,7 @@ def run_preflight(
         from agent_doc.cycle.links import check_links
 
         linked = check_links(root, path, front.links, allow_network=allow_network)
-    sides.load_snapshot(store, path)
+    sides.load_snapshot(store, path, scan)
     if sides.snapshot is None and nothing_typed(sides.text()):
         diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
     else:  # the window only, on the bytes read

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_doc.document.frontmatter import Frontmatter
+    from agent_doc.document.snapshot_scan import SnapshotScan
     from agent_doc.store.docfile import ReadCache
     from agent_doc.store.state import StateStore
     from agent_doc.write.server_link import ServerLink
@@ -58,12 +59,14 @@ class Sides:
     without one), decoded only on the plain paths.
     """
 
-    __slots__ = ("data", "_text", "snapshot", "_snapshot_path", "_names_lists")
+    __slots__ = ("data", "_text", "snapshot", "scan", "_snapshot_path", "_names_lists")
 
     def __init__(self, data: bytes | None, text: str | None) -> None:
         self.data = data
         self._text = text
         self.snapshot: bytes | None = None
+        self.scan: SnapshotScan | None = None
+        """The snapshot's block scan, shared with the commit's check."""
         self._snapshot_path: Path | None = None
         self._names_lists: bool | None = None
 
@@ -80,10 +83,13 @@ class Sides:
             return None
         return decode_state_text(self._snapshot_path, self.snapshot)
 
-    def load_snapshot(self, store: StateStore, path: Path) -> None:
-        """Read the snapshot's bytes (not decoded)."""
-        self.snapshot = store.load_snapshot_bytes(path)
+    def load_snapshot(self, store: StateStore, path: Path, scan: SnapshotScan) -> None:
+        """Read the snapshot's bytes (not decoded): those ``scan`` holds (the
+        commit read them) when the file still holds them, and their blocks."""
         self._snapshot_path = store.snapshot_path(path)
+        if scan.data is None or not _same_file(self._snapshot_path, scan.data):
+            scan.keep(store.load_snapshot_bytes(path))
+        self.snapshot, self.scan = scan.data, scan
 
     def names_item_lists(self) -> bool:
         """Whether the document's text holds ``agent:backlog`` or
@@ -171,7 +177,7 @@ def excerpts_of(sides: Sides) -> str:
         assert snapshot is not None
         return resumed_context(snapshot, sides.text())
     assert sides.snapshot is not None
-    return resumed_context_utf8(sides.snapshot, sides.data)
+    return resumed_context_utf8(sides.snapshot, sides.data, sides.scan)
 
 
 def prompt_size(

@@ -29,7 +29,6 @@ from bisect import bisect_right
 
 from agent_doc.document import apply_window
 from agent_doc.document import excerpt
-from agent_doc.document.apply_window import stretches
 from agent_doc.document.components import scan_components
 from agent_doc.document.diff_window import block_spans
 from agent_doc.document.diff_window import neutral_after
@@ -40,6 +39,7 @@ from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.frontmatter_text import frontmatter_end_utf8
 from agent_doc.document.frontmatter_text import split_frontmatter
 from agent_doc.document.linediff import common_prefix
+from agent_doc.document.snapshot_scan import SnapshotScan
 
 __all__ = ["resumed_context_utf8"]
 
@@ -47,15 +47,24 @@ _WIDE = 4
 """Bytes a character takes at most in UTF-8."""
 _CHUNK = 1 << 16
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _Span = tuple[str, str | None, int, int, int, int]
 """A component on the bytes: name, parent, open_start, open_end, close_start,
 close_end."""
 
 
-def resumed_context_utf8(snapshot: bytes, data: bytes) -> str:
+def resumed_context_utf8(
+    snapshot: bytes, data: bytes, scan: SnapshotScan | None = None
+) -> str:
     """``resumed_context(snapshot.decode(), data.decode())`` (both valid UTF-8),
-    decoding only what the excerpts hold (see the module docstring)."""
-    theirs = _stretches(snapshot)
+    decoding only what the excerpts hold (see the module docstring).
+    ``scan``: the snapshot's block scan when the command made it already."""
+    if scan is None or scan.data is not snapshot:
+        scan = SnapshotScan(snapshot)
+    theirs = _stretches(snapshot, scan=scan)
     before = now = None
     if theirs is not None:
         before = _components_utf8(snapshot, theirs)
@@ -97,44 +106,62 @@ def _changed(
 
 
 def _stretches(
-    data: bytes, other: bytes | None = None, theirs: list[tuple[int, int]] | None = None
+    data: bytes,
+    other: bytes | None = None,
+    theirs: list[tuple[int, int]] | None = None,
+    scan: SnapshotScan | None = None,
 ) -> list[tuple[int, int]] | None:
     """:func:`~agent_doc.document.apply_window.stretches` of ``data`` (plain
-    UTF-8); ``None`` when only the plain path can tell. With ``other`` and its
-    stretches ``theirs``: those of ``theirs`` that end before the texts
-    differ are kept (the same bytes, neutral on both sides), and only the
-    rest of ``data`` is scanned."""
+    UTF-8; its blocks from ``scan`` when given); ``None`` when only the plain
+    path can tell. With ``other`` and its stretches ``theirs``: those of
+    ``theirs`` that end before the texts differ are kept (the same bytes,
+    neutral on both sides), and only the rest of ``data`` is scanned."""
     if len(data) < apply_window.WINDOW_FROM or data.startswith(b"\xef\xbb\xbf"):
         return None
     if b"\r" in data or b"\0" in data:
         return None
-    if other is None or theirs is None:
-        return stretches(data) or None
-    same = common_prefix(other, data, chunk=_CHUNK)
-    kept = [span for span in theirs if span[1] < same]
-    if not kept:
-        return stretches(data) or None
-    return kept + _stretches_after(data, kept[-1][1]) or None
+    kept: list[tuple[int, int]] = []
+    if other is not None and theirs is not None:
+        same = common_prefix(other, data, chunk=_CHUNK)
+        kept = [span for span in theirs if span[1] < same]
+    if kept:
+        spans = kept + _stretches_after(data, kept[-1][1], kept[-1][1])
+    else:
+        head = frontmatter_end_utf8(data)
+        if scan is None or scan.data is not data:
+            scan = SnapshotScan(data)
+        spans = _stretches_after(data, head, 0, scan.blocks)
+    return spans or None
 
 
-def _stretches_after(data: bytes, start: int) -> list[tuple[int, int]]:
-    """The stretches of ``data`` after ``start``, a neutral point, found as
-    :func:`~agent_doc.document.apply_window.stretches` finds them (its
-    private helpers and sizes, read at call time), scanning blocks from
-    ``start`` only."""
+def _stretches_after(
+    data: bytes,
+    start: int,
+    floor: int,
+    blocks_of: Callable[[], list[tuple[int, int]]] | None = None,
+) -> list[tuple[int, int]]:
+    """The stretches of ``data`` after ``start`` (the frontmatter's end, or
+    a neutral point), found as :func:`~agent_doc.document.apply_window.
+    stretches` finds them (its private helpers and sizes, read at call time);
+    ``floor``: no ``<!--`` before it is open after ``start``. ``blocks_of``:
+    answers ``data``'s block spans, asked only when a gap is long enough
+    (else they are scanned from the neutral point ``start`` on)."""
+    if start >= len(data):
+        return []
     edges = [start, *apply_window._marker_starts(data, start), len(data)]
     size = apply_window._STRETCH
     gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > size]
     if not gaps:
         return []
-    blocks = block_spans(data, start)
+    blocks = block_spans(data, start) if blocks_of is None else blocks_of()
     margin = apply_window._MARGIN
     out: list[tuple[int, int]] = []
     for lo, hi in gaps:
         first = neutral_after(data, lo + max(margin, 1), 0, blocks)
-        end = neutral_before(data, hi - margin, blocks, lo)
+        since = lo if lo > start else floor
+        end = neutral_before(data, hi - margin, blocks, since)
         while end > first and apply_window._line_is_blank(data, end):
-            end = neutral_before(data, end - 1, blocks, lo)
+            end = neutral_before(data, end - 1, blocks, since)
         if end - first >= size:
             out.append((first, end))
     return out
