@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.document import apply_window
+from agent_doc.document.excerpt import resumed_context
+from agent_doc.store.state import StateStore
 from tests.cli_runner import cli
 from tests.fake_claude_config import configure_fake_claude
 
@@ -106,3 +109,31 @@ def test_the_excerpts_made_once_give_the_same_prompt_size(
     assert isinstance(whole["prompt_bytes"], int)
     assert str(with_excerpts["excerpts"]).encode() != b""
     assert whole["prompt_bytes"] > len(str(with_excerpts["excerpts"]).encode())
+
+
+def test_the_excerpts_on_the_bytes_are_the_plain_ones(
+    project: Path, answered: Path
+) -> None:
+    """The document is past the window's size: preflight takes the excerpts on
+    its bytes, and they are what the plain function makes of the texts."""
+    store = StateStore.for_document(answered)
+    snapshot = store.load_snapshot(answered)
+    assert snapshot is not None
+    assert len(answered.read_bytes()) >= apply_window.WINDOW_FROM
+    out = preflight(project, "--excerpts")
+    assert out["excerpts"] == resumed_context(snapshot, answered.read_text())
+
+
+def test_the_baseline_is_stored_only_when_it_changed(
+    project: Path, answered: Path
+) -> None:
+    baseline = StateStore.for_document(answered).baseline_path(answered)
+    preflight(project, "--excerpts")
+    assert baseline.read_bytes() == answered.read_bytes()
+    first = baseline.stat().st_ino
+    preflight(project, "--excerpts")  # the same document: the file is kept
+    assert baseline.stat().st_ino == first
+    close = "<!-- /agent:exchange -->"
+    answered.write_text(answered.read_text().replace(close, f"And 4 + 4?\n{close}"))
+    preflight(project, "--excerpts")
+    assert baseline.read_bytes() == answered.read_bytes()
