@@ -11,7 +11,13 @@ The components are scanned on a small text per side, made as
 between two marker-like ``<!-- agent:`` (:func:`~agent_doc.document.
 apply_window.stretches`: cut at neutral points, holding no marker) becomes a
 placeholder paragraph, so the scan finds the same markers in the same order;
-their offsets are taken back to the bytes. Contents are compared as bytes, and
+their offsets are taken back to the bytes. The document's stretches before
+the first byte where it differs from the snapshot are the snapshot's (the
+same bytes, neutral on both sides), so only the rest of the document is
+scanned; the snapshot's block scan may come from the command's
+:class:`~agent_doc.document.snapshot_scan.SnapshotScan`. The stretches are
+found by this module's copy of ``apply_window.stretches`` (its sizes and
+helpers read at call time). Contents are compared as bytes, and
 the exchange's first change is the bytes' common prefix backed up to a
 character's start. Character counts (:data:`~agent_doc.document.excerpt.
 BEFORE_CHANGE`, :data:`~agent_doc.document.excerpt.TAIL_LIMIT`) are counted

@@ -137,3 +137,18 @@ def test_the_baseline_is_stored_only_when_it_changed(
     answered.write_text(answered.read_text().replace(close, f"And 4 + 4?\n{close}"))
     preflight(project, "--excerpts")
     assert baseline.read_bytes() == answered.read_bytes()
+
+
+def test_the_full_prompt_is_sized_as_run_sends_it(
+    project: Path, answered: Path
+) -> None:
+    """The full form's size is counted from the bytes (the document never
+    joined into a prompt): it is the size of the prompt ``run`` builds."""
+    (project / ".agent-doc" / "config.toml").write_text('prompt = "full"\n')
+    with answered.open("a") as fh:
+        fh.write("\n\n\n")  # trailing line breaks the prompt leaves out
+    out = preflight(project, "--excerpts")
+    assert out["prompt_mode"] == "full"
+    dry = cli(project, "run", "plan.md", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert out["prompt_bytes"] == len(dry.stdout.encode())
