@@ -69,6 +69,7 @@ class PreflightResult(Record):
         "compact_hint",
         "excerpts",
         "backlog",
+        "document_data",
     )
 
     def __init__(
@@ -84,13 +85,19 @@ class PreflightResult(Record):
         compact_hint: str | None = None,
         excerpts: str | None = None,
         backlog: dict[str, Any] | None = None,
+        document_data: bytes | None = None,
     ) -> None:
         self.recovered = recovered
         self.committed = committed
         self.claims = claims
         self.diff = diff
         self.document = document
-        """The document (``None`` when ``excerpts`` stand in for it)."""
+        """The document's text (``None`` when ``excerpts`` stand in for it, or
+        when only its UTF-8 was read: ``document_data``)."""
+        self.document_data = document_data
+        """The document's UTF-8, when its text was not decoded (the JSON's
+        ``document`` is decoded from it, or written from it a piece at a time:
+        :func:`agent_doc.cli.commands._fast_turn.emit_preflight`)."""
         self.linked_changes = linked_changes
         self.prompt_bytes = prompt_bytes
         """Size of the prompt ``run`` would send now (0 with no changes)."""
@@ -110,8 +117,15 @@ class PreflightResult(Record):
         """True when the document equals its snapshot (after comment stripping)."""
         return self.diff is None
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the exact §7.26 JSON object."""
+    def document_text(self) -> str:
+        """The document's text (decoded from ``document_data`` if need be)."""
+        if self.document is None and self.document_data is not None:
+            return self.document_data.decode("utf-8")
+        return self.document or ""
+
+    def to_json(self, document: str | None = None) -> dict[str, Any]:
+        """Return the exact §7.26 JSON object (``document``: a stand-in for
+        the document's text, which a caller then writes itself)."""
         out: dict[str, Any] = {
             "recovered": self.recovered,
             "committed": self.committed,
@@ -120,7 +134,7 @@ class PreflightResult(Record):
             "no_changes": self.no_changes,
         }
         if self.excerpts is None:
-            out["document"] = self.document
+            out["document"] = self.document_text() if document is None else document
             out["document_form"] = "full"
         else:
             out["excerpts"] = self.excerpts
@@ -182,6 +196,25 @@ def _start_commit(path: Path) -> Git | None:
         return start_commit(path)
     except AgentDocError:
         return None
+
+
+def _recover_and_commit(
+    path: Path, link: ServerLink | None, scan: SnapshotScan
+) -> tuple[bool, bool]:
+    """Recover an orphaned pending response, then commit the previous cycle:
+    ``(recovered, committed)``."""
+    git = _start_commit(path)  # git starts up during the recovery
+    try:
+        recoveries = recover_pending(path, link)
+        for item in recoveries:
+            if item.status == "dropped":
+                note = "preflight: dropped an empty pending response of %s"
+                logger.warning(note, path)
+        recovered = any(r.status in ("written", "completed") for r in recoveries)
+        return recovered, _commit_previous(path, link, git, scan)
+    finally:
+        if git is not None:
+            git.close()
 
 
 def _commit_previous(
@@ -255,21 +288,10 @@ def run_preflight(
             debounce_ms=front.debounce_ms or DEFAULT_DEBOUNCE_MS,
             typing_ms=front.typing_indicator_ms or DEFAULT_TYPING_MS,
         )
-    git = _start_commit(path)  # git starts up during the steps before the commit
-    try:
-        root = project_root_for(path)
-        store = StateStore(root)
-        recoveries = recover_pending(path, link)
-        for item in recoveries:
-            if item.status == "dropped":
-                note = "preflight: dropped an empty pending response of %s"
-                logger.warning(note, path)
-        recovered = any(r.status in ("written", "completed") for r in recoveries)
-        scan = SnapshotScan()  # the snapshot as the commit read it, and its blocks
-        committed = _commit_previous(path, link, git, scan)
-    finally:
-        if git is not None:
-            git.close()
+    root = project_root_for(path)
+    store = StateStore(root)
+    scan = SnapshotScan()  # the snapshot as the commit read it, and its blocks
+    recovered, committed = _recover_and_commit(path, link, scan)
     reads = ReadCache()  # the file's bytes, read once from here on
     sides = read_sides(path, link, reads)  # bytes when the file is plain UTF-8
     backlog = None
@@ -299,9 +321,11 @@ def run_preflight(
         size, mode = prompt_size(
             path, root, sides, diff, resumed_ok=resumes, excerpts=parts
         )
+    text = sides.decoded()  # the full form's document, decoded only if it was
     return PreflightResult(
-        recovered, committed, claims, diff, sides.text() if parts is None else None,
+        recovered, committed, claims, diff, text if parts is None else None,
         linked, size, mode, compact_hint(path, root, sides.size()), parts, backlog,
+        sides.data if parts is None and text is None else None,
     )  # fmt: skip
 
 

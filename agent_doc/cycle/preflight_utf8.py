@@ -77,6 +77,10 @@ class Sides:
             self._text = self.data.decode("utf-8")
         return self._text
 
+    def decoded(self) -> str | None:
+        """The document's text when it was decoded already, else ``None``."""
+        return self._text
+
     def snapshot_text(self) -> str | None:
         """The snapshot's text (``StateError`` when it is not UTF-8)."""
         if self.snapshot is None or self._snapshot_path is None:

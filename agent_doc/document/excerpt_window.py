@@ -16,8 +16,9 @@ the first byte where it differs from the snapshot are the snapshot's (the
 same bytes, neutral on both sides), so only the rest of the document is
 scanned; the snapshot's block scan may come from the command's
 :class:`~agent_doc.document.snapshot_scan.SnapshotScan`. The stretches are
-found by this module's copy of ``apply_window.stretches`` (its sizes and
-helpers read at call time). Contents are compared as bytes, and
+found by this module's copy of ``apply_window.stretches`` (with the same
+sizes, :data:`STRETCH` and :data:`MARGIN`), which takes the snapshot's blocks
+from the scan. Contents are compared as bytes, and
 the exchange's first change is the bytes' common prefix backed up to a
 character's start. Character counts (:data:`~agent_doc.document.excerpt.
 BEFORE_CHANGE`, :data:`~agent_doc.document.excerpt.TAIL_LIMIT`) are counted
@@ -31,9 +32,9 @@ random documents and edits.
 from __future__ import annotations
 
 import itertools
+import re
 from bisect import bisect_right
 
-from agent_doc.document import apply_window
 from agent_doc.document import excerpt
 from agent_doc.document.components import scan_components
 from agent_doc.document.diff_window import block_spans
@@ -49,6 +50,12 @@ from agent_doc.document.snapshot_scan import SnapshotScan
 
 __all__ = ["resumed_context_utf8"]
 
+WINDOW_FROM = 1 << 18
+"""Texts smaller than this take the plain path (``apply_window``'s size)."""
+STRETCH = 1 << 15
+"""The shortest stretch put aside (``apply_window``'s size)."""
+MARGIN = 1 << 11
+"""Bytes kept on each side of a marker (``apply_window``'s margin)."""
 _WIDE = 4
 """Bytes a character takes at most in UTF-8."""
 _CHUNK = 1 << 16
@@ -122,7 +129,7 @@ def _stretches(
     path can tell. With ``other`` and its stretches ``theirs``: those of
     ``theirs`` that end before the texts differ are kept (the same bytes,
     neutral on both sides), and only the rest of ``data`` is scanned."""
-    if len(data) < apply_window.WINDOW_FROM or data.startswith(b"\xef\xbb\xbf"):
+    if len(data) < WINDOW_FROM or data.startswith(b"\xef\xbb\xbf"):
         return None
     if b"\r" in data or b"\0" in data:
         return None
@@ -148,29 +155,44 @@ def _stretches_after(
 ) -> list[tuple[int, int]]:
     """The stretches of ``data`` after ``start`` (the frontmatter's end, or
     a neutral point), found as :func:`~agent_doc.document.apply_window.
-    stretches` finds them (its private helpers and sizes, read at call time);
+    stretches` finds them;
     ``floor``: no ``<!--`` before it is open after ``start``. ``blocks_of``:
     answers ``data``'s block spans, asked only when a gap is long enough
     (else they are scanned from the neutral point ``start`` on)."""
     if start >= len(data):
         return []
-    edges = [start, *apply_window._marker_starts(data, start), len(data)]
-    size = apply_window._STRETCH
+    edges = [start, *_marker_starts(data, start), len(data)]
+    size = STRETCH
     gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > size]
     if not gaps:
         return []
     blocks = block_spans(data, start) if blocks_of is None else blocks_of()
-    margin = apply_window._MARGIN
+    margin = MARGIN
     out: list[tuple[int, int]] = []
     for lo, hi in gaps:
         first = neutral_after(data, lo + max(margin, 1), 0, blocks)
         since = lo if lo > start else floor
         end = neutral_before(data, hi - margin, blocks, since)
-        while end > first and apply_window._line_is_blank(data, end):
+        while end > first and _line_is_blank(data, end):
             end = neutral_before(data, end - 1, blocks, since)
         if end - first >= size:
             out.append((first, end))
     return out
+
+
+def _marker_starts(data: bytes, start: int) -> list[int]:
+    """Where ``<!--[ \\t]*/?agent:`` (every marker's start) matches from ``start``."""
+    if not _MARKERISH:  # compiled on first use (test_lazy_re)
+        _MARKERISH.append(re.compile(rb"<!--[ \t]*/?agent:"))
+    return [m.start() for m in _MARKERISH[0].finditer(data, start)]
+
+
+_MARKERISH: list[re.Pattern[bytes]] = []
+
+
+def _line_is_blank(data: bytes, at: int) -> bool:
+    end = data.find(b"\n", at)
+    return not data[at : len(data) if end < 0 else end].decode("utf-8").strip()
 
 
 def _components_utf8(data: bytes, spans: list[tuple[int, int]]) -> dict[str, _Span]:

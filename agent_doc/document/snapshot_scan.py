@@ -11,8 +11,10 @@ The window diff keeps its own scan (:mod:`~agent_doc.document.diff_window`).
 
 from __future__ import annotations
 
-from agent_doc.document.diff_window import _window_end
+from bisect import bisect_right
+
 from agent_doc.document.diff_window import block_spans
+from agent_doc.document.diff_window import neutral_after
 from agent_doc.document.diff_window import neutral_before
 from agent_doc.document.linediff import common_prefix
 from agent_doc.document.linediff import common_suffix
@@ -67,3 +69,30 @@ def same_after_scanned(
     old = a[start:end].decode("utf-8")
     new = b[start : end + len(b) - len(a)].decode("utf-8")
     return bare(old) == bare(new)
+
+
+def _window_end(
+    a: bytes, b: bytes, at: int, start: int,
+    blocks_a: list[tuple[int, int]], blocks_b: list[tuple[int, int]],
+) -> int:  # fmt: skip
+    """The first offset of ``a`` at or after ``at`` that is neutral in ``a`` and,
+    shifted, in ``b`` (as ``diff_window``'s own, which is private there)."""
+    shift = len(b) - len(a)
+    while True:
+        end = neutral_after(a, at, start, blocks_a)
+        if end >= len(a):
+            return end
+        there = end + shift  # a line start after a blank line in ``b`` too
+        if b[there - 2 : there] == b"\n\n" and _neutral(b, there, start, blocks_b):
+            return end
+        at = end + 1
+
+
+def _neutral(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> bool:
+    """Whether ``at`` (after a blank line) is outside ``blocks`` with every
+    ``<!--`` of ``data[lo:at]`` closed before it."""
+    i = bisect_right(blocks, (at, 1 << 62)) - 1
+    if i >= 0 and blocks[i][0] < at < blocks[i][1]:
+        return False
+    opener = data.rfind(b"<!--", lo, at)
+    return opener < 0 or 0 <= data.find(b"-->", opener + 4) <= at - 3

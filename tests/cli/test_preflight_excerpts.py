@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.cli._output import emit_json
+from agent_doc.cli.commands import _fast_turn
+from agent_doc.cycle.preflight import PreflightResult
 from agent_doc.document import apply_window
 from agent_doc.document.excerpt import resumed_context
 from agent_doc.store.state import StateStore
@@ -152,3 +155,24 @@ def test_the_full_prompt_is_sized_as_run_sends_it(
     dry = cli(project, "run", "plan.md", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert out["prompt_bytes"] == len(dry.stdout.encode())
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 1 << 20])
+def test_the_full_form_written_a_piece_at_a_time_is_the_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    """The full form's document, written from its UTF-8 a piece at a time
+    (pieces cut inside characters move to the character's start), is the
+    JSON of its whole text: quotes, backslashes, control characters, astral
+    characters, a key-like line."""
+    text = '---\na: "b"\n---\n\\ \t\x01 é → 🚀😀 \u2028\n  "document": "x"\n' * 3
+    result = PreflightResult(
+        False, True, ['claim "q"'], "@@ -1 +1 @@\n-a\n+b\n", None,
+        prompt_bytes=7, prompt_mode="full", document_data=text.encode(),
+    )  # fmt: skip
+    emit_json(result.to_json())
+    whole = capsys.readouterr().out
+    monkeypatch.setattr(_fast_turn, "_PIECE", piece)
+    _fast_turn.emit_preflight(result)
+    assert capsys.readouterr().out == whole
+    assert json.loads(whole)["document"] == text

@@ -91,12 +91,17 @@ def test_window_excerpts_are_the_plain_ones(
     monkeypatch.setattr(apply_window, "WINDOW_FROM", 0)
     monkeypatch.setattr(apply_window, "_STRETCH", sizes[0])
     monkeypatch.setattr(apply_window, "_MARGIN", sizes[1])
+    monkeypatch.setattr(excerpt_window, "WINDOW_FROM", 0)
+    monkeypatch.setattr(excerpt_window, "STRETCH", sizes[0])
+    monkeypatch.setattr(excerpt_window, "MARGIN", sizes[1])
     monkeypatch.setattr(excerpt, "BEFORE_CHANGE", limits[0])
     monkeypatch.setattr(excerpt, "TAIL_LIMIT", limits[1])
     sides = (snapshot.encode("utf-8"), text.encode("utf-8"))
     window = all(excerpt_window._stretches(side) is not None for side in sides)
     event("window" if window else "plain path")
     theirs = excerpt_window._stretches(sides[0]) or []
+    if window:  # the module's copy of apply_window.stretches finds the same
+        assert theirs == apply_window.stretches(sides[0])
     same = common_prefix(*sides)
     event(f"stretches kept from the snapshot: {any(e < same for _, e in theirs)}")
     try:
@@ -114,11 +119,18 @@ def test_long_conversation_takes_the_window(turns: int) -> None:
     and a line typed at its end gives the plain excerpts."""
     text, _ = conversation(turns)
     typed = type_line(text)
-    assert len(typed.encode()) >= apply_window.WINDOW_FROM
+    assert len(typed.encode()) >= excerpt_window.WINDOW_FROM
     assert excerpt_window._stretches(typed.encode()) is not None
     got = resumed_context_utf8(text.encode(), typed.encode())
     assert got == resumed_context(text, typed)
     assert "One more question, typed just now?" in got
+
+
+def test_the_sizes_are_apply_windows() -> None:
+    """The stretches are cut as content_ours's are (the same sizes)."""
+    assert excerpt_window.WINDOW_FROM == apply_window.WINDOW_FROM
+    assert excerpt_window.STRETCH == apply_window._STRETCH
+    assert excerpt_window.MARGIN == apply_window._MARGIN
 
 
 def test_a_long_tail_is_cut_as_on_the_plain_path() -> None:
