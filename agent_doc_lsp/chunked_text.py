@@ -175,6 +175,16 @@ class ChunkedText:
         before = self._lines[index - 1] if index else 0
         return self._start(index) + self._marks_of(index)[line - 1 - before] + 1
 
+    def newlines_before(self, offset: int) -> int:
+        """Number of ``\\n`` in ``text()[:offset]`` (two bisects, no count)."""
+        offset = min(max(offset, 0), len(self))
+        if not self._chunks or offset == 0:
+            return 0
+        index = self._chunk_at(offset)
+        before = self._lines[index - 1] if index else 0
+        inside = bisect.bisect_left(self._marks_of(index), offset - self._start(index))
+        return before + inside
+
     def line_end(self, line: int) -> int:
         """Offset of the ``\\n`` ending ``line`` (``len`` for the last line)."""
         if line + 1 >= self.line_count():

@@ -11,6 +11,12 @@ kept until the next change. Lines are ``\\n``-separated (a ``\\r`` before it is
 an ordinary last character), as in ``convert.LineIndex``. Lone surrogates sent
 by the editor are stored as U+FFFD (same length in every position encoding),
 so the server's copy is always encodable.
+
+Each text handed out is noted as an edit of the one handed out before
+(:func:`agent_doc.document.lineage.note_edit`: the characters before the first
+change and after the last are unchanged), so the scans and memos that kept
+results for that one know where the two differ without comparing them. A
+full-text change starts afresh (nothing noted).
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace import Workspace
 
+from agent_doc.document.lineage import note_edit
 from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc_lsp.chunked_text import CHUNK
 from agent_doc_lsp.chunked_text import ChunkedText
@@ -51,13 +59,31 @@ class FastTextDocument(TextDocument):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._text: ChunkedText | None = None
+        self._handed: str | None = None
+        """The text :attr:`source` last returned (the chunks' join)."""
+        self._kept: tuple[int, int] | None = None
+        """Characters of :attr:`_handed` at its start and its end that every
+        change since it left alone (``None``: no change since)."""
 
     @property
     def source(self) -> str:
         """The whole text (joined from the chunks once per change)."""
         if self._text is None:
+            if self._source is not None:  # held (not read from the file)
+                self._handed, self._kept = self._source, None
             return super().source
-        return self._text.text()
+        text = self._text.text()
+        if text is not self._handed:
+            if self._handed is not None and self._kept is not None:
+                head, tail = self._kept
+                lines = self._text.newlines_before(head)
+                note_edit(self._handed, text, head, tail, lines)
+            self._handed, self._kept = text, None
+        return text
+
+    def forget_lineage(self) -> None:
+        """Note nothing about the next text handed out (as after a full change)."""
+        self._handed = self._kept = None
 
     def chunk(self) -> None:
         """Cut the text into chunks now (it is done at the first change anyway)."""
@@ -117,11 +143,17 @@ class FastTextDocument(TextDocument):
         # (pygls#131: documents are extended by subclassing).
         start = self._offset(change.range.start)
         end = max(start, self._offset(change.range.end))
-        self._chunked().replace(start, end, scrub_surrogates(change.text))
+        text = self._chunked()
+        tail = len(text) - end
+        text.replace(start, end, scrub_surrogates(change.text))
+        if self._handed is not None:
+            kept = self._kept or (start, tail)
+            self._kept = (min(kept[0], start), min(kept[1], tail))
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         super()._apply_full_change(change)
         self._text = None
+        self.forget_lineage()
         if self._source is not None:
             self._source = scrub_surrogates(self._source)
 
@@ -157,7 +189,18 @@ class FastWorkspace(Workspace):
         text_doc: types.VersionedTextDocumentIdentifier,
         change: types.TextDocumentContentChangeEvent,
     ) -> None:
-        """Apply one content change, then tell :attr:`change_listeners`."""
+        """Apply one content change, then tell :attr:`change_listeners`.
+
+        A version that skips one (a change the server never saw) notes
+        nothing about the text after it."""
+        doc = self.text_documents.get(unquote(text_doc.uri))
+        if (
+            isinstance(doc, FastTextDocument)
+            and doc.version is not None
+            and text_doc.version is not None
+            and text_doc.version > doc.version + 1
+        ):
+            doc.forget_lineage()
         super().update_text_document(text_doc, change)
         if self.change_listeners:
             doc = self.get_text_document(text_doc.uri)

@@ -9,9 +9,9 @@ with ``--excerpts``, row "excerpts"),
 answer (``--force-disk``, the document as the agent saw it; row "write-status":
 the same answer with a patch of the status component near the top). Each sample runs in
 a fresh copy of the repository; small and large samples alternate; the table
-shows medians of the CPU time (user + sys, ``wait4``'s rusage) and the peak RSS,
-the CPU ratio large ÷ small, and the peak memory above the small one ÷ the
-document's size.
+shows medians of the CPU time (user + sys, ``wait4``'s rusage) beside the wall
+time, the peak RSS, the CPU ratio large ÷ small, and the peak memory above the
+small one ÷ the document's size.
 
 Goals (issue 37): CPU ≤ 2×, memory above the small one ≤ 3× the document.
 
@@ -40,24 +40,26 @@ CLI = str(Path(sys.executable).with_name("agent-doc"))
 ANSWER = "<!-- patch:exchange -->\n### Re: typed\n\nA short answer.\n<!-- /patch:exchange -->\n"
 STATUS = "<!-- patch:status -->\nanswered again\n<!-- /patch:status -->\n"
 LAUNCHER = """
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
 for line in sys.stdin:
     job = json.loads(line)
     with open(job["stdin"], "rb") as inp:
+        began = time.monotonic()
         proc = subprocess.Popen(job["argv"], cwd=job["cwd"], stdin=inp,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         err = proc.stderr.read()
         _pid, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - began
     code = os.waitstatus_to_exitcode(status)
     print(json.dumps([usage.ru_utime + usage.ru_stime, usage.ru_maxrss, code,
-                      err.decode(errors="replace")[-400:]]), flush=True)
+                      wall, err.decode(errors="replace")[-400:]]), flush=True)
 """
 """Forks the measured processes from a small process (a child's peak RSS counts
 the pages of the process it was forked from)."""
 
 
 class Launcher:
-    """Runs one command at a time; answers its CPU seconds and peak RSS (MB)."""
+    """Runs one command at a time; answers its CPU seconds, peak RSS (MB) and wall seconds."""
 
     def __init__(self, folder: Path) -> None:
         self.proc = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER],
@@ -67,18 +69,18 @@ class Launcher:
 
     def measure(
         self, argv: list[str], cwd: Path, stdin: str = ""
-    ) -> tuple[float, float]:
-        """CPU seconds (user + sys) and peak RSS in MB of ``argv`` run in ``cwd``."""
+    ) -> tuple[float, float, float]:
+        """CPU seconds (user + sys), peak RSS in MB and wall seconds of ``argv`` run in ``cwd``."""
         self.stdin.write_text(stdin, "utf-8")
         job = {"argv": argv, "cwd": str(cwd), "stdin": str(self.stdin)}
         assert self.proc.stdin is not None
         assert self.proc.stdout is not None
         self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
-        cpu, rss_kb, code, err = json.loads(self.proc.stdout.readline())
+        cpu, rss_kb, code, wall, err = json.loads(self.proc.stdout.readline())
         if code != 0:
             raise RuntimeError(f"{argv[1:3]} exited {code}: {err}")
-        return cpu, rss_kb / 1024
+        return cpu, rss_kb / 1024, wall
 
     def close(self) -> None:
         """Stop the launcher."""
@@ -125,7 +127,7 @@ def main() -> None:
             subprocess.run(["cp", "-a", str(made), str(repos[n])], check=True)
         size = {n: (repos[n] / "doc.md").stat().st_size for n in repos}
         launcher = Launcher(root)
-        samples: dict[tuple[str, int], list[tuple[float, float]]] = {}
+        samples: dict[tuple[str, int], list[tuple[float, float, float]]] = {}
         try:
             for _ in range(args.runs):
                 for command in commands:
@@ -140,19 +142,20 @@ def main() -> None:
     print(f"documents: {size[small] / 1e3:.0f} KB (20 turns) and "
           f"{size[big] / 1e6:.1f} MB ({big} turns); medians of {args.runs} runs")  # fmt: skip
     print(
-        "| command | CPU small | CPU large | ratio | RSS small | RSS large | above ÷ doc |"
+        "| command | CPU small | CPU large | ratio | wall small | wall large "
+        "| RSS small | RSS large | above ÷ doc |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for command in commands:
-        cs, ms = (
+        cs, ms, ws = (
             statistics.median(v) for v in zip(*samples[(command, small)], strict=True)
         )
-        cb, mb = (
+        cb, mb, wb = (
             statistics.median(v) for v in zip(*samples[(command, big)], strict=True)
         )
         above = (mb - ms) * 2**20 / size[big]
         print(f"| {command} | {cs * 1e3:.0f} ms | {cb * 1e3:.0f} ms | {cb / cs:.1f}× "
-              f"| {ms:.0f} MB | {mb:.0f} MB | {above:.1f}× |")  # fmt: skip
+              f"| {ws * 1e3:.0f} ms | {wb * 1e3:.0f} ms | {ms:.0f} MB | {mb:.0f} MB | {above:.1f}× |")  # fmt: skip
 
 
 if __name__ == "__main__":

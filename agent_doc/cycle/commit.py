@@ -35,6 +35,8 @@ from agent_doc.document.diff_window import same_after
 from agent_doc.document.diff_window import same_after_utf8
 from agent_doc.document.headings import mark_new_headings
 from agent_doc.document.headings import strip_head_markers
+from agent_doc.document.snapshot_scan import SnapshotScan
+from agent_doc.document.snapshot_scan import same_after_scanned
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import StateError
 from agent_doc.errors import VcsError
@@ -126,13 +128,17 @@ def commit_document(
     now: datetime | None = None,
     git: Git | None = None,
     extra: Sequence[Path] = (),
+    scan: SnapshotScan | None = None,
 ) -> tuple[bool, str]:
     """Commit the document's snapshot (or the file when no snapshot exists).
 
     ``git``: from :func:`start_commit` for this document, when started earlier
     (this closes it). ``extra``: more files committed as they are on disk in
-    the same commit (``compact``'s archive). Returns ``(committed, message)``.
+    the same commit (``compact``'s archive). ``scan``: keeps the snapshot's
+    bytes as read and their block scan for the caller (``data`` is ``None``
+    when the commit rewrote the snapshot). Returns ``(committed, message)``.
     """
+    scan = scan if scan is not None else SnapshotScan()
     if git is None:
         git = start_commit(path, now)
     with git:  # git works while the snapshot is read and prepared
@@ -141,6 +147,7 @@ def commit_document(
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
         indexed = store.load_snapshot_indexed(path)
         snapshot_data, index = indexed if indexed is not None else (None, None)
+        scan.keep(snapshot_data)
         if snapshot_data is not None and not is_utf8(snapshot_data):
             where = store.snapshot_path(path)
             raise StateError(f"corrupt state file {where}: not valid UTF-8")
@@ -156,7 +163,7 @@ def commit_document(
             if (
                 not also
                 and head_data is not None
-                and _same_answer_data(snapshot_data, head_data, index)
+                and _same_answer_data(snapshot_data, head_data, scan, index)
             ):
                 return False, "nothing to commit"
             snapshot = snapshot_data.decode("utf-8")
@@ -170,6 +177,7 @@ def commit_document(
         )
         crash_point("commit.committed")
     if result.committed and cleaned is not None and cleaned != snapshot:
+        scan.keep(None)
         store.save_snapshot(path, cleaned)
     return result.committed, result.message
 
@@ -203,17 +211,27 @@ def _extra_entries(git: Git, tree: WorkTree, files: Sequence[Path]) -> list[File
 
 
 def _same_answer_data(
-    snapshot: bytes, head: bytes, index: SnapIndex | None = None
+    snapshot: bytes,
+    head: bytes,
+    scan: SnapshotScan | None = None,
+    index: SnapIndex | None = None,
 ) -> bool:
-    """:func:`_same_answer` of the snapshot's UTF-8 (``index``: its index)
-    and HEAD's blob, on the bytes when HEAD's text is its bytes decoded (no
-    CRLF, no BOM): only the changed window is decoded; otherwise on the texts."""
+    """:func:`_same_answer` of the snapshot's UTF-8 and HEAD's blob, on the
+    bytes when HEAD's text is its bytes decoded (no CRLF, no BOM): only the
+    changed window is decoded; otherwise on the texts. ``scan``: the
+    snapshot's, when its block scan is kept for later steps; ``index``: the
+    snapshot's index (its scans then start near the window: the whole block
+    scan is left to a later step that needs it)."""
     crlf = b"\r" in head and b"\r\n" in head  # (a byte is found faster)
     if not crlf and not head.startswith(b"\xef\xbb\xbf"):
         if snapshot == head:
             return True
         try:  # a bad byte of HEAD's can only be in the window: decoded there
-            return same_after_utf8(snapshot, head, _bare, index)
+            if index is not None:
+                return same_after_utf8(snapshot, head, _bare, index)
+            if scan is None or scan.data is not snapshot:
+                scan = SnapshotScan(snapshot)
+            return same_after_scanned(scan, head, _bare)
         except UnicodeDecodeError:
             pass
     return _same_answer(snapshot.decode("utf-8"), head_text_of(head))
@@ -238,16 +256,17 @@ def commit_and_refresh(
     *,
     git: Git | None = None,
     extra: Sequence[Path] = (),
+    scan: SnapshotScan | None = None,
 ) -> tuple[bool, str]:
     """Commit the document, fire ``post_commit``, and update an open editor.
 
     The one commit every front-end uses (CLI ``commit``, ``preflight``, ``run``,
     the language server): after a commit, a server that has the document open
     repositions its live boundary and refreshes its git gutter. A failure to
-    reach the editor is logged, never fatal: the commit has happened. ``git``
-    and ``extra``: see :func:`commit_document`.
+    reach the editor is logged, never fatal: the commit has happened. ``git``,
+    ``extra`` and ``scan``: see :func:`commit_document`.
     """
-    committed, message = commit_document(path, git=git, extra=extra)
+    committed, message = commit_document(path, git=git, extra=extra, scan=scan)
     if committed:
         fire_quietly("post_commit", path)
         if link is not None:

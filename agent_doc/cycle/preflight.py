@@ -17,26 +17,23 @@ from agent_doc._runtime.lazy import lazy_logger
 from agent_doc._runtime.record import Record
 from agent_doc.cycle.commit import commit_and_refresh
 from agent_doc.cycle.commit import start_commit
+from agent_doc.cycle.preflight_utf8 import diff_of
+from agent_doc.cycle.preflight_utf8 import excerpts_of
+from agent_doc.cycle.preflight_utf8 import prompt_size
+from agent_doc.cycle.preflight_utf8 import read_sides
+from agent_doc.cycle.preflight_utf8 import save_baseline
 from agent_doc.cycle.prompt import resumed_allowed
-from agent_doc.cycle.prompt import turn_prompt_size
 from agent_doc.cycle.prompt import utf8_length
 from agent_doc.cycle.recovery import recover_pending
-from agent_doc.document.diff import DEFAULT_CONTEXT
-from agent_doc.document.diff import compute_diff
-from agent_doc.document.diff_window import PLAIN
-from agent_doc.document.diff_window import diff_texts
-from agent_doc.document.diff_window import window_diff
-from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.scaffold import nothing_typed
+from agent_doc.document.snapshot_scan import SnapshotScan
 from agent_doc.errors import AgentDocError
-from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.conversation import load_conversation_settings
 from agent_doc.store.docfile import ReadCache
 from agent_doc.store.docfile import read_frontmatter_text
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import atomic_write_text
-from agent_doc.store.state import decode_state_text
 from agent_doc.store.state import project_root_for
 from agent_doc.store.state import read_document
 from agent_doc.write.backlog import tidy_backlog
@@ -72,6 +69,7 @@ class PreflightResult(Record):
         "compact_hint",
         "excerpts",
         "backlog",
+        "document_data",
     )
 
     def __init__(
@@ -80,19 +78,26 @@ class PreflightResult(Record):
         committed: bool,
         claims: list[str],
         diff: str | None,
-        document: str,
+        document: str | None,
         linked_changes: Sequence[LinkedChange] = (),
         prompt_bytes: int = 0,
         prompt_mode: str | None = None,
         compact_hint: str | None = None,
         excerpts: str | None = None,
         backlog: dict[str, Any] | None = None,
+        document_data: bytes | None = None,
     ) -> None:
         self.recovered = recovered
         self.committed = committed
         self.claims = claims
         self.diff = diff
         self.document = document
+        """The document's text (``None`` when ``excerpts`` stand in for it, or
+        when only its UTF-8 was read: ``document_data``)."""
+        self.document_data = document_data
+        """The document's UTF-8, when its text was not decoded (the JSON's
+        ``document`` is decoded from it, or written from it a piece at a time:
+        :func:`agent_doc.cli.commands._fast_turn.emit_preflight`)."""
         self.linked_changes = linked_changes
         self.prompt_bytes = prompt_bytes
         """Size of the prompt ``run`` would send now (0 with no changes)."""
@@ -112,8 +117,15 @@ class PreflightResult(Record):
         """True when the document equals its snapshot (after comment stripping)."""
         return self.diff is None
 
-    def to_json(self) -> dict[str, Any]:
-        """Return the exact §7.26 JSON object."""
+    def document_text(self) -> str:
+        """The document's text (decoded from ``document_data`` if need be)."""
+        if self.document is None and self.document_data is not None:
+            return self.document_data.decode("utf-8")
+        return self.document or ""
+
+    def to_json(self, document: str | None = None) -> dict[str, Any]:
+        """Return the exact §7.26 JSON object (``document``: a stand-in for
+        the document's text, which a caller then writes itself)."""
         out: dict[str, Any] = {
             "recovered": self.recovered,
             "committed": self.committed,
@@ -122,7 +134,7 @@ class PreflightResult(Record):
             "no_changes": self.no_changes,
         }
         if self.excerpts is None:
-            out["document"] = self.document
+            out["document"] = self.document_text() if document is None else document
             out["document_form"] = "full"
         else:
             out["excerpts"] = self.excerpts
@@ -186,9 +198,30 @@ def _start_commit(path: Path) -> Git | None:
         return None
 
 
-def _commit_previous(path: Path, link: ServerLink | None, git: Git | None) -> bool:
+def _recover_and_commit(
+    path: Path, link: ServerLink | None, scan: SnapshotScan
+) -> tuple[bool, bool]:
+    """Recover an orphaned pending response, then commit the previous cycle:
+    ``(recovered, committed)``."""
+    git = _start_commit(path)  # git starts up during the recovery
     try:
-        committed, _ = commit_and_refresh(path, link, git=git)
+        recoveries = recover_pending(path, link)
+        for item in recoveries:
+            if item.status == "dropped":
+                note = "preflight: dropped an empty pending response of %s"
+                logger.warning(note, path)
+        recovered = any(r.status in ("written", "completed") for r in recoveries)
+        return recovered, _commit_previous(path, link, git, scan)
+    finally:
+        if git is not None:
+            git.close()
+
+
+def _commit_previous(
+    path: Path, link: ServerLink | None, git: Git | None, scan: SnapshotScan
+) -> bool:
+    try:
+        committed, _ = commit_and_refresh(path, link, git=git, scan=scan)
     except AgentDocError as exc:
         logger.warning("preflight: commit skipped: %s", exc)
         return False
@@ -229,6 +262,7 @@ def run_preflight(
     settle: bool = True,
     allow_network: bool = True,
     excerpts: bool = False,
+    front_text: str | None = None,
 ) -> PreflightResult:
     """Run the pre-agent steps for ``path`` and return their result.
 
@@ -237,10 +271,16 @@ def run_preflight(
     ``excerpts`` (the caller's conversation has seen the document) puts the
     resumed prompt's excerpts in place of the whole document — when a snapshot
     says what it saw and the config's ``prompt`` is not ``"full"``; otherwise,
-    and on a first turn, the whole document as always.
+    and on a first turn, the whole document as always. ``front_text``: the
+    document's frontmatter text, when the caller's gate has just read it.
+
+    The document is read (and checked) again after the commit, as bytes, and
+    not held across the commit, which holds the snapshot and HEAD's blob.
     """
     path = Path(path)
-    front = parse_frontmatter(read_frontmatter_text(path))
+    if front_text is None:
+        front_text = read_frontmatter_text(path)
+    front = parse_frontmatter(front_text)
     if settle:
         wait_until_settled(
             path,
@@ -248,99 +288,52 @@ def run_preflight(
             debounce_ms=front.debounce_ms or DEFAULT_DEBOUNCE_MS,
             typing_ms=front.typing_indicator_ms or DEFAULT_TYPING_MS,
         )
-    git = _start_commit(path)  # git starts up during the steps before the commit
-    try:
-        root = project_root_for(path)
-        store = StateStore(root)
-        recoveries = recover_pending(path, link)
-        for item in recoveries:
-            if item.status == "dropped":
-                note = "preflight: dropped an empty pending response of %s"
-                logger.warning(note, path)
-        recovered = any(r.status in ("written", "completed") for r in recoveries)
-        committed = _commit_previous(path, link, git)
-    finally:
-        if git is not None:
-            git.close()
-    reads = ReadCache()  # the file's bytes, when the document is the file's text
-    document = current_text(path, link, reads)
-    backlog, document = tidy_backlog_step(path, link, document, reads)
-    document_data = reads.utf8_of(document)  # None: a buffer, BOM or CRLF
-    if document_data is None:
-        store.save_baseline(path, document)
-    else:  # not encoded again
-        atomic_write_bytes(store.baseline_path(path), document_data)
+    root = project_root_for(path)
+    store = StateStore(root)
+    scan = SnapshotScan()  # the snapshot as the commit read it, and its blocks
+    recovered, committed = _recover_and_commit(path, link, scan)
+    reads = ReadCache()  # the file's bytes, read once from here on
+    sides = read_sides(path, link, reads)  # bytes when the file is plain UTF-8
+    backlog = None
+    if sides.names_item_lists():
+        backlog = tidy_backlog(path, link)
+        if backlog is not None:
+            sides = read_sides(path, link, reads)
+    save_baseline(store, path, sides)
     claims = read_claims(root)
     linked: list[LinkedChange] = []
     if front.links:
         from agent_doc.cycle.links import check_links
 
         linked = check_links(root, path, front.links, allow_network=allow_network)
-    snapshot_data = store.load_snapshot_bytes(path)
-    snapshot = None
-    if snapshot_data is not None:
-        snapshot = decode_state_text(store.snapshot_path(path), snapshot_data)
-    if snapshot is None and nothing_typed(document):
+    sides.load_snapshot(store, path, scan)
+    if sides.snapshot is None and nothing_typed(sides.text()):
         diff = None  # a fresh document: only what ``init`` wrote (as ``run``)
     else:  # the window only, on the bytes read
-        diff = _diff(snapshot or "", snapshot_data or b"", document, document_data)
-    parts = None
-    if excerpts and snapshot is not None and diff is not None:
-        parts = _excerpts_of(root, snapshot, document)
-    size, mode = _prompt_of(path, root, document, snapshot, diff, parts)
-    return PreflightResult(
-        recovered, committed, claims, diff, document, linked, size, mode,
-        compact_hint(path, root, document), parts, backlog,
-    )  # fmt: skip
-
-
-def _diff(
-    snapshot: str, snapshot_data: bytes, document: str, document_data: bytes | None
-) -> str | None:
-    """``diff_texts(snapshot, document, DEFAULT_CONTEXT)`` on the UTF-8 both
-    were read as (``snapshot_data`` is ``snapshot``'s; ``document_data`` the
-    document's, ``None`` when it was not read from the file as it is)."""
-    if document_data is None:
-        return diff_texts(snapshot, document, DEFAULT_CONTEXT)
-    diff = window_diff(snapshot_data, document_data, DEFAULT_CONTEXT)
-    if diff is PLAIN:
-        return compute_diff(snapshot, document, DEFAULT_CONTEXT)
-    return diff  # type: ignore[return-value]
-
-
-def _excerpts_of(root: Path, snapshot: str, document: str) -> str | None:
-    """The resumed prompt's excerpts, unless the config says ``prompt = "full"``."""
-
-    if not resumed_allowed(load_conversation_settings(root).prompt):
-        return None
-    return resumed_context(snapshot, document)
-
-
-def _prompt_of(
-    path: Path,
-    root: Path,
-    document: str,
-    snapshot: str | None,
-    diff: str | None,
-    excerpts: str | None = None,
-) -> tuple[int, str | None]:
-    """Size and form of the prompt ``run`` would send now (``(0, None)``
-    when there is nothing to send); ``excerpts`` already made are reused."""
-    if diff is None:
-        return 0, None
-    front = parse_frontmatter(document)
+        diff = diff_of(sides)
     settings = load_conversation_settings(root)
     resumes = resumed_allowed(settings.prompt)
-    return turn_prompt_size(
-        path, root, document, snapshot, diff, front=front, resumed_ok=resumes,
-        excerpts=excerpts,
+    parts = None
+    if excerpts and resumes and sides.snapshot is not None and diff is not None:
+        parts = excerpts_of(sides)
+    size, mode = 0, None
+    if diff is not None:
+        size, mode = prompt_size(
+            path, root, sides, diff, resumed_ok=resumes, excerpts=parts
+        )
+    text = sides.decoded()  # the full form's document, decoded only if it was
+    return PreflightResult(
+        recovered, committed, claims, diff, text if parts is None else None,
+        linked, size, mode, compact_hint(path, root, sides.size()), parts, backlog,
+        sides.data if parts is None and text is None else None,
     )  # fmt: skip
 
 
-def compact_hint(path: Path, root: Path, document: str) -> str | None:
-    """The suggestion to compact ``path``, when it is past the configured size."""
+def compact_hint(path: Path, root: Path, document: str | int) -> str | None:
+    """The suggestion to compact ``path``, when it is past the configured size
+    (``document``: its text, or its size in UTF-8 bytes)."""
     settings = load_conversation_settings(root)
-    size = utf8_length(document)
+    size = document if isinstance(document, int) else utf8_length(document)
     if settings.suggest_bytes == 0 or size <= settings.suggest_bytes:
         return None
     return (

@@ -7,12 +7,16 @@ a millisecond for a megabyte of non-ASCII text, before anything is found. A
 :class:`TextMemo` finds a text by identity, then by equality (texts of another
 length are skipped at once), and offers the latest text of a similar size,
 so a scan of a new one can start where the two differ (:func:`restart_point`).
+Where the language server noted the new text as an edit of the old one
+(:mod:`agent_doc.document.lineage`), that note says where they differ, without
+a compare.
 """
 
 from __future__ import annotations
 
 import threading
 
+from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import common_prefix
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -59,9 +63,15 @@ class _TextMemo:
             del self._items[self._size :]
 
     def latest_like(self, text: str) -> tuple[str, Any] | None:
-        """The most recently used text of about ``text``'s size, and its value:
+        """The text ``text`` was noted as an edit of (the newest such), else
+        the most recently used text of about ``text``'s size, and its value:
         the one most likely to begin like ``text`` (a small text scanned
         meanwhile, such as the answer alone, is passed over)."""
+        with self._lock:
+            items = list(self._items)
+        for known, value in items:
+            if known is not text and common_ends(known, text) is not None:
+                return known, value
         with self._lock:
             for known, value in self._items:
                 if len(text) <= 2 * len(known) and len(known) <= 2 * len(text):
@@ -123,9 +133,20 @@ def _differ_at(old: str, new: str) -> int:
     for known_old, known_new, differ in _LAST_PAIR:
         if known_old is old and known_new is new:
             return differ
-    differ = _common_start(old, new)
+    agreed = common_ends(old, new)
+    differ = _common_start(old, new) if agreed is None else agreed.head
     _LAST_PAIR[:] = [(old, new, differ)]
     return differ
+
+
+def newlines_before(old: str, new: str, offset: int) -> int | None:
+    """Number of ``\\n`` in ``new[:offset]`` when ``new`` was noted as an edit
+    of ``old`` equal up to at least ``offset`` (counted from that note's end of
+    the equal part back to ``offset``); ``None`` otherwise (count them)."""
+    agreed = common_ends(old, new)
+    if agreed is None or offset > agreed.head:
+        return None
+    return agreed.head_lines - new.count("\n", offset, agreed.head)
 
 
 def _common_start(old: str, new: str) -> int:

@@ -9,11 +9,16 @@ lowercase hex characters; ids of any shape are recognised (and cleaned up).
 from __future__ import annotations
 
 import os
+import threading
 
 from agent_doc._runtime.record import Record
+from agent_doc.document._textmemo import restart_point
+from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.codeblocks import code_index
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components
+from agent_doc.document.lineage import common_ends
+from agent_doc.document.lineage import is_noted
 from agent_doc.document.splice import splice
 
 __all__ = [
@@ -55,27 +60,57 @@ def boundary_marker(boundary_id: str) -> str:
 
 
 def find_boundaries(text: str) -> list[Boundary]:
-    """Every boundary marker line outside code, in document order."""
-    out: list[Boundary] = []
-    pos = text.find(BOUNDARY_PREFIX)
-    if pos < 0:
-        return out
-    code = code_index(text)
-    while pos >= 0:
-        line_start = text.rfind("\n", 0, pos) + 1
-        nl = text.find("\n", pos)
-        line_end = len(text) if nl < 0 else nl
-        body = text[line_start:line_end].strip()
-        if (
-            body.startswith(BOUNDARY_PREFIX)
-            and body.endswith(_SUFFIX)
-            and not code.contains(pos)
-        ):
-            ident = body[len(BOUNDARY_PREFIX) : -len(_SUFFIX)].strip()
-            end = line_end + 1 if nl >= 0 else line_end
-            out.append(Boundary(line_start, end, ident))
-        pos = text.find(BOUNDARY_PREFIX, line_end)
-    return out
+    """Every boundary marker line outside code, in document order (a text the
+    language server noted as an edit of one searched last is searched from
+    where the two differ on, see :func:`_known_before`)."""
+    start, found = _known_before(text)
+    pos = text.find(BOUNDARY_PREFIX, start)
+    if pos >= 0:
+        code = code_index(text)
+        while pos >= 0:
+            line_start = text.rfind("\n", 0, pos) + 1
+            nl = text.find("\n", pos)
+            line_end = len(text) if nl < 0 else nl
+            body = text[line_start:line_end].strip()
+            if (
+                body.startswith(BOUNDARY_PREFIX)
+                and body.endswith(_SUFFIX)
+                and not code.contains(pos)
+            ):
+                ident = body[len(BOUNDARY_PREFIX) : -len(_SUFFIX)].strip()
+                end = line_end + 1 if nl >= 0 else line_end
+                found.append(Boundary(line_start, end, ident))
+            pos = text.find(BOUNDARY_PREFIX, line_end)
+    if start or is_noted(text):  # a server's version: the next one starts here
+        with _lock:
+            _last[:] = [(text, tuple(found)), *_last[:1]]
+    return found
+
+
+_lock = threading.Lock()
+_last: list[tuple[str, tuple[Boundary, ...]]] = []
+"""The last two noted texts searched and their boundaries (other texts are
+not kept: a command's document is not held past its use)."""
+
+
+def _known_before(text: str) -> tuple[int, list[Boundary]]:
+    """Where the search of ``text`` starts, and the boundaries before it: those
+    of a text searched last that ``text`` was noted as an edit of
+    (:mod:`agent_doc.document.lineage`), before a line both share where no
+    code span or block runs across (:func:`restart_point`); ``(0, [])``
+    otherwise."""
+    with _lock:
+        known = list(_last)
+    for old, found in known:
+        if old is text:
+            return len(text), list(found)
+        if common_ends(old, text) is None:
+            continue
+        fences, comments = block_ranges(old)
+        restart = restart_point(old, text, sorted(fences + comments))
+        if restart:
+            return restart, [b for b in found if b.start < restart]
+    return 0, []
 
 
 def remove_all_boundaries(text: str) -> str:

@@ -16,6 +16,7 @@ from agent_doc._runtime.lazy import KEY_START
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc._runtime.record import Record
 from agent_doc.document._textmemo import TextMemo
+from agent_doc.document._textmemo import newlines_before
 from agent_doc.document._textmemo import restart_point
 from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
@@ -236,8 +237,10 @@ def _markers(text: str) -> list[_Marker]:
         restart = restart_point(old, text, sorted(old_fences + old_comments))
         if restart:
             kept = [m for m in markers if m.start < restart]
-            line = kept[-1].line if kept else 0
-            line += text.count("\n", kept[-1].start if kept else 0, restart)
+            line = newlines_before(old, text, restart)
+            if line is None:
+                line = kept[-1].line if kept else 0
+                line += text.count("\n", kept[-1].start if kept else 0, restart)
             found = kept + _scan_markers(text, blocks, restart, line)
     if found is None:
         found = _scan_markers(text, blocks, 0, 0)

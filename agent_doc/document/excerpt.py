@@ -31,7 +31,8 @@ BEFORE_CHANGE = 16_000
 TAIL_LIMIT = 64_000
 """Characters of exchange tail sent at most."""
 _CHUNK = 1 << 16
-_ANSWER_HEADS = ("\n### Re:", "\n## Assistant")
+ANSWER_HEADS = ("\n### Re:", "\n## Assistant")
+"""What an answer heading line starts with (after its line break)."""
 
 
 def common_prefix(
@@ -59,7 +60,7 @@ def _line_start(text: str, pos: int) -> int:
 
 def _answer_above(text: str, start: int, change: int) -> int | None:
     """Offset of the last answer heading line in ``text[start:change]``."""
-    found = max(text.rfind(head, max(start - 1, 0), change) for head in _ANSWER_HEADS)
+    found = max(text.rfind(head, max(start - 1, 0), change) for head in ANSWER_HEADS)
     return None if found < 0 else found + 1
 
 
@@ -69,11 +70,23 @@ def _excerpt(text: str, name: str, start: int, end: int) -> str:
     last = first + body.count("\n", 0, max(len(body) - 1, 0))
     if len(body) > TAIL_LIMIT:
         half = TAIL_LIMIT // 2
-        cut = len(body) - 2 * half
+        return render_excerpt(name, first, last, body[:half], len(body), body[-half:])
+    return render_excerpt(name, first, last, body, len(body))
+
+
+def render_excerpt(
+    name: str, first: int, last: int, head: str, length: int, end: str = ""
+) -> str:
+    """One ``<excerpt>`` of component ``name`` on lines ``first``-``last``:
+    ``head`` is its body, or (``length`` characters past :data:`TAIL_LIMIT`)
+    the body's first ``TAIL_LIMIT / 2`` characters, ``end`` its last ones."""
+    body = head
+    if length > TAIL_LIMIT:
+        cut = length - 2 * (TAIL_LIMIT // 2)
         body = (
-            body[:half].rstrip("\n")
+            head.rstrip("\n")
             + f"\n… ({cut} characters you already have are not repeated) …\n"
-            + body[-half:]
+            + end
         )
     body = body.rstrip("\n")
     return f'<excerpt component="{name}" lines="{first}-{last}">\n{body}\n</excerpt>'

@@ -3,8 +3,8 @@
 A long conversation is one component (the exchange) holding thousands of
 headings; a keystroke in it changed one line. :func:`patched_headings` finds
 the window where the component's text differs from the text its headings were
-last found in (:func:`~agent_doc.editor._textwindow.prefix_at`,
-:func:`~agent_doc.editor._textwindow.suffix_at`: no copy of the text), keeps
+last found in (:func:`~agent_doc.editor._textwindow.span_ends`: no copy of the
+text, and no compare of what the server noted as unchanged), keeps
 the headings before it, re-scans the window and shifts the headings after it.
 It gives up (``None``: build afresh) when the window touches a marker, when a
 fenced block crosses the window's edges, or when the code blocks outside the
@@ -13,13 +13,16 @@ window differ.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from bisect import bisect_right
 from collections.abc import Callable
+from operator import attrgetter
+from operator import itemgetter
 
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.components import Component
-from agent_doc.editor._textwindow import prefix_at
-from agent_doc.editor._textwindow import suffix_at
+from agent_doc.editor._textwindow import span_ends
 from agent_doc.editor.model import Symbol
 
 # literal "\n" prefix: ~8x faster than a MULTILINE "^" on large texts
@@ -30,6 +33,8 @@ _CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
 """A component's name, attributes and marker offsets relative to its base."""
 Ranges = list[tuple[int, int]]
+OldSpan = tuple[str, int, int]
+"""A component's text as ``(text, start, length)``: ``text[start:start + length]``."""
 
 
 def shift_symbol(symbol: Symbol, delta: int) -> Symbol:
@@ -47,32 +52,34 @@ def shift_symbol(symbol: Symbol, delta: int) -> Symbol:
 
 
 def _outside(code: Ranges, head: int, end: int) -> tuple[Ranges, Ranges] | None:
-    """``code`` split into the ranges before ``head`` and those from ``end``
-    on; ``None`` when one lies across."""
-    before = [r for r in code if r[1] <= head]
-    after = [r for r in code if r[0] >= end]
-    return (before, after) if len(before) + len(after) == len(code) else None
+    """``code`` (sorted, disjoint) split into the ranges before ``head`` and
+    those from ``end`` on; ``None`` when one lies across."""
+    cut = bisect_right(code, head, key=itemgetter(1))  # ends <= head
+    if bisect_left(code, end, key=itemgetter(0)) != cut:  # starts >= end
+        return None
+    return code[:cut], code[cut:]
 
 
 def patched_headings(
     text: str,
     base: int,
     length: int,
-    old: tuple[str, CompKey, Ranges, tuple[Symbol, ...]],
+    old: tuple[OldSpan, CompKey, Ranges, tuple[Symbol, ...]],
     new: tuple[CompKey, Ranges],
     rescan: Callable[[int, int], list[Symbol]],
 ) -> tuple[Symbol, ...] | None:
     """The headings (relative to ``base``) of the component whose text is now
     ``text[base:base + length]``.
 
-    ``old`` is the text, component, code ranges and headings found last time;
+    ``old`` is the text (in the text it lay in), component, code ranges and
+    headings found last time;
     ``new`` the component and code ranges now (all relative to their base);
     ``rescan(lo, hi)`` gives the headings whose line break before them lies in
     ``text[lo:hi]``. ``None`` when the old headings cannot be reused safely.
     """
-    old_span, old_comp, old_code, old_heads = old
+    (old_text, old_at, old_len), old_comp, old_code, old_heads = old
     new_comp, new_code = new
-    delta = length - len(old_span)
+    delta = length - old_len
     if (
         old_comp[:4] != new_comp[:4]
         or (
@@ -82,9 +89,8 @@ def patched_headings(
         != new_comp[4:]
     ):
         return None
-    head = prefix_at(old_span, text, base)
-    tail = suffix_at(old_span, text, base + length, min(len(old_span), length) - head)
-    old_end, new_end = len(old_span) - tail, length - tail
+    head, tail = span_ends(old_text, old_at, old_len, text, base, length)
+    old_end, new_end = old_len - tail, length - tail
     if head < new_comp[3] or old_end > old_comp[4]:
         return None  # the edit touches a marker
     old_split = _outside(old_code, head, old_end)
@@ -93,9 +99,12 @@ def patched_headings(
         return None
     if [(a + delta, b + delta) for a, b in old_split[1]] != new_split[1]:
         return None
-    lo = max(old_span.rfind("\n", 0, head), new_comp[3] - 1)
-    before = [h for h in old_heads if h.start - 1 < lo]
-    after = [shift_symbol(h, delta) for h in old_heads if h.start - 1 >= old_end]
+    newline = old_text.rfind("\n", old_at, old_at + head)
+    lo = max(newline - old_at if newline >= 0 else -1, new_comp[3] - 1)
+    start = attrgetter("start")  # the headings are in document order
+    before = old_heads[: bisect_left(old_heads, lo + 1, key=start)]
+    after = old_heads[bisect_left(old_heads, old_end + 1, key=start) :]
+    after = tuple(shift_symbol(h, delta) for h in after)
     return (*before, *rescan(base + lo, base + new_end), *after)
 
 

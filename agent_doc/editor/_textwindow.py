@@ -16,6 +16,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
+from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import common_prefix
 from agent_doc.document.linediff import common_suffix
 from agent_doc.document.linediff import split_lines
@@ -53,23 +54,31 @@ class FixedText:
         self.starts = [0, *accumulate(map(len, split_lines(text)))]
         """Offset of every line (``split_lines``), then the text's length."""
 
-    def common_prefix(self, other: str) -> int:
-        """Number of equal leading characters of the fixed text and ``other``."""
-        at = 0
-        for piece in self._pieces:
+    def common_prefix(self, other: str, known: int = 0) -> int:
+        """Number of equal leading characters of the fixed text and ``other``
+        (the first ``known`` ones are known to be equal: not compared)."""
+        first = min(max(known, 0) // self.size, len(self._pieces))
+        at = first * self.size
+        for piece in self._pieces[first:]:
             if not other.startswith(piece, at):
                 end = at + self.size
                 return at + common_prefix(self.text[at:end], other[at:end], 0, 512)
             at += len(piece)
         return at
 
-    def common_suffix(self, other: str, limit: int) -> int:
-        """Number of equal trailing characters, at most ``limit``."""
+    def common_suffix(self, other: str, limit: int, known: int = 0) -> int:
+        """Number of equal trailing characters, at most ``limit`` (the last
+        ``known`` ones are known to be equal: not compared)."""
         delta = len(other) - len(self.text)
         found = 0
         for index in range(len(self._pieces) - 1, -1, -1):
             piece = self._pieces[index]
             at = index * self.size
+            if at >= len(self.text) - known:
+                found += len(piece)
+                if found >= limit:
+                    break
+                continue
             if at + delta < 0 or not other.startswith(piece, at + delta):
                 mine = piece
                 theirs = other[max(at + delta, 0) : at + delta + len(piece)]
@@ -80,12 +89,17 @@ class FixedText:
                 break
         return min(found, limit)
 
-    def window(self, other: str) -> Window:
+    def window(self, other: str, ends: tuple[int, int] | None = None) -> Window:
         """The smallest run of whole lines outside which ``other`` equals the
-        fixed text (line for line, offsets shifted after the window)."""
+        fixed text (line for line, offsets shifted after the window);
+        ``ends``: their common prefix and suffix, when known (the suffix may
+        reach into the prefix)."""
         text, starts = self.text, self.starts
-        head = self.common_prefix(other)
-        tail = self.common_suffix(other, min(len(text), len(other)) - head)
+        if ends is None:
+            head = self.common_prefix(other)
+            tail = self.common_suffix(other, min(len(text), len(other)) - head)
+        else:
+            head, tail = ends[0], min(ends[1], min(len(text), len(other)) - ends[0])
         first = bisect_right(starts, head) - 1
         if first == len(starts) - 1 and text and not text.endswith("\n"):
             first -= 1  # the end of an unfinished last line: that line
@@ -102,12 +116,16 @@ class FixedText:
         return len(self.starts) - 1
 
 
-def prefix_at(old: str, text: str, at: int, size: int = PIECE) -> int:
-    """Number of leading characters of ``old`` that ``text`` holds at ``at``
-    (pieces of ``old`` tested with ``str.startswith``: no copy of ``text``)."""
+def prefix_at(
+    old: str, text: str, at: int, size: int = PIECE, lo: int = 0, hi: int | None = None
+) -> int:
+    """Number of leading characters of ``old[lo:hi]`` that ``text`` holds at
+    ``at`` (pieces of ``old`` tested with ``str.startswith``: no copy of
+    ``text``)."""
+    hi = len(old) if hi is None else hi
     done = 0
-    while done < len(old):
-        piece = old[done : done + size]
+    while done < hi - lo:
+        piece = old[lo + done : min(lo + done + size, hi)]
         if not text.startswith(piece, at + done):
             theirs = text[at + done : at + done + len(piece)]
             return done + common_prefix(piece, theirs, 0, 512)
@@ -115,13 +133,16 @@ def prefix_at(old: str, text: str, at: int, size: int = PIECE) -> int:
     return done
 
 
-def suffix_at(old: str, text: str, end: int, limit: int, size: int = PIECE) -> int:
-    """Number of trailing characters of ``old`` that ``text`` holds just
+def suffix_at(
+    old: str, text: str, end: int, limit: int, size: int = PIECE, hi: int | None = None
+) -> int:
+    """Number of trailing characters of ``old[:hi]`` that ``text`` holds just
     before ``end``, at most ``limit``."""
+    hi = len(old) if hi is None else hi
     done = 0
     while done < limit:
         step = min(size, limit - done)
-        piece = old[len(old) - done - step : len(old) - done]
+        piece = old[hi - done - step : hi - done]
         start = end - done - step
         if start < 0 or not text.startswith(piece, start):
             theirs = text[max(start, 0) : end - done]
@@ -130,3 +151,58 @@ def suffix_at(old: str, text: str, end: int, limit: int, size: int = PIECE) -> i
             )
         done += step
     return done
+
+
+def known_ends(
+    old: str, old_at: int, old_len: int, text: str, at: int, length: int
+) -> tuple[int, int]:
+    """Leading and trailing characters that ``old[old_at:old_at + old_len]``
+    and ``text[at:at + length]`` are known to share without reading them:
+    from the note that ``text`` is an edit of ``old``
+    (:func:`~agent_doc.document.lineage.common_ends`), when the spans start
+    (or end) as far from the texts' start (or end); ``(0, 0)`` otherwise.
+    Each is at most the shorter span (the two may overlap)."""
+    short = min(old_len, length)
+    if old is text:
+        same = old_at == at and old_len == length
+        return (short, short) if same else (0, 0)
+    agreed = common_ends(old, text)
+    if agreed is None:
+        return 0, 0
+    head = min(max(agreed.head - at, 0), short) if old_at == at else 0
+    after = len(old) - old_at - old_len
+    tail = 0
+    if after == len(text) - at - length:
+        tail = min(max(agreed.tail - after, 0), short)
+    return head, tail
+
+
+def spans_equal(old: str, old_at: int, text: str, at: int, length: int) -> bool:
+    """Whether ``old[old_at:old_at + length] == text[at:at + length]``,
+    comparing only what :func:`known_ends` does not know."""
+    head, tail = known_ends(old, old_at, length, text, at, length)
+    if head + tail >= length:
+        return True
+    middle = length - tail - head
+    lo = old_at + head
+    return prefix_at(old, text, at + head, lo=lo, hi=lo + middle) == middle
+
+
+def span_ends(
+    old: str, old_at: int, old_len: int, text: str, at: int, length: int
+) -> tuple[int, int]:
+    """``(head, tail)``: the leading characters of ``old[old_at:old_at +
+    old_len]`` that ``text`` holds at ``at``, then the trailing ones it holds
+    before ``at + length``, at most the shorter span's length minus
+    ``head`` (compared from what :func:`known_ends` knows on)."""
+    known_head, known_tail = known_ends(old, old_at, old_len, text, at, length)
+    end = old_at + old_len
+    head = known_head + prefix_at(
+        old, text, at + known_head, lo=old_at + known_head, hi=end
+    )
+    limit = max(min(old_len, length) - head, 0)
+    known_tail = min(known_tail, limit)
+    tail = known_tail + suffix_at(
+        old, text, at + length - known_tail, limit - known_tail, hi=end - known_tail
+    )
+    return head, tail

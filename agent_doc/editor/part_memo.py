@@ -9,6 +9,7 @@ from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.components import Component
 from agent_doc.editor._heading_patch import patched_headings
 from agent_doc.editor._heading_patch import rescan_headings as _rescan
+from agent_doc.editor._textwindow import spans_equal
 from agent_doc.editor.model import Symbol
 from agent_doc.editor.outline_build import Configs as _Configs
 from agent_doc.editor.outline_build import OutlinePart
@@ -22,6 +23,15 @@ _CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
 """A component's name, attributes and marker offsets relative to a base."""
 
 
+COPY_BELOW = 1 << 18
+"""A component's text shorter than this is kept as a copy; a longer one as a
+reference to the whole text it lay in (no copy of a 19 MB conversation per
+keystroke). Such an entry counts the whole text against :attr:`PartMemo.LIMIT`
+once per entry, so only long components are kept that way: a document of
+many mid-sized ones keeps its copies, as small as before, when another
+document is outlined in between."""
+
+
 @dataclass(slots=True)
 class _Entry:
     """A built part and everything it was built from, relative to its base."""
@@ -29,18 +39,44 @@ class _Entry:
     configs: _Configs
     comps: list[_CompKey]
     code: list[tuple[int, int]]
-    span: str
+    kept: tuple[str, int]
+    """The component's text (a copy) and 0, or the whole text it lay in and
+    where it starts there (one attribute: read and replaced at once)."""
     part: OutlinePart
     used: int
     """The last outline pass that handed it out."""
+
+    @property
+    def cost(self) -> int:
+        """Characters this entry keeps alive (all of its kept text)."""
+        return len(self.kept[0])
+
+
+def _kept_text(text: str, base: int, length: int) -> tuple[str, int]:
+    """What an entry keeps of ``text[base:base + length]``: a copy of a short
+    one, the whole text (shared with the caller) for a long one."""
+    if length < COPY_BELOW:
+        return text[base : base + length], 0
+    return text, base
+
+
+def _unchanged(entry: _Entry, text: str, base: int, length: int) -> bool:
+    """Whether ``text[base:base + length]`` is the entry's component text: a
+    copy is compared at once, a reference only where the edit notes do not
+    say (:func:`~agent_doc.editor._textwindow.spans_equal`)."""
+    kept, at = entry.kept
+    if len(kept) == length and length < COPY_BELOW:
+        return text.startswith(kept, base)
+    return spans_equal(kept, at, text, base, length)
 
 
 class PartMemo:
     """The parts of recently outlined components, reused while their text,
     their components, the code ranges in them and the configs are unchanged.
 
-    Holds at most :attr:`LIMIT` characters of component text besides the
-    parts of the current outline pass (least recently used dropped; the
+    Holds at most :attr:`LIMIT` characters of text besides the parts of the
+    current outline pass (a long component's entry counts the whole text it
+    keeps a reference to; least recently used dropped; the
     current document's parts are all kept, or a document whose components
     hold more than the limit would rebuild every one at each keystroke, and
     so would a conversation larger than the limit). A part of one top-level component
@@ -99,9 +135,9 @@ class PartMemo:
             and entry.comps == rel_comps
             and entry.code == rel_code
             and (entry.configs is configs or entry.configs == configs)
-            and text.startswith(entry.span, base)
+            and _unchanged(entry, text, base, length)
         ):
-            self._touch(slot, entry)
+            self._touch(slot, entry, text, base)
             return OutlinePart(base, length, entry.part.symbol)
         symbol, replaced = None, None
         if len(comps) == 1:
@@ -111,39 +147,46 @@ class PartMemo:
         if symbol is None:
             symbol = build_part(text, comps, code, configs, base)
         part = OutlinePart(base, length, symbol)
-        span = text[base : base + length]
+        kept = _kept_text(text, base, length)
         with self._lock:
             self._drop(slot)
             if replaced:
                 self._drop(replaced)  # the patched one
             self._entries[slot] = _Entry(
-                configs, rel_comps, rel_code, span, part, self._pass
+                configs, rel_comps, rel_code, kept, part, self._pass
             )
-            self._chars += len(span)
-            self._pass_chars += len(span)
+            self._chars += len(kept[0])
+            self._pass_chars += len(kept[0])
             if len(rel_comps) == 1:
                 self._latest[slot[0]] = slot
             self._evict()
         return part
 
-    def _touch(self, slot: _Slot, entry: _Entry) -> None:
-        """Mark ``entry`` used by the current pass (moved to the newest end)."""
+    def _touch(self, slot: _Slot, entry: _Entry, text: str, base: int) -> None:
+        """Mark ``entry`` used by the current pass (moved to the newest end);
+        one that refers to a whole text now refers to ``text`` at ``base``
+        (equal there), so no older version stays alive for it."""
         with self._lock:
             if self._entries.get(slot) is not entry:
                 return  # dropped or replaced meanwhile
             self._entries[slot] = self._entries.pop(slot)
-            if entry.used != self._pass:
+            if entry.used == self._pass:
+                self._pass_chars -= entry.cost
+            else:
                 entry.used = self._pass
-                self._pass_chars += len(entry.span)
+            if entry.part.length >= COPY_BELOW:
+                self._chars += len(text) - entry.cost
+                entry.kept = (text, base)
+            self._pass_chars += entry.cost
 
     def _drop(self, slot: _Slot) -> None:
         """Forget the entry at ``slot`` (if any); the lock is held."""
         entry = self._entries.pop(slot, None)
         if entry is None:
             return
-        self._chars -= len(entry.span)
+        self._chars -= entry.cost
         if entry.used == self._pass:
-            self._pass_chars -= len(entry.span)
+            self._pass_chars -= entry.cost
         if self._latest.get(slot[0]) == slot:
             del self._latest[slot[0]]
 
@@ -185,7 +228,12 @@ class PartMemo:
             text,
             base,
             span_end(text, top) - base,
-            (entry.span, entry.comps[0], entry.code, entry.part.symbol.children),
+            (
+                (*entry.kept, entry.part.length),
+                entry.comps[0],
+                entry.code,
+                entry.part.symbol.children,
+            ),
             (rel_comps[0], rel_code),
             lambda lo, hi: _rescan(text, top, code, lo, hi),
         )

@@ -19,6 +19,7 @@ from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.diff import strip_comments
+from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import Hunk
 from agent_doc.document.linediff import diff_lines
 from agent_doc.document.linediff import split_lines
@@ -159,7 +160,9 @@ class UnsentBaseline:
     pass, no split of the version): only that window is split and diffed,
     with the fences and comment blocks of the whole texts as context. A text
     with a carriage return in that window (or in the snapshot) goes to
-    :class:`FullBaseline`.
+    :class:`FullBaseline`. A version noted as an edit of the last one compared
+    (:mod:`agent_doc.document.lineage`) is compared only where the note does
+    not say it equals that one.
     """
 
     def __init__(self, snapshot: str) -> None:
@@ -169,6 +172,9 @@ class UnsentBaseline:
         self._fixed = FixedText(snapshot) if plain else None
         self._context = _Blocks(snapshot, [], [0]) if plain else None
         self._full: FullBaseline | None = None
+        self._last: tuple[str, int, int] | None = None
+        """The last version compared, its common prefix with the snapshot and
+        its common suffix (not limited by the prefix)."""
 
     def _full_baseline(self) -> FullBaseline:
         if self._full is None:
@@ -182,7 +188,7 @@ class UnsentBaseline:
         fixed, context = self._fixed, self._context
         if fixed is None or context is None:
             return self._full_baseline().changes(current)
-        window = fixed.window(current)
+        window = fixed.window(current, self._ends(fixed, current))
         part = current[window.start : window.other_end]
         if "\r" in part:
             return self._full_baseline().changes(current)
@@ -206,6 +212,25 @@ class UnsentBaseline:
             current,
             window.first,
         )
+
+    def _ends(self, fixed: FixedText, current: str) -> tuple[int, int]:
+        """The common prefix and suffix of the snapshot and ``current``: the
+        last version's where ``current`` was noted as an edit of it that left
+        them alone, else compared from where the note says they agree."""
+        kept = self._last  # one read: another thread may compare meanwhile
+        agreed = None if kept is None else common_ends(kept[0], current)
+        _last, known_head, known_tail = kept or ("", 0, 0)
+        if agreed is not None and agreed.head > known_head:
+            head = known_head  # the snapshot differs there, the version not
+        else:
+            head = fixed.common_prefix(current, agreed.head if agreed else 0)
+        if agreed is not None and agreed.tail > known_tail:
+            tail = known_tail
+        else:
+            limit = min(len(self.snapshot), len(current))
+            tail = fixed.common_suffix(current, limit, agreed.tail if agreed else 0)
+        self._last = (current, head, tail)
+        return head, tail
 
 
 def _outside_blocks(offset: int, blocks: _Blocks, size: int) -> int:

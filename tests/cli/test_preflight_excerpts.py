@@ -12,6 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.cli._output import emit_json
+from agent_doc.cli.commands import _fast_turn
+from agent_doc.cycle.preflight import PreflightResult
+from agent_doc.document import apply_window
+from agent_doc.document.excerpt import resumed_context
+from agent_doc.store.state import StateStore
 from tests.cli_runner import cli
 from tests.fake_claude_config import configure_fake_claude
 
@@ -106,3 +112,67 @@ def test_the_excerpts_made_once_give_the_same_prompt_size(
     assert isinstance(whole["prompt_bytes"], int)
     assert str(with_excerpts["excerpts"]).encode() != b""
     assert whole["prompt_bytes"] > len(str(with_excerpts["excerpts"]).encode())
+
+
+def test_the_excerpts_on_the_bytes_are_the_plain_ones(
+    project: Path, answered: Path
+) -> None:
+    """The document is past the window's size: preflight takes the excerpts on
+    its bytes, and they are what the plain function makes of the texts."""
+    store = StateStore.for_document(answered)
+    snapshot = store.load_snapshot(answered)
+    assert snapshot is not None
+    assert len(answered.read_bytes()) >= apply_window.WINDOW_FROM
+    out = preflight(project, "--excerpts")
+    assert out["excerpts"] == resumed_context(snapshot, answered.read_text())
+
+
+def test_the_baseline_is_stored_only_when_it_changed(
+    project: Path, answered: Path
+) -> None:
+    baseline = StateStore.for_document(answered).baseline_path(answered)
+    preflight(project, "--excerpts")
+    assert baseline.read_bytes() == answered.read_bytes()
+    first = baseline.stat().st_ino
+    preflight(project, "--excerpts")  # the same document: the file is kept
+    assert baseline.stat().st_ino == first
+    close = "<!-- /agent:exchange -->"
+    answered.write_text(answered.read_text().replace(close, f"And 4 + 4?\n{close}"))
+    preflight(project, "--excerpts")
+    assert baseline.read_bytes() == answered.read_bytes()
+
+
+def test_the_full_prompt_is_sized_as_run_sends_it(
+    project: Path, answered: Path
+) -> None:
+    """The full form's size is counted from the bytes (the document never
+    joined into a prompt): it is the size of the prompt ``run`` builds."""
+    (project / ".agent-doc" / "config.toml").write_text('prompt = "full"\n')
+    with answered.open("a") as fh:
+        fh.write("\n\n\n")  # trailing line breaks the prompt leaves out
+    out = preflight(project, "--excerpts")
+    assert out["prompt_mode"] == "full"
+    dry = cli(project, "run", "plan.md", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert out["prompt_bytes"] == len(dry.stdout.encode())
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 1 << 20])
+def test_the_full_form_written_a_piece_at_a_time_is_the_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, piece: int
+) -> None:
+    """The full form's document, written from its UTF-8 a piece at a time
+    (pieces cut inside characters move to the character's start), is the
+    JSON of its whole text: quotes, backslashes, control characters, astral
+    characters, a key-like line."""
+    text = '---\na: "b"\n---\n\\ \t\x01 é → 🚀😀 \u2028\n  "document": "x"\n' * 3
+    result = PreflightResult(
+        False, True, ['claim "q"'], "@@ -1 +1 @@\n-a\n+b\n", None,
+        prompt_bytes=7, prompt_mode="full", document_data=text.encode(),
+    )  # fmt: skip
+    emit_json(result.to_json())
+    whole = capsys.readouterr().out
+    monkeypatch.setattr(_fast_turn, "_PIECE", piece)
+    _fast_turn.emit_preflight(result)
+    assert capsys.readouterr().out == whole
+    assert json.loads(whole)["document"] == text

@@ -350,7 +350,7 @@ async def test_an_acp_holder_stopped_past_its_lease_stops_streaming(
     host_a.acp(ACP_AGENT_REPLY=words, ACP_AGENT_CHUNK="6", ACP_AGENT_DELAY="0.15")
     a = host_a.run(served.url, "--agent", "standin")
     async with peer(served.room(), token_of(served.root)) as alice:
-        await alice.until(lambda t: "slow2 " in t)
+        await alice.until(lambda t: "slow2 " in t, timeout=60)
     a.send_signal(signal.SIGSTOP)
     try:
         host_b.gate.touch()

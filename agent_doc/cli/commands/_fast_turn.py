@@ -18,6 +18,7 @@ from agent_doc.cli.commands._argv import parse
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from agent_doc.cycle.preflight import PreflightResult
     from agent_doc.tmux.agent_state import AgentStatus
 
 COMMANDS = ("outline", "status", "preflight", "route")
@@ -88,22 +89,80 @@ def describe_state(status: AgentStatus) -> str:
     return text
 
 
-def do_preflight(file: Path, *, no_wait: bool, excerpts: bool = False) -> int:
+def do_preflight(
+    file: Path, *, no_wait: bool, excerpts: bool = False, front_text: str | None = None
+) -> int:
     """``agent-doc preflight``: every pre-agent step, the §7.26 JSON on stdout
-    (with ``excerpts``, the parts the agent needs in place of the document)."""
+    (with ``excerpts``, the parts the agent needs in place of the document;
+    ``front_text``: the frontmatter the gate read, see :func:`gate_front`)."""
     import contextlib
 
     from agent_doc.automation.busy import set_status
-    from agent_doc.cli._output import emit_json
     from agent_doc.cycle.preflight import run_preflight
     from agent_doc.errors import AgentDocError
     from agent_doc.write.server_link import ServerLink
 
-    result = run_preflight(file, ServerLink(), settle=not no_wait, excerpts=excerpts)
-    emit_json(result.to_json())
+    result = run_preflight(
+        file, ServerLink(), settle=not no_wait, excerpts=excerpts, front_text=front_text
+    )
+    emit_preflight(result)
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(file, "generating")  # the skill now answers; write resets it
     return 0
+
+
+_PIECE = 1 << 20
+"""Bytes of the document decoded and written at a time by :func:`emit_preflight`."""
+
+
+def emit_preflight(result: PreflightResult) -> None:
+    """Write ``result.to_json()`` as :func:`~agent_doc.cli._output.emit_json`
+    writes it; a ``document`` read only as UTF-8 is decoded and escaped a
+    piece at a time (JSON escapes each character on its own, so the pieces
+    give the whole string's text: the output is the same, without the
+    document's text and its JSON held whole)."""
+    import json
+    import sys
+
+    from agent_doc.cli._output import emit_json
+
+    data = result.document_data
+    if data is None or result.document is not None or result.excerpts is not None:
+        emit_json(result.to_json())
+        return
+    stand_in = "\0agent-doc-document\0"
+    text = json.dumps(result.to_json(stand_in), ensure_ascii=False, indent=2)
+    key = '\n  "document": ' + json.dumps(stand_in, ensure_ascii=False)
+    before, after = text.split(key, 1)  # a string's line breaks are escaped
+    out = sys.stdout
+    out.write(before + '\n  "document": "')
+    at = 0
+    while at < len(data):
+        end = min(at + _PIECE, len(data))
+        while end < len(data) and data[end] & 0xC0 == 0x80:  # a character's start
+            end += 1
+        out.write(json.dumps(data[at:end].decode("utf-8"), ensure_ascii=False)[1:-1])
+        at = end
+    out.write('"' + after + "\n")
+
+
+def gate_front(file: Path) -> str:
+    """:func:`~agent_doc.store.docfile.require_session_document` (the same
+    checks and errors), answering the frontmatter text it read: ``preflight``
+    then reads the document once more, after its commit, and never holds it
+    across the commit."""
+    from agent_doc.document.frontmatter import parse_frontmatter
+    from agent_doc.errors import FrontmatterError
+    from agent_doc.store.docfile import read_frontmatter_text
+    from agent_doc.store.docfile import require_document
+
+    require_document(file)
+    text = read_frontmatter_text(file)
+    try:
+        parse_frontmatter(text)
+    except FrontmatterError as exc:
+        raise FrontmatterError(f"{file}: {exc}") from exc
+    return text
 
 
 def do_route(
@@ -172,11 +231,14 @@ def run_turn_command(args: list[str]) -> int | None:
         from agent_doc.store.docfile import require_session_document
 
         file = Path(ns["file"])
+        if command == "preflight":
+            return do_preflight(
+                file, no_wait=ns["no_wait"], excerpts=ns["excerpts"],
+                front_text=gate_front(file),
+            )  # fmt: skip
         require_session_document(file)  # as typer's document_argument
         if command == "outline":
             return do_outline(file, as_json=ns["json"])
-        if command == "preflight":
-            return do_preflight(file, no_wait=ns["no_wait"], excerpts=ns["excerpts"])
         return do_route(
             file, pane=ns["pane"], debounce=ns["debounce"], as_json=ns["json"],
             prompt_timeout=ns["prompt_timeout"],

@@ -194,3 +194,12 @@ def test_reposition_before_close_new_marker_and_odd_layouts() -> None:
         "<!-- agent:output -->\nx\n<!-- agent:boundary:ab -->\n<!-- /agent:output -->\n"
     )
     assert reposition_boundary_before_close(stray) == remove_all_boundaries(stray)
+
+
+def test_a_command_s_text_is_not_kept_after_its_boundaries_are_found() -> None:
+    from agent_doc.document import boundary
+
+    boundary._last.clear()
+    text = "a\n<!-- agent:boundary:1234abcd -->\nb\n"
+    assert [b.id for b in boundary.find_boundaries(text)] == ["1234abcd"]
+    assert boundary._last == []  # no edit note: not a server's version

@@ -161,11 +161,11 @@ def test_the_memo_keeps_the_current_document_and_bounds_the_rest(
     moved = "typed\n" + text
     again = outline_parts(moved)
     assert all(a.symbol is b.symbol for a, b in zip(again, first, strict=True))
-    assert memo._chars == sum(len(e.span) for e in memo._entries.values())
+    assert memo._chars == sum(e.cost for e in memo._entries.values())
     # another document: the first one's parts beyond the limit are dropped
     outline_parts(_small("other", 3_000))
     assert memo._chars - memo._pass_chars <= memo.LIMIT
-    assert memo._chars == sum(len(e.span) for e in memo._entries.values())
+    assert memo._chars == sum(e.cost for e in memo._entries.values())
     assert all(memo._entries[s].comps for s in memo._latest.values())
     # typing in the big component patches it (found by its name) in place
     outline_parts(text)

@@ -14,6 +14,7 @@ import pytest
 
 from agent_doc.editor import outline
 from agent_doc.editor import outline_parts
+from agent_doc.editor import part_memo
 
 INSERTS = ["x", "\n", "#", "## typed\n", "\n### Re: more\n", "```\n", "~~~\n",
            "<!-- agent:inner -->\n", "<!-- /agent:inner -->\n", "<!-- /agent:exchange -->",
@@ -26,8 +27,14 @@ def _conversation(turns: int) -> str:
     return f"---\nagent_doc_session: 1\n---\n<!-- agent:exchange patch=append -->\n{body}<!-- /agent:exchange -->\n"  # fmt: skip
 
 
+@pytest.mark.parametrize("copy_below", [part_memo.COPY_BELOW, 64])
 @pytest.mark.parametrize("seed", range(8))
-def test_patched_headings_equal_a_fresh_outline_through_random_edits(seed: int) -> None:
+def test_patched_headings_equal_a_fresh_outline_through_random_edits(
+    seed: int, copy_below: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 64: every component's entry refers to the text it lay in (no notes
+    # here: plain strings, so the compare path)
+    monkeypatch.setattr(part_memo, "COPY_BELOW", copy_below)
     rnd = random.Random(seed)
     text = _conversation(40)
     for _ in range(80):

@@ -1,0 +1,223 @@
+"""``preflight``'s steps on the document's and the snapshot's UTF-8.
+
+A resumed turn of a long conversation must cost what changed, not the
+document: the document and the snapshot are read once as bytes (the document's
+checked once, from the CLI's gate on, through a
+:class:`~agent_doc.store.docfile.ReadCache`), and every step takes the bytes:
+the backlog check, the baseline (stored only when it changed), the window
+diff, the excerpts (:func:`~agent_doc.document.excerpt_window.
+resumed_context_utf8`), the prompt's size and the compact hint. Only the diff's
+window and the excerpts are decoded; the whole text is decoded when the JSON
+carries it (spec §7.26's full form) or a step has only a plain path. A live
+buffer (a language server has the document open), a BOM or CRLF file keeps
+the text path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agent_doc.cycle.prompt import turn_prompt
+from agent_doc.cycle.prompt import turn_prompt_size
+from agent_doc.cycle.prompt import utf8_length
+from agent_doc.document.diff import DEFAULT_CONTEXT
+from agent_doc.document.diff import compute_diff
+from agent_doc.document.diff_window import PLAIN
+from agent_doc.document.diff_window import diff_texts
+from agent_doc.document.diff_window import window_diff
+from agent_doc.document.excerpt import resumed_context
+from agent_doc.document.excerpt_window import resumed_context_utf8
+from agent_doc.document.frontmatter import parse_frontmatter
+from agent_doc.document.frontmatter_text import frontmatter_end_utf8
+from agent_doc.store.atomic import atomic_write_bytes
+from agent_doc.store.state import decode_state_text
+from agent_doc.store.state import read_document
+from agent_doc.write.outcome import normalize_text
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from agent_doc.document.frontmatter import Frontmatter
+    from agent_doc.document.snapshot_scan import SnapshotScan
+    from agent_doc.store.docfile import ReadCache
+    from agent_doc.store.state import StateStore
+    from agent_doc.write.server_link import ServerLink
+
+_ITEM_LISTS: list[re.Pattern[bytes]] = []
+_COMPARE = 1 << 20
+"""Bytes of the stored baseline read at a time to compare it."""
+
+
+class Sides:
+    """The document as the user sees it and the snapshot, as read once.
+
+    ``data`` is the document's UTF-8 as the file holds it (``None`` for a live
+    buffer, a BOM or CRLF file: then ``text`` is read at once); ``text`` is
+    decoded on first use. ``snapshot`` is the snapshot's UTF-8 (``None``
+    without one), decoded only on the plain paths.
+    """
+
+    __slots__ = ("data", "_text", "snapshot", "scan", "_snapshot_path", "_names_lists")
+
+    def __init__(self, data: bytes | None, text: str | None) -> None:
+        self.data = data
+        self._text = text
+        self.snapshot: bytes | None = None
+        self.scan: SnapshotScan | None = None
+        """The snapshot's block scan, shared with the commit's check."""
+        self._snapshot_path: Path | None = None
+        self._names_lists: bool | None = None
+
+    def text(self) -> str:
+        """The document's text (decoded on first use)."""
+        if self._text is None:
+            assert self.data is not None
+            self._text = self.data.decode("utf-8")
+        return self._text
+
+    def decoded(self) -> str | None:
+        """The document's text when it was decoded already, else ``None``."""
+        return self._text
+
+    def snapshot_text(self) -> str | None:
+        """The snapshot's text (``StateError`` when it is not UTF-8)."""
+        if self.snapshot is None or self._snapshot_path is None:
+            return None
+        return decode_state_text(self._snapshot_path, self.snapshot)
+
+    def load_snapshot(self, store: StateStore, path: Path, scan: SnapshotScan) -> None:
+        """Read the snapshot's bytes (not decoded): those ``scan`` holds (the
+        commit read them) when the file still holds them, and their blocks."""
+        self._snapshot_path = store.snapshot_path(path)
+        if scan.data is None or not _same_file(self._snapshot_path, scan.data):
+            scan.keep(store.load_snapshot_bytes(path))
+        self.snapshot, self.scan = scan.data, scan
+
+    def names_item_lists(self) -> bool:
+        """Whether the document's text holds ``agent:backlog`` or
+        ``agent:icebox`` anywhere (one search of the bytes)."""
+        if self.data is None:
+            text = self.text()
+            return "agent:backlog" in text or "agent:icebox" in text
+        if self._names_lists is None:
+            if not _ITEM_LISTS:  # compiled on first use (test_lazy_re)
+                _ITEM_LISTS.append(re.compile(rb"agent:(?:backlog|icebox)"))
+            self._names_lists = _ITEM_LISTS[0].search(self.data) is not None
+        return self._names_lists
+
+    def size(self) -> int:
+        """The document's size in UTF-8 bytes."""
+        return len(self.data) if self.data is not None else utf8_length(self.text())
+
+    def front(self) -> Frontmatter:
+        """The document's frontmatter (only its block decoded)."""
+        if self.data is None:
+            return parse_frontmatter(self.text())
+        return parse_frontmatter(
+            self.data[: frontmatter_end_utf8(self.data)].decode("utf-8")
+        )
+
+
+def read_sides(path: Path, link: ServerLink | None, reads: ReadCache) -> Sides:
+    """The document as the user sees it: the live buffer if open (in the
+    core's form: ``\\n`` line endings, no BOM), else the file's bytes when
+    they are plain UTF-8, else its text."""
+    owner = link.find_owner(path) if link is not None else None
+    if owner is not None:
+        return Sides(None, normalize_text(owner.text))
+    data = reads.read_plain_utf8(path)
+    if data is None:
+        return Sides(None, read_document(path, reads).text)
+    return Sides(data, None)
+
+
+def save_baseline(store: StateStore, path: Path, sides: Sides) -> None:
+    """Store the document as the baseline, unless the stored one is the same."""
+    if sides.data is None:
+        store.save_baseline(path, sides.text())
+        return
+    target = store.baseline_path(path)
+    if not _same_file(target, sides.data):
+        atomic_write_bytes(target, sides.data)
+
+
+def _same_file(path: Path, data: bytes) -> bool:
+    """Whether the file ``path`` holds exactly ``data`` (read a piece at a
+    time: no second copy)."""
+    try:
+        with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size != len(data):
+                return False
+            pos = 0
+            while piece := handle.read(_COMPARE):
+                if not data.startswith(piece, pos):
+                    return False
+                pos += len(piece)
+            return pos == len(data)
+    except OSError:
+        return False
+
+
+def diff_of(sides: Sides) -> str | None:
+    """``compute_diff(snapshot, document, DEFAULT_CONTEXT)`` (an absent
+    snapshot is empty), on the bytes' changed window when that decides."""
+    if sides.data is None:
+        return diff_texts(sides.snapshot_text() or "", sides.text(), DEFAULT_CONTEXT)
+    try:
+        diff = window_diff(sides.snapshot or b"", sides.data, DEFAULT_CONTEXT)
+    except UnicodeDecodeError:  # a bad byte of the snapshot's, in the window
+        diff = PLAIN
+    if diff is PLAIN:
+        return compute_diff(sides.snapshot_text() or "", sides.text(), DEFAULT_CONTEXT)
+    return diff  # type: ignore[return-value]
+
+
+def excerpts_of(sides: Sides) -> str:
+    """The resumed prompt's excerpts (a snapshot must exist)."""
+    if sides.data is None:
+        snapshot = sides.snapshot_text()
+        assert snapshot is not None
+        return resumed_context(snapshot, sides.text())
+    assert sides.snapshot is not None
+    return resumed_context_utf8(sides.snapshot, sides.data, sides.scan)
+
+
+def prompt_size(
+    path: Path,
+    root: Path,
+    sides: Sides,
+    diff: str,
+    *,
+    resumed_ok: bool,
+    excerpts: str | None,
+) -> tuple[int, str]:
+    """``turn_prompt_size`` of the document and snapshot (``has_item_lists``
+    and the frontmatter on the bytes too): the
+    excerpts made once (``excerpts``, or made here), the document's size
+    counted, never joined into a prompt."""
+    front = sides.front()
+    if sides.data is None:
+        return turn_prompt_size(
+            path, root, sides.text(), sides.snapshot_text(), diff, front=front,
+            resumed_ok=resumed_ok, excerpts=excerpts,
+        )  # fmt: skip
+    data = sides.data
+    items = sides.names_item_lists() and (  # ``has_item_lists`` on the bytes
+        b"<!-- agent:backlog" in data or b"<!-- agent:icebox" in data
+    )
+    if resumed_ok and front.resume is not None and sides.snapshot is not None:
+        context = excerpts if excerpts is not None else excerpts_of(sides)
+        prompt, mode, _ = turn_prompt(  # the resumed prompt holds no document
+            path, root, "", "", diff, front=front, resumed_ok=True, items=items,
+            excerpts=context,
+        )  # fmt: skip
+        return utf8_length(prompt), mode
+    shell, mode, _ = turn_prompt(
+        path, root, "\x00", None, diff, front=front, resumed_ok=False, items=items
+    )
+    trailing = 0  # the prompt holds the document without its last line breaks
+    while trailing < len(data) and data[len(data) - 1 - trailing] == 0x0A:
+        trailing += 1
+    return utf8_length(shell) - 1 + len(data) - trailing, mode

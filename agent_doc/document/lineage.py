@@ -1,0 +1,92 @@
+"""Which recent texts are edits of which, and where they still agree.
+
+The language server edits its copy of a document in place and hands out one
+new ``str`` per version; the component scan, the outline's part memo and the
+unsent marks keep results for an earlier version and need to know where the
+new one differs from it. Comparing the two costs a pass over the whole text
+(about 20 ms for 19 MB stored at 4 bytes a character); the server knows the
+answer from the edits it applied. It notes it here (:func:`note_edit`) and
+:func:`common_ends` answers from the notes, without reading the texts: for
+texts it was not told about, or a chain it no longer holds, it answers
+``None`` and the caller compares as before.
+
+Texts are matched by identity (never hashed or compared). The notes hold the
+last :data:`LIMIT` texts noted, which the memos that ask hold anyway.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+LIMIT = 4
+"""Edits remembered (a memo may be a few versions behind the newest text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """What two texts are known to share (each a lower bound of the truth)."""
+
+    head: int
+    """Their first ``head`` characters are equal."""
+    tail: int
+    """Their last ``tail`` characters are equal (``head + tail`` is at most
+    the length of either text)."""
+    head_lines: int
+    """Number of ``\\n`` among the first ``head`` characters."""
+
+
+_lock = threading.Lock()
+_notes: list[tuple[str, str, Agreement]] = []
+"""``(after, before, agreement)``, the newest first."""
+
+
+def note_edit(before: str, after: str, head: int, tail: int, head_lines: int) -> None:
+    """Record that ``after`` is an edit of ``before`` that kept their first
+    ``head`` characters (``head_lines`` newlines among them) and their last
+    ``tail`` characters. A note that cannot hold (ends overlapping, negative
+    sizes) is not recorded."""
+    if before is after or head < 0 or tail < 0 or head_lines < 0:
+        return
+    if head + tail > min(len(before), len(after)):
+        return
+    with _lock:
+        _notes.insert(0, (after, before, Agreement(head, tail, head_lines)))
+        del _notes[LIMIT:]
+
+
+def common_ends(old: str, new: str) -> Agreement | None:
+    """What ``old`` and ``new`` are known to share, when ``new`` was noted as
+    an edit of ``old`` (directly or through the texts noted between them);
+    ``None`` when that is not known (``old is new`` included: test identity
+    first)."""
+    with _lock:
+        notes = list(_notes)
+    head = tail = -1
+    lines = 0
+    current = new
+    for _step in range(len(notes)):
+        found = next((note for note in notes if note[0] is current), None)
+        if found is None:
+            return None
+        _after, before, agreed = found
+        if head < 0 or agreed.head < head:
+            head, lines = agreed.head, agreed.head_lines
+        tail = agreed.tail if tail < 0 else min(tail, agreed.tail)
+        if before is old:
+            return Agreement(head, tail, lines)
+        current = before
+    return None
+
+
+def is_noted(text: str) -> bool:
+    """Whether ``text`` was noted as an edit of another (a text the language
+    server handed out): worth remembering for the next version."""
+    with _lock:
+        return any(note[0] is text for note in _notes)
+
+
+def forget_edits() -> None:
+    """Forget every note (tests, benchmarks of the plain path)."""
+    with _lock:
+        _notes.clear()

@@ -1,0 +1,98 @@
+"""The snapshot's bytes and their block scan, shared by one command's steps.
+
+``preflight`` asks about the same snapshot three times: the commit's "nothing
+to commit" check (against HEAD's blob), the window diff and the excerpts. The
+fenced and comment blocks of a 9.5 MB snapshot take one pass of ≈ 13 ms
+(:func:`~agent_doc.document.diff_window.block_spans`); a :class:`SnapshotScan`
+makes it once for the commit check (:func:`same_after_scanned`) and the
+excerpts (:func:`~agent_doc.document.excerpt_window.resumed_context_utf8`).
+The window diff keeps its own scan (:mod:`~agent_doc.document.diff_window`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+from agent_doc.document.diff_window import block_spans
+from agent_doc.document.diff_window import neutral_after
+from agent_doc.document.diff_window import neutral_before
+from agent_doc.document.linediff import common_prefix
+from agent_doc.document.linediff import common_suffix
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["SnapshotScan", "same_after_scanned"]
+
+_CHUNK = 1 << 16
+
+
+class SnapshotScan:
+    """A snapshot's UTF-8 as one command read it (``None``: not read, or
+    written since), and its block spans, computed on first use."""
+
+    __slots__ = ("data", "_blocks")
+
+    def __init__(self, data: bytes | None = None) -> None:
+        self.data = data
+        self._blocks: list[tuple[int, int]] | None = None
+
+    def keep(self, data: bytes | None) -> None:
+        """Remember ``data`` as the snapshot (its blocks kept if the same object)."""
+        if data is not self.data:
+            self.data, self._blocks = data, None
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """``block_spans(self.data)``, computed once."""
+        assert self.data is not None
+        if self._blocks is None:
+            self._blocks = block_spans(self.data)
+        return self._blocks
+
+
+def same_after_scanned(
+    scan: SnapshotScan, b: bytes, bare: Callable[[str], str]
+) -> bool:
+    """:func:`~agent_doc.document.diff_window.same_after_utf8` of the snapshot
+    ``scan.data`` and ``b``, with the snapshot's block scan taken from ``scan``."""
+    a = scan.data
+    assert a is not None
+    head = common_prefix(a, b, chunk=_CHUNK)
+    tail = common_suffix(a, b, min(len(a), len(b)) - head, chunk=_CHUNK)
+    if head == len(a) == len(b):
+        return True
+    blocks_a = scan.blocks()
+    start = neutral_before(a, head, blocks_a)
+    blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
+    end = _window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
+    old = a[start:end].decode("utf-8")
+    new = b[start : end + len(b) - len(a)].decode("utf-8")
+    return bare(old) == bare(new)
+
+
+def _window_end(
+    a: bytes, b: bytes, at: int, start: int,
+    blocks_a: list[tuple[int, int]], blocks_b: list[tuple[int, int]],
+) -> int:  # fmt: skip
+    """The first offset of ``a`` at or after ``at`` that is neutral in ``a`` and,
+    shifted, in ``b`` (as ``diff_window``'s own, which is private there)."""
+    shift = len(b) - len(a)
+    while True:
+        end = neutral_after(a, at, start, blocks_a)
+        if end >= len(a):
+            return end
+        there = end + shift  # a line start after a blank line in ``b`` too
+        if b[there - 2 : there] == b"\n\n" and _neutral(b, there, start, blocks_b):
+            return end
+        at = end + 1
+
+
+def _neutral(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> bool:
+    """Whether ``at`` (after a blank line) is outside ``blocks`` with every
+    ``<!--`` of ``data[lo:at]`` closed before it."""
+    i = bisect_right(blocks, (at, 1 << 62)) - 1
+    if i >= 0 and blocks[i][0] < at < blocks[i][1]:
+        return False
+    opener = data.rfind(b"<!--", lo, at)
+    return opener < 0 or 0 <= data.find(b"-->", opener + 4) <= at - 3
