@@ -147,7 +147,7 @@ def commit_document(
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
         indexed = store.load_snapshot_indexed(path)
         snapshot_data, index = indexed if indexed is not None else (None, None)
-        scan.keep(snapshot_data)
+        scan.keep(snapshot_data, index)
         if snapshot_data is not None and not is_utf8(snapshot_data):
             where = store.snapshot_path(path)
             raise StateError(f"corrupt state file {where}: not valid UTF-8")

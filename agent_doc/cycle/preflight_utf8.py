@@ -92,7 +92,8 @@ class Sides:
         commit read them) when the file still holds them, and their blocks."""
         self._snapshot_path = store.snapshot_path(path)
         if scan.data is None or not _same_file(self._snapshot_path, scan.data):
-            scan.keep(store.load_snapshot_bytes(path))
+            found = store.load_snapshot_indexed(path)
+            scan.keep(*(found if found is not None else (None, None)))
         self.snapshot, self.scan = scan.data, scan
 
     def names_item_lists(self) -> bool:
@@ -166,7 +167,9 @@ def diff_of(sides: Sides) -> str | None:
     if sides.data is None:
         return diff_texts(sides.snapshot_text() or "", sides.text(), DEFAULT_CONTEXT)
     try:
-        diff = window_diff(sides.snapshot or b"", sides.data, DEFAULT_CONTEXT)
+        scan = sides.scan
+        index = scan.index if scan is not None and scan.data is sides.snapshot else None
+        diff = window_diff(sides.snapshot or b"", sides.data, DEFAULT_CONTEXT, index)
     except UnicodeDecodeError:  # a bad byte of the snapshot's, in the window
         diff = PLAIN
     if diff is PLAIN:

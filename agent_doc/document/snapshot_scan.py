@@ -23,6 +23,8 @@ TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from agent_doc.document.snap_index import SnapIndex
+
 __all__ = ["SnapshotScan", "same_after_scanned"]
 
 _CHUNK = 1 << 16
@@ -32,16 +34,21 @@ class SnapshotScan:
     """A snapshot's UTF-8 as one command read it (``None``: not read, or
     written since), and its block spans, computed on first use."""
 
-    __slots__ = ("data", "_blocks")
+    __slots__ = ("data", "index", "_blocks")
 
     def __init__(self, data: bytes | None = None) -> None:
         self.data = data
+        self.index: SnapIndex | None = None
+        """The snapshot's index (:mod:`~agent_doc.store.snapshot_index`) when
+        its file has one that describes ``data``."""
         self._blocks: list[tuple[int, int]] | None = None
 
-    def keep(self, data: bytes | None) -> None:
-        """Remember ``data`` as the snapshot (its blocks kept if the same object)."""
+    def keep(self, data: bytes | None, index: SnapIndex | None = None) -> None:
+        """Remember ``data`` as the snapshot (its blocks kept if the same
+        object), with its index."""
         if data is not self.data:
             self.data, self._blocks = data, None
+        self.index = index if data is not None else None
 
     def blocks(self) -> list[tuple[int, int]]:
         """``block_spans(self.data)``, computed once."""

@@ -5,14 +5,17 @@ stale, missing or corrupt one gives the plain result, never an error."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from agent_doc.cycle.doc_diff import document_diff
+from agent_doc.cycle.preflight import run_preflight
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.document.diff import compute_diff
 from agent_doc.document.snap_index import INDEX_FROM
+from agent_doc.document.snap_index import SnapIndex
 from agent_doc.document.snap_scan import index_of
 from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.landing import drop_staged_snapshot
@@ -219,3 +222,41 @@ def test_a_turns_diff_with_any_index_is_the_plain_diff(
     previous = store.snapshot_path(doc).read_text("utf-8")
     assert turn.diff == compute_diff(previous, doc.read_text("utf-8"))
     assert "+One more question, typed just now?" in (turn.diff or "")
+
+
+@pytest.mark.parametrize("how", [None, "same size and time", "truncated"])
+@pytest.mark.parametrize("excerpts", [False, True])
+def test_preflight_with_any_index_gives_the_plain_diff(
+    project: Path, how: str | None, excerpts: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``preflight``'s commit check and window diff take the snapshot's
+    index (when it has one that describes it)."""
+    from agent_doc.cycle import preflight_utf8
+
+    given: list[object] = []
+    real = preflight_utf8.window_diff
+
+    def spy(*args: object) -> object:
+        given.append(args[3] if len(args) > 3 else None)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(preflight_utf8, "window_diff", spy)
+    store, doc = StateStore(project), project / "doc.md"
+    text = "".join(conversation(80, "s1"))
+    doc.write_text(text, "utf-8")
+    store.save_snapshot(doc, text)
+    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(project), "commit", "-qm", "turns"], check=True)
+    if how is not None:
+        _stale(store, doc, text, how)
+    doc.write_text(type_line(text), "utf-8")
+    result = run_preflight(doc, settle=False, allow_network=False, excerpts=excerpts)
+    previous = store.snapshot_path(doc).read_text("utf-8")
+    assert result.diff == compute_diff(previous, doc.read_text("utf-8"))
+    assert "+One more question, typed just now?" in (result.diff or "")
+    assert len(given) == 1
+    if how is None:  # (a stale one: the commit rewrote the snapshot, indexed)
+        assert given[0] is not None
+    if given[0] is not None:
+        assert isinstance(given[0], SnapIndex)
+        assert_describes(given[0], store.snapshot_path(doc).read_bytes())
