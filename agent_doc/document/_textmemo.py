@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 
+from agent_doc.document.lineage import LONG_TEXT
 from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import common_prefix
 
@@ -31,9 +32,26 @@ _PREFIX_CHUNK = 1 << 12
 """Characters compared at once when looking for where two texts differ."""
 
 
+LONG_KEPT = 2
+"""Long texts (:data:`~agent_doc.document.lineage.LONG_TEXT` characters or
+more) a memo keeps at most: the newest and the one before, all the next
+version of a document needs (each one is tens of megabytes at 4 bytes a
+character; a short text's entries are cheap and stay, up to the memo's size)."""
+
+
+def trim(items: list[tuple[str, Any]], size: int) -> None:
+    """Keep the first ``size`` of ``items`` (``(text, value)``, most recent
+    first), of which at most :data:`LONG_KEPT` with a long text."""
+    del items[size:]
+    long_ones = [i for i, (text, _value) in enumerate(items) if len(text) >= LONG_TEXT]
+    for i in reversed(long_ones[LONG_KEPT:]):
+        del items[i]
+
+
 class _TextMemo:
-    """The values of the last ``size`` texts, most recently used first (typed
-    as :class:`TextMemo` ``[T]``)."""
+    """The values of the last ``size`` texts, most recently used first, of
+    which at most :data:`LONG_KEPT` long ones (typed as :class:`TextMemo`
+    ``[T]``)."""
 
     __slots__ = ("_items", "_lock", "_size")
 
@@ -57,10 +75,11 @@ class _TextMemo:
             return None
 
     def put(self, text: str, value: Any) -> None:
-        """Remember ``value`` for ``text``; the least recent past ``size`` go."""
+        """Remember ``value`` for ``text``; the least recent past ``size`` go
+        (and the long texts past :data:`LONG_KEPT`)."""
         with self._lock:
             self._items.insert(0, (text, value))
-            del self._items[self._size :]
+            trim(self._items, self._size)
 
     def latest_like(self, text: str) -> tuple[str, Any] | None:
         """The text ``text`` was noted as an edit of (the newest such), else
@@ -93,7 +112,8 @@ if TYPE_CHECKING:  # the values' type for the checker; a plain class at run time
             """The value remembered for ``text`` (the same or an equal string)."""
 
         def put(self, text: str, value: T) -> None:
-            """Remember ``value`` for ``text``; the least recent past ``size`` go."""
+            """Remember ``value`` for ``text``; the least recent past ``size``
+            go (and the long texts past :data:`LONG_KEPT`)."""
 
         def latest_like(self, text: str) -> tuple[str, T] | None:
             """The most recently used text of about ``text``'s size, and its value."""

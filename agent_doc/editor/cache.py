@@ -3,7 +3,8 @@
 The language server asks for symbols, folding, diagnostics and code lenses of
 the same text (pygls hands out the same ``str`` object until the next change),
 so the component scan and the fence ranges are kept for the last few texts,
-matched by identity (never by a full comparison).
+matched by identity (never by a full comparison); of long texts only the
+newest two (:data:`agent_doc.document._textmemo.LONG_KEPT`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
+from agent_doc.document._textmemo import trim
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.components import ComponentScan
@@ -32,7 +34,7 @@ def _memo(kind: str, text: str, compute: Callable[[str], T]) -> T:
     with _lock:
         entries = _entries.setdefault(kind, [])
         entries.insert(0, (text, value))
-        del entries[_SIZE:]
+        trim(entries, _SIZE)
     return value
 
 
