@@ -26,8 +26,8 @@ LIMIT = 4
 """Edits remembered (a memo may be a few versions behind the newest text)."""
 
 LONG_TEXT = 1_000_000
-"""Characters from which a text is long: the notes and the scan memos keep
-only its newest versions (the current one and the one before)."""
+"""Characters from which a text is long: the notes keep only its last edit,
+the scan memos only its current version and the one before."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +86,12 @@ def common_ends(old: str, new: str) -> Agreement | None:
             return Agreement(head, tail, lines)
         current = before
     return None
+
+
+def edited_from(text: str) -> str | None:
+    """The text ``text`` was last noted as an edit of (``None``: not noted)."""
+    with _lock:
+        return next((note[1] for note in _notes if note[0] is text), None)
 
 
 def is_noted(text: str) -> bool:
