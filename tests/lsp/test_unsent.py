@@ -151,7 +151,8 @@ def test_the_recheck_after_a_status_poll_does_not_join_the_text(tmp_path: Path):
         ),
     )
     document = server.workspace.get_text_document(uri)
-    assert isinstance(document, FastTextDocument) and document._text is not None
+    assert isinstance(document, FastTextDocument)
+    assert document._text is not None
     try:
         state = unsent.state_of(server)
         state.summaries[uri] = (2, "an older snapshot", unsent.UnsentSummary(True, 0, 0, 0, ()))
