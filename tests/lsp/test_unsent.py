@@ -155,7 +155,11 @@ def test_the_recheck_after_a_status_poll_does_not_join_the_text(tmp_path: Path):
     assert document._text is not None
     try:
         state = unsent.state_of(server)
-        state.summaries[uri] = (2, "an older snapshot", unsent.UnsentSummary(True, 0, 0, 0, ()))
+        state.summaries[uri] = (
+            2,
+            "an older snapshot",
+            unsent.UnsentSummary(True, 0, 0, 0, ()),
+        )
         unsent.recheck(server, uri)
         assert not document._text.joined  # no join of the text for its path
         assert uri in server.diagnostic_timers  # the snapshot moved: re-run
