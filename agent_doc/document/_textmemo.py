@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import threading
 
+from agent_doc.document.lineage import LONG_TEXT
 from agent_doc.document.lineage import common_ends
+from agent_doc.document.lineage import edited_from
 from agent_doc.document.linediff import common_prefix
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -31,15 +33,42 @@ _PREFIX_CHUNK = 1 << 12
 """Characters compared at once when looking for where two texts differ."""
 
 
-class _TextMemo:
-    """The values of the last ``size`` texts, most recently used first (typed
-    as :class:`TextMemo` ``[T]``)."""
+def trim(items: list[tuple[str, Any]], size: int, versions: set[int]) -> None:
+    """Keep the first ``size`` of ``items`` (``(text, value)``, most recent
+    first). When the first is a long text
+    (:data:`~agent_doc.document.lineage.LONG_TEXT`) noted as an edit of
+    another, the versions of its document other than it and the one it was
+    noted from go: the next version needs no older one,
+    and each is tens of megabytes at 4 bytes a character. ``versions`` holds
+    the ids of the long texts of ``items`` known as versions (noted as an
+    edit, or noted from), kept current here; a short text's entries and the
+    long texts never noted (a snapshot, a file read by a command) stay, up to
+    ``size``."""
+    text = items[0][0]
+    before = edited_from(text) if len(text) >= LONG_TEXT else None
+    if before is not None:
+        versions.update((id(text), id(before)))
+        items[:] = [
+            item
+            for item in items
+            if item[0] is text or item[0] is before or id(item[0]) not in versions
+        ]
+    del items[size:]
+    versions.intersection_update([id(known) for known, _value in items])
 
-    __slots__ = ("_items", "_lock", "_size")
+
+class _TextMemo:
+    """The values of the last ``size`` texts, most recently used first, and
+    of a long edited document only its two newest versions (see :func:`trim`;
+    typed as :class:`TextMemo` ``[T]``)."""
+
+    __slots__ = ("_items", "_lock", "_size", "_versions")
 
     def __init__(self, size: int) -> None:
         self._size = size
         self._items: list[tuple[str, Any]] = []
+        self._versions: set[int] = set()
+        """Ids of the long texts held that are a document's versions."""
         self._lock = threading.Lock()  # the language server checks in a thread
 
     def get(self, text: str) -> Any:
@@ -57,10 +86,11 @@ class _TextMemo:
             return None
 
     def put(self, text: str, value: Any) -> None:
-        """Remember ``value`` for ``text``; the least recent past ``size`` go."""
+        """Remember ``value`` for ``text``; the least recent past ``size`` go
+        (and the older versions of a long document, see :func:`trim`)."""
         with self._lock:
             self._items.insert(0, (text, value))
-            del self._items[self._size :]
+            trim(self._items, self._size, self._versions)
 
     def latest_like(self, text: str) -> tuple[str, Any] | None:
         """The text ``text`` was noted as an edit of (the newest such), else
@@ -82,6 +112,7 @@ class _TextMemo:
         """Forget everything."""
         with self._lock:
             self._items.clear()
+            self._versions.clear()
 
 
 if TYPE_CHECKING:  # the values' type for the checker; a plain class at run time
@@ -93,7 +124,8 @@ if TYPE_CHECKING:  # the values' type for the checker; a plain class at run time
             """The value remembered for ``text`` (the same or an equal string)."""
 
         def put(self, text: str, value: T) -> None:
-            """Remember ``value`` for ``text``; the least recent past ``size`` go."""
+            """Remember ``value`` for ``text``; the least recent past ``size``
+            go (and the older versions of a long document)."""
 
         def latest_like(self, text: str) -> tuple[str, T] | None:
             """The most recently used text of about ``text``'s size, and its value."""

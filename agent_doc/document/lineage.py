@@ -11,7 +11,10 @@ texts it was not told about, or a chain it no longer holds, it answers
 ``None`` and the caller compares as before.
 
 Texts are matched by identity (never hashed or compared). The notes hold the
-last :data:`LIMIT` texts noted, which the memos that ask hold anyway.
+last :data:`LIMIT` texts noted, which the memos that ask hold anyway; of a
+long text (:data:`LONG_TEXT`) only the last edit is kept, so the notes keep
+alive no version of it older than the one before the newest (at 4 bytes a
+character, each is tens of megabytes).
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ from dataclasses import dataclass
 
 LIMIT = 4
 """Edits remembered (a memo may be a few versions behind the newest text)."""
+
+LONG_TEXT = 1_000_000
+"""Characters from which a text is long: the notes keep only its last edit,
+the scan memos only its current version and the one before."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +59,8 @@ def note_edit(before: str, after: str, head: int, tail: int, head_lines: int) ->
         return
     with _lock:
         _notes.insert(0, (after, before, Agreement(head, tail, head_lines)))
+        if len(before) >= LONG_TEXT:  # the edit that made ``before`` goes
+            _notes[1:] = [note for note in _notes[1:] if note[0] is not before]
         del _notes[LIMIT:]
 
 
@@ -77,6 +86,12 @@ def common_ends(old: str, new: str) -> Agreement | None:
             return Agreement(head, tail, lines)
         current = before
     return None
+
+
+def edited_from(text: str) -> str | None:
+    """The text ``text`` was last noted as an edit of (``None``: not noted)."""
+    with _lock:
+        return next((note[1] for note in _notes if note[0] is text), None)
 
 
 def is_noted(text: str) -> bool:

@@ -124,7 +124,7 @@ def _titled(ls: AgentDocLanguageServer, uri: str, title: str) -> None:
 
 def recheck(ls: AgentDocLanguageServer, uri: str, *_: Any) -> None:
     """Re-run the diagnostics of ``uri`` if its snapshot file changed."""
-    buffer = ls.buffers.get(uri)
+    buffer = ls.buffers.head(uri)  # its path only: no join of a long text per poll
     cached = state_of(ls).summaries.get(uri)
     if buffer is None or buffer.path is None or cached is None:
         return

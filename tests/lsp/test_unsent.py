@@ -119,3 +119,51 @@ async def test_a_new_snapshot_clears_the_marks(editor: Editor, tmp_path: Path):
         what="marks cleared after the snapshot moved",
     )
     assert await _submit_title(editor, uri) == "Submit · nothing new"
+
+
+def test_the_recheck_after_a_status_poll_does_not_join_the_text(tmp_path: Path):
+    """The recheck runs after every agent-status poll: it reads the buffer's
+    path (its head), never the whole text of a long document, and still
+    re-runs the diagnostics when the snapshot file changed."""
+    import asyncio
+
+    from agent_doc_lsp.fast_document import FastTextDocument
+    from agent_doc_lsp.features import unsent
+    from agent_doc_lsp.server import create_server
+
+    root = tmp_path / "ws"
+    (root / ".agent-doc").mkdir(parents=True)
+    doc = root / "plan.md"
+    doc.write_text(SNAPSHOT)
+    StateStore.for_document(doc).save_snapshot(doc, SNAPSHOT)
+    server = create_server()
+    server.protocol.use_fast_workspace()  # as initialize makes it
+    loop = asyncio.new_event_loop()
+    server.loop = loop
+    uri = doc.as_uri()
+    item = types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=SNAPSHOT)  # fmt: skip
+    server.workspace.put_text_document(item)
+    pos = types.Position(line=10, character=0)
+    server.workspace.update_text_document(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        types.TextDocumentContentChangePartial(
+            range=types.Range(start=pos, end=pos), text="typed\n"
+        ),
+    )
+    document = server.workspace.get_text_document(uri)
+    assert isinstance(document, FastTextDocument)
+    assert document._text is not None
+    try:
+        state = unsent.state_of(server)
+        state.summaries[uri] = (
+            2,
+            "an older snapshot",
+            unsent.UnsentSummary(True, 0, 0, 0, ()),
+        )
+        unsent.recheck(server, uri)
+        assert not document._text.joined  # no join of the text for its path
+        assert uri in server.diagnostic_timers  # the snapshot moved: re-run
+    finally:
+        for timer in server.diagnostic_timers.values():
+            timer.cancel()
+        loop.close()
