@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import threading
 
-from agent_doc.document.lineage import LONG_TEXT
 from agent_doc.document.lineage import common_ends
-from agent_doc.document.lineage import edited_from
+from agent_doc.document.lineage import trim_versions
 from agent_doc.document.linediff import common_prefix
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -33,34 +32,11 @@ _PREFIX_CHUNK = 1 << 12
 """Characters compared at once when looking for where two texts differ."""
 
 
-def trim(items: list[tuple[str, Any]], size: int, versions: set[int]) -> None:
-    """Keep the first ``size`` of ``items`` (``(text, value)``, most recent
-    first). When the first is a long text
-    (:data:`~agent_doc.document.lineage.LONG_TEXT`) noted as an edit of
-    another, the versions of its document other than it and the one it was
-    noted from go: the next version needs no older one,
-    and each is tens of megabytes at 4 bytes a character. ``versions`` holds
-    the ids of the long texts of ``items`` known as versions (noted as an
-    edit, or noted from), kept current here; a short text's entries and the
-    long texts never noted (a snapshot, a file read by a command) stay, up to
-    ``size``."""
-    text = items[0][0]
-    before = edited_from(text) if len(text) >= LONG_TEXT else None
-    if before is not None:
-        versions.update((id(text), id(before)))
-        items[:] = [
-            item
-            for item in items
-            if item[0] is text or item[0] is before or id(item[0]) not in versions
-        ]
-    del items[size:]
-    versions.intersection_update([id(known) for known, _value in items])
-
-
 class _TextMemo:
     """The values of the last ``size`` texts, most recently used first, and
-    of a long edited document only its two newest versions (see :func:`trim`;
-    typed as :class:`TextMemo` ``[T]``)."""
+    of a long edited document only its two newest versions (see
+    :func:`~agent_doc.document.lineage.trim_versions`; typed as
+    :class:`TextMemo` ``[T]``)."""
 
     __slots__ = ("_items", "_lock", "_size", "_versions")
 
@@ -87,10 +63,11 @@ class _TextMemo:
 
     def put(self, text: str, value: Any) -> None:
         """Remember ``value`` for ``text``; the least recent past ``size`` go
-        (and the older versions of a long document, see :func:`trim`)."""
+        (and the older versions of a long document, see
+        :func:`~agent_doc.document.lineage.trim_versions`)."""
         with self._lock:
             self._items.insert(0, (text, value))
-            trim(self._items, self._size, self._versions)
+            trim_versions(self._items, self._size, self._versions)
 
     def latest_like(self, text: str) -> tuple[str, Any] | None:
         """The text ``text`` was noted as an edit of (the newest such), else

@@ -22,6 +22,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 LIMIT = 4
 """Edits remembered (a memo may be a few versions behind the newest text)."""
 
@@ -105,3 +109,27 @@ def forget_edits() -> None:
     """Forget every note (tests, benchmarks of the plain path)."""
     with _lock:
         _notes.clear()
+
+
+def trim_versions(items: list[tuple[str, Any]], size: int, versions: set[int]) -> None:
+    """Keep the first ``size`` of ``items`` (``(text, value)``, most recent
+    first). When the first is a long text
+    (:data:`LONG_TEXT`) noted as an edit of
+    another, the versions of its document other than it and the one it was
+    noted from go: the next version needs no older one,
+    and each is tens of megabytes at 4 bytes a character. ``versions`` holds
+    the ids of the long texts of ``items`` known as versions (noted as an
+    edit, or noted from), kept current here; a short text's entries and the
+    long texts never noted (a snapshot, a file read by a command) stay, up to
+    ``size``."""
+    text = items[0][0]
+    before = edited_from(text) if len(text) >= LONG_TEXT else None
+    if before is not None:
+        versions.update((id(text), id(before)))
+        items[:] = [
+            item
+            for item in items
+            if item[0] is text or item[0] is before or id(item[0]) not in versions
+        ]
+    del items[size:]
+    versions.intersection_update([id(known) for known, _value in items])

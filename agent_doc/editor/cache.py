@@ -4,7 +4,7 @@ The language server asks for symbols, folding, diagnostics and code lenses of
 the same text (pygls hands out the same ``str`` object until the next change),
 so the component scan and the fence ranges are kept for the last few texts,
 matched by identity (never by a full comparison); of a long edited document
-only its two newest versions (:func:`agent_doc.document._textmemo.trim`).
+only its two newest versions (:func:`agent_doc.document.lineage.trim_versions`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from agent_doc.document._textmemo import trim
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.components import ComponentScan
 from agent_doc.document.components import scan_components
+from agent_doc.document.lineage import trim_versions
 
 T = TypeVar("T")
 _SIZE = 4
@@ -35,7 +35,7 @@ def _memo(kind: str, text: str, compute: Callable[[str], T]) -> T:
     with _lock:
         entries = _entries.setdefault(kind, [])
         entries.insert(0, (text, value))
-        trim(entries, _SIZE, _versions.setdefault(kind, set()))
+        trim_versions(entries, _SIZE, _versions.setdefault(kind, set()))
     return value
 
 
