@@ -25,6 +25,11 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 from pytest_lsp import LanguageClient
 
+from tests.lsp.positions import offset_of
+from tests.lsp.positions import position_of
+
+__all__ = ["offset_of", "position_of"]  # re-exported: tests import them from here
+
 WAIT = 5.0
 START_WAIT = 20.0
 """Bound on ``initialize``: the server's start-up (a fresh interpreter importing
@@ -47,39 +52,6 @@ def range_to_str(rng: types.Range) -> str:
     """Format a ``Range`` as ``"3:0-3:16"``."""
     s, e = rng.start, rng.end
     return f"{s.line}:{s.character}-{e.line}:{e.character}"
-
-
-def _width(ch: str, encoding: str) -> int:
-    if encoding == "utf-32":
-        return 1
-    if encoding == "utf-8":
-        return len(ch.encode("utf-8"))
-    return 2 if ord(ch) > 0xFFFF else 1
-
-
-def offset_of(text: str, pos: types.Position, encoding: str = "utf-16") -> int:
-    """Code-point offset of ``pos`` in ``text`` under ``encoding``."""
-    lines = text.split("\n")
-    if pos.line >= len(lines):
-        return len(text)
-    offset = sum(len(line) + 1 for line in lines[: pos.line])
-    used = 0
-    for ch in lines[pos.line]:
-        if used >= pos.character:
-            break
-        used += _width(ch, encoding)
-        offset += 1
-    return offset
-
-
-def position_of(text: str, offset: int, encoding: str = "utf-16") -> types.Position:
-    """LSP position of the code-point ``offset`` in ``text`` under ``encoding``."""
-    before = text[:offset]
-    line = before.count("\n")
-    column = before[before.rfind("\n") + 1 :]
-    return types.Position(
-        line=line, character=sum(_width(ch, encoding) for ch in column)
-    )
 
 
 class ApplyMode(enum.Enum):

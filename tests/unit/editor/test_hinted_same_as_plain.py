@@ -40,7 +40,7 @@ from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.symbol_json import SymbolEncoder
-from tests.lsp.editor_client import position_of
+from tests.lsp.positions import position_of
 from tests.unit.editor.test_incremental_same_as_full import EDITS
 from tests.unit.editor.test_incremental_same_as_full import Edit
 from tests.unit.editor.test_incremental_same_as_full import _varied
