@@ -29,7 +29,17 @@ async function typeLineBeforeClose(editor, text) {
   await vscode.commands.executeCommand("workbench.action.focusActiveEditorGroup");
   await waitFor(() => shown.selection.active.line === line, "the cursor above the close marker");
   await probe("type", { text, delay: 40 }); // real key events, human pace
+  const lines = () => editor.document.getText().split("\n");
+  await waitFor(() => lines().includes(text + CLOSE), "the typed text before the close marker");
+  // A suggestion list that opened while typing would take the Enter (on a busy
+  // machine it can still be open): a person sees it and dismisses it first.
+  await vscode.commands.executeCommand("hideSuggestWidget");
   await probe("press", { key: "Enter" });
+  await waitFor(() => lines().includes(text) && lines().includes(CLOSE), "Enter splitting the line").catch(
+    (error) => {
+      throw new Error(`${error.message}; line ${JSON.stringify(lines()[line])}`);
+    },
+  );
 }
 
 exports.run = async function run() {
