@@ -17,6 +17,7 @@ from agent_doc.cli.commands import _fast_turn
 from agent_doc.cycle.preflight import PreflightResult
 from agent_doc.document import apply_window
 from agent_doc.document.excerpt import resumed_context
+from agent_doc.store.snapshot_index import index_path
 from agent_doc.store.state import StateStore
 from tests.cli_runner import cli
 from tests.fake_claude_config import configure_fake_claude
@@ -114,17 +115,35 @@ def test_the_excerpts_made_once_give_the_same_prompt_size(
     assert whole["prompt_bytes"] > len(str(with_excerpts["excerpts"]).encode())
 
 
+@pytest.mark.parametrize("index", ["kept", "corrupt", "stale", "missing"])
 def test_the_excerpts_on_the_bytes_are_the_plain_ones(
-    project: Path, answered: Path
+    project: Path, answered: Path, index: str
 ) -> None:
     """The document is past the window's size: preflight takes the excerpts on
-    its bytes, and they are what the plain function makes of the texts."""
+    its bytes (with the snapshot's index, or without one when it is corrupt,
+    stale or missing), and they are what the plain function makes of the texts."""
     store = StateStore.for_document(answered)
     snapshot = store.load_snapshot(answered)
     assert snapshot is not None
     assert len(answered.read_bytes()) >= apply_window.WINDOW_FROM
+    found = store.load_snapshot_indexed(answered)
+    assert found is not None
+    assert found[1] is not None  # the snapshot has its index
+    idx = index_path(store.snapshot_path(answered))
+    if index == "corrupt":  # its key kept, a checkpoint unreadable
+        lines = idx.read_bytes().split(b"\n")
+        idx.write_bytes(b"\n".join([*lines[:3], b"0 0", b"7 x", b"end", b""]))
+    elif index == "stale":  # the key of other bytes
+        idx.write_bytes(idx.read_bytes().replace(b"\n", b"\n9", 1))
+    elif index == "missing":
+        idx.unlink()
+    if index != "kept":
+        assert store.load_snapshot_indexed(answered) == (found[0], None)
     out = preflight(project, "--excerpts")
     assert out["excerpts"] == resumed_context(snapshot, answered.read_text())
+    after = store.load_snapshot_indexed(answered)  # (the commit kept the snapshot)
+    assert after is not None
+    assert (after[1] is None) is (index != "kept")
 
 
 def test_the_baseline_is_stored_only_when_it_changed(
