@@ -7,7 +7,9 @@ Real CLI and git; the first answer comes from ``run`` with the stand-in
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -195,3 +197,47 @@ def test_the_full_form_written_a_piece_at_a_time_is_the_json(
     _fast_turn.emit_preflight(result)
     assert capsys.readouterr().out == whole
     assert json.loads(whole)["document"] == text
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF8", "utf-16", "latin-1"])
+@pytest.mark.parametrize("piece", [1, 3, 1 << 20])
+def test_the_full_form_on_any_stdout_is_the_json(
+    monkeypatch: pytest.MonkeyPatch, encoding: str, piece: int
+) -> None:
+    """On a UTF-8 stdout the document's bytes are escaped as bytes and
+    written under the text layer (a piece with a control character other
+    than a line break takes ``json.dumps``); any other encoding gets the
+    text: the bytes out are ``emit_json``'s either way."""
+    text = "".join(chr(c) for c in range(1, 0x80)) + '"\\ é → 🚀 \u2028\n' * 5
+    plain = '---\na: "b"\n---\nquote " and \\ é → 🚀 \u2028\n' * 40
+    outs = []
+    for emit in ("whole", "pieces"):
+        for document in (text, plain):
+            raw = io.BytesIO()
+            stream = io.TextIOWrapper(
+                raw, encoding, "backslashreplace", write_through=False
+            )
+            monkeypatch.setattr(sys, "stdout", stream)
+            monkeypatch.setattr(_fast_turn, "_PIECE", piece)
+            result = PreflightResult(
+                False, True, [], "@@ -1 +1 @@\n-a\n+b\n", None,
+                prompt_bytes=7, prompt_mode="full", document_data=document.encode(),
+            )  # fmt: skip
+            if emit == "whole":
+                emit_json(result.to_json())
+            else:
+                _fast_turn.emit_preflight(result)
+            stream.flush()
+            outs.append(raw.getvalue())
+    assert outs[:2] == outs[2:]
+    if encoding != "latin-1":  # (there 🚀 is written as the text \U0001f680)
+        assert json.loads(outs[1].decode(encoding))["document"] == plain
+
+
+def test_the_bytes_escape_is_the_jsons() -> None:
+    """Every ASCII character and the non-ASCII ones escape as ``json.dumps``
+    escapes them (``ensure_ascii=False``)."""
+    for char in [*map(chr, range(0x80)), "é", "→", "🚀", "\u2028", "\u2029", "\x7f"]:
+        for piece in (char, f'a{char}b\n"{char}\\'):
+            wanted = json.dumps(piece, ensure_ascii=False)[1:-1].encode()
+            assert _fast_turn._escaped(piece.encode()) == wanted
