@@ -135,22 +135,20 @@ def commit_document(
     ``git``: from :func:`start_commit` for this document, when started earlier
     (this closes it). ``extra``: more files committed as they are on disk in
     the same commit (``compact``'s archive). ``scan``: keeps the snapshot's
-    bytes as read and their block scan for the caller (``data`` is ``None``
-    when the commit rewrote the snapshot). Returns ``(committed, message)``.
+    bytes as read, once checked valid UTF-8, and their block scan for the
+    caller (``data`` is ``None`` when the commit rewrote the snapshot).
+    Returns ``(committed, message)``.
     """
     scan = scan if scan is not None else SnapshotScan()
     if git is None:
         git = start_commit(path, now)
     with git:  # git works while the snapshot is read and prepared
-        original = read_document_form(path)  # (checked, not decoded)
         store = StateStore.for_document(path)
+        snapshot_data, index = _checked_snapshot(store, path)
+        # checked, not decoded; past the bytes it shares with the snapshot only
+        original = read_document_form(path, snapshot_data)
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
-        indexed = store.load_snapshot_indexed(path)
-        snapshot_data, index = indexed if indexed is not None else (None, None)
         scan.keep(snapshot_data, index)
-        if snapshot_data is not None and not is_utf8(snapshot_data):
-            where = store.snapshot_path(path)
-            raise StateError(f"corrupt state file {where}: not valid UTF-8")
         cleaned = None
         tree = git.work_tree()
         git.settle_index(tree)  # a commit killed before its index followed
@@ -180,6 +178,25 @@ def commit_document(
         scan.keep(None)
         store.save_snapshot(path, cleaned)
     return result.committed, result.message
+
+
+def _checked_snapshot(
+    store: StateStore, path: Path
+) -> tuple[bytes | None, SnapIndex | None]:
+    """The snapshot's bytes (``None``: no snapshot), checked valid UTF-8, and
+    its index. A snapshot that cannot be read or is not UTF-8 raises
+    :class:`StateError`, after the document's own error if it has one (the
+    document is checked first, as it always was)."""
+    try:
+        indexed = store.load_snapshot_indexed(path)
+        data, index = indexed if indexed is not None else (None, None)
+        if data is not None and not is_utf8(data):
+            where = store.snapshot_path(path)
+            raise StateError(f"corrupt state file {where}: not valid UTF-8")
+    except StateError:
+        read_document_form(path)
+        raise
+    return data, index
 
 
 def _link_entries(git: Git, tree: WorkTree, path: Path) -> list[FileEntry]:

@@ -293,12 +293,13 @@ def run_preflight(
     scan = SnapshotScan()  # the snapshot as the commit read it, and its blocks
     recovered, committed = _recover_and_commit(path, link, scan)
     reads = ReadCache()  # the file's bytes, read once from here on
-    sides = read_sides(path, link, reads)  # bytes when the file is plain UTF-8
+    checked = scan.data  # the snapshot as the commit read it, checked UTF-8
+    sides = read_sides(path, link, reads, checked)  # bytes when plain UTF-8
     backlog = None
     if sides.names_item_lists():
         backlog = tidy_backlog(path, link)
         if backlog is not None:
-            sides = read_sides(path, link, reads)
+            sides = read_sides(path, link, reads, checked)
     save_baseline(store, path, sides)
     claims = read_claims(root)
     linked: list[LinkedChange] = []

@@ -121,14 +121,18 @@ class Sides:
         )
 
 
-def read_sides(path: Path, link: ServerLink | None, reads: ReadCache) -> Sides:
+def read_sides(
+    path: Path, link: ServerLink | None, reads: ReadCache, like: bytes | None = None
+) -> Sides:
     """The document as the user sees it: the live buffer if open (in the
     core's form: ``\\n`` line endings, no BOM), else the file's bytes when
-    they are plain UTF-8, else its text."""
+    they are plain UTF-8, else its text. ``like``: the snapshot's bytes,
+    checked valid UTF-8 (the document's bytes are checked past the prefix
+    they share only)."""
     owner = link.find_owner(path) if link is not None else None
     if owner is not None:
         return Sides(None, normalize_text(owner.text))
-    data = reads.read_plain_utf8(path)
+    data = reads.read_plain_utf8(path, like=like)
     if data is None:
         return Sides(None, read_document(path, reads).text)
     return Sides(data, None)

@@ -14,11 +14,14 @@ placeholder paragraph, so the scan finds the same markers in the same order;
 their offsets are taken back to the bytes. The document's stretches before
 the first byte where it differs from the snapshot are the snapshot's (the
 same bytes, neutral on both sides), so only the rest of the document is
-scanned; the snapshot's block scan may come from the command's
-:class:`~agent_doc.document.snapshot_scan.SnapshotScan`. The stretches are
-found by this module's copy of ``apply_window.stretches`` (with the same
-sizes, :data:`STRETCH` and :data:`MARGIN`), which takes the snapshot's blocks
-from the scan. Contents are compared as bytes, and
+scanned. The stretches are found by this module's copy of
+``apply_window.stretches`` (with the same sizes, :data:`STRETCH` and
+:data:`MARGIN`), which takes the snapshot's index from the command's
+:class:`~agent_doc.document.snapshot_scan.SnapshotScan` when it has one (the
+blocks are then scanned from the checkpoints around each stretch's ends only,
+as the write's are; a checkpoint that is not after a blank line of the
+snapshot is not its index: the whole scan), else the snapshot's block scan
+made once for the command. Contents are compared as bytes, and
 the exchange's first change is the bytes' common prefix backed up to a
 character's start. Character counts (:data:`~agent_doc.document.excerpt.
 BEFORE_CHANGE`, :data:`~agent_doc.document.excerpt.TAIL_LIMIT`) are counted
@@ -63,6 +66,8 @@ _CHUNK = 1 << 16
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from agent_doc.document.snap_index import SnapIndex
 
 _Span = tuple[str, str | None, int, int, int, int]
 """A component on the bytes: name, parent, open_start, open_end, close_start,
@@ -125,8 +130,8 @@ def _stretches(
     scan: SnapshotScan | None = None,
 ) -> list[tuple[int, int]] | None:
     """:func:`~agent_doc.document.apply_window.stretches` of ``data`` (plain
-    UTF-8; its blocks from ``scan`` when given); ``None`` when only the plain
-    path can tell. With ``other`` and its stretches ``theirs``: those of
+    UTF-8; its index or its blocks from ``scan`` when given); ``None`` when
+    only the plain path can tell. With ``other`` and its stretches ``theirs``: those of
     ``theirs`` that end before the texts differ are kept (the same bytes,
     neutral on both sides), and only the rest of ``data`` is scanned."""
     if len(data) < WINDOW_FROM or data.startswith(b"\xef\xbb\xbf"):
@@ -143,7 +148,12 @@ def _stretches(
         head = frontmatter_end_utf8(data)
         if scan is None or scan.data is not data:
             scan = SnapshotScan(data)
-        spans = _stretches_after(data, head, 0, scan.blocks)
+        found = None
+        if scan.index is not None and scan.index.size == len(data):
+            found = _stretches_indexed(data, head, scan.index)
+        spans = found if found is not None else (
+            _stretches_after(data, head, 0, scan.blocks)
+        )  # fmt: skip
     return spans or None
 
 
@@ -178,6 +188,74 @@ def _stretches_after(
         if end - first >= size:
             out.append((first, end))
     return out
+
+
+def _stretches_indexed(
+    data: bytes, start: int, index: SnapIndex
+) -> list[tuple[int, int]] | None:
+    """The stretches of ``data`` after its frontmatter's end ``start``, as
+    :func:`~agent_doc.document.apply_window.stretches` finds them with
+    ``data``'s index (the blocks scanned from the checkpoints around each
+    stretch's ends only); ``None`` when a checkpoint used is not after a
+    blank line of ``data`` (not its index: the caller scans it whole)."""
+    if start >= len(data):
+        return []
+    edges = [start, *_marker_starts(data, start), len(data)]
+    size, margin = STRETCH, MARGIN
+    out: list[tuple[int, int]] = []
+    for lo, hi in itertools.pairwise(edges):
+        if hi - lo <= size:
+            continue
+        first = _first_indexed(data, lo + max(margin, 1), index)
+        if first is None:
+            return None
+        end = _end_indexed(data, hi - margin, index, lo if lo > start else 0, first)
+        if end is None:
+            return None
+        if end - first >= size:
+            out.append((first, end))
+    return out
+
+
+def _checkpoint(data: bytes, index: SnapIndex, at: int) -> int | None:
+    """The index's last checkpoint at or before ``at``; ``None`` when it is
+    not a line start after a blank line of ``data``."""
+    point = index.checkpoint(at)[0]
+    return point if point == 0 or data[point - 2 : point] == b"\n\n" else None
+
+
+def _first_indexed(data: bytes, at: int, index: SnapIndex) -> int | None:
+    """The first neutral point at or after ``at``, with the blocks from the
+    checkpoint before it up to the next one (that one at worst)."""
+    base = _checkpoint(data, index, at)
+    i = bisect_right(index.offsets, at)
+    stop = index.offsets[i] if i < len(index.offsets) else len(data)
+    if base is None or (stop < len(data) and data[stop - 2 : stop] != b"\n\n"):
+        return None
+    return min(neutral_after(data, at, base, block_spans(data, base, stop)), stop)
+
+
+def _end_indexed(
+    data: bytes, at: int, index: SnapIndex, since: int, first: int
+) -> int | None:
+    """The last neutral point at or before ``at`` (never ``at`` itself) whose
+    line is not blank, with the blocks from the checkpoint before ``at``
+    (earlier checkpoints when no point after it will do; ``first`` when
+    none is after it)."""
+    base = _checkpoint(data, index, at - 1)
+    if base is None or base <= first:
+        return None if base is None else first
+    blocks = block_spans(data, base, at)
+    end = neutral_before(data, at, blocks, max(since, base))
+    while end > base and _line_is_blank(data, end):
+        end = neutral_before(data, end - 1, blocks, max(since, base))
+    end = max(end, base)
+    while end > first and _line_is_blank(data, end):  # (``end`` is a checkpoint)
+        checkpoint = _checkpoint(data, index, end - 1)
+        if checkpoint is None:
+            return None
+        end = checkpoint
+    return end
 
 
 def _marker_starts(data: bytes, start: int) -> list[int]:

@@ -4,9 +4,12 @@
 to commit" check (against HEAD's blob), the window diff and the excerpts. The
 fenced and comment blocks of a 9.5 MB snapshot take one pass of ≈ 13 ms
 (:func:`~agent_doc.document.diff_window.block_spans`); a :class:`SnapshotScan`
-makes it once for the commit check (:func:`same_after_scanned`) and the
-excerpts (:func:`~agent_doc.document.excerpt_window.resumed_context_utf8`).
-The window diff keeps its own scan (:mod:`~agent_doc.document.diff_window`).
+holds the snapshot's index (:mod:`~agent_doc.store.snapshot_index`) when its
+file has one, and then no step scans it whole (each starts at a checkpoint);
+without one it makes the whole scan once for the commit check
+(:func:`same_after_scanned`) and the excerpts
+(:func:`~agent_doc.document.excerpt_window.resumed_context_utf8`). The window
+diff keeps its own scan (:mod:`~agent_doc.document.diff_window`).
 """
 
 from __future__ import annotations

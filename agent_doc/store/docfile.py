@@ -198,11 +198,15 @@ class ReadCache:
                 return data
         return None
 
-    def read_plain_utf8(self, path: Path, *, again: bool = True) -> bytes | None:
+    def read_plain_utf8(
+        self, path: Path, *, again: bool = True, like: bytes | None = None
+    ) -> bytes | None:
         """:func:`read_plain_utf8`, remembering the bytes it checked; with
         ``again=False`` the bytes this cache checked last for ``path`` are
         answered without reading it again (a write's baseline: what changed
-        since is merged)."""
+        since is merged). ``like``: valid UTF-8 the file probably begins
+        with (the snapshot, checked): only the bytes past the prefix they
+        share are decoded to check them."""
         if not again and self._checked is not None and self._checked_path == path:
             return self._checked
         data = _read_regular(path, self._known())
@@ -213,7 +217,7 @@ class ReadCache:
             return None
         if data == self._checked:
             return data
-        _check_utf8(path, data)
+        _check_utf8(path, data, like)
         self._checked, self._checked_path = data, path
         return data
 
@@ -263,11 +267,13 @@ def read_frontmatter_text(path: Path, reads: ReadCache | None = None) -> str:
     return data[: frontmatter_end_utf8(data)].decode("utf-8")
 
 
-def read_document_form(path: Path) -> DocumentFile:
+def read_document_form(path: Path, like: bytes | None = None) -> DocumentFile:
     """How the document is stored (BOM, line endings) with the checks of
     :func:`read_document`; its ``text`` is left empty when the file is plain
-    UTF-8 (checked a chunk at a time, never decoded whole)."""
-    if _checked_head(path) is not None:
+    UTF-8 (checked a chunk at a time, never decoded whole). ``like``: valid
+    UTF-8 the file probably begins with (the snapshot, checked): the bytes it
+    shares with them are not decoded again."""
+    if _checked_head(path, like) is not None:
         return PLAIN
     return read_document(path)
 
@@ -289,11 +295,13 @@ _STREAM_CHUNK = 1 << 20
 """Bytes read at a time by :func:`_checked_head`."""
 
 
-def _checked_head(path: Path) -> str | None:
+def _checked_head(path: Path, like: bytes | None = None) -> str | None:
     """The frontmatter text of a plain UTF-8 ``path`` (no BOM, no ``\\r``, no
     NUL, valid), checked a chunk at a time; ``None`` when it is not so, or its
     frontmatter does not end in the first chunk (:func:`read_document` then
-    reads it, or raises its error)."""
+    reads it, or raises its error). ``like``: valid UTF-8; the chunks that
+    are its own bytes are not decoded (the characters they hold are whole
+    but the last one, which is decoded with the first chunk that differs)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -304,10 +312,18 @@ def _checked_head(path: Path) -> str | None:
             return None
         first = chunk = handle.read(_STREAM_CHUNK)
         size = 0
+        known, shared = like or b"", like is not None  # all so far ``like``'s
         while True:
             if b"\0" in chunk or b"\r" in chunk:
                 return None
+            if shared and chunk and known.startswith(chunk, size):
+                size += len(chunk)
+                chunk = handle.read(_STREAM_CHUNK)
+                continue
             try:
+                if shared:  # the character the shared bytes end in, if cut
+                    shared = False
+                    decoder.decode(known[_char_start(known, size) : size])
                 decoder.decode(chunk, final=not chunk)
             except UnicodeDecodeError:
                 return None
@@ -357,12 +373,15 @@ def read_plain_utf8(path: Path, reads: ReadCache | None = None) -> bytes | None:
     return (reads if reads is not None else ReadCache()).read_plain_utf8(path)
 
 
-def _check_utf8(path: Path, data: bytes) -> None:
+def _check_utf8(path: Path, data: bytes, like: bytes | None = None) -> None:
     """Raise as :func:`read_document` would when ``data`` is not a document's
-    UTF-8 (invalid UTF-8 or a NUL byte), without building its text."""
+    UTF-8 (invalid UTF-8 or a NUL byte), without building its text.
+    ``like``: valid UTF-8; the whole characters ``data`` begins with that are
+    its own are not decoded again."""
     decoder = codecs.getincrementaldecoder("utf-8")()
+    begin = 0 if like is None else _char_start(like, _shared_prefix(data, like))
     try:
-        for start in range(0, len(data), _CHECK_CHUNK):
+        for start in range(begin, len(data), _CHECK_CHUNK):
             chunk = data[start : start + _CHECK_CHUNK]
             decoder.decode(chunk, final=start + _CHECK_CHUNK >= len(data))
     except UnicodeDecodeError:
@@ -370,6 +389,26 @@ def _check_utf8(path: Path, data: bytes) -> None:
         raise  # pragma: no cover - the full decode fails where the check did
     if b"\0" in data:
         _decode_document(path, data)  # raises, naming the line
+
+
+def _shared_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix of ``a`` and ``b`` (compared in place,
+    a chunk at a time)."""
+    size, same, step = min(len(a), len(b)), 0, _COMPARE_CHUNK
+    view = memoryview(a)
+    while step:
+        while same + step <= size and b.startswith(view[same : same + step], same):
+            same += step
+        step //= 2
+    return same
+
+
+def _char_start(data: bytes, at: int) -> int:
+    """``at`` moved back to the start of the character of the UTF-8 ``data``
+    it falls in (``at`` itself at a character's start or the end)."""
+    while 0 < at < len(data) and data[at] & 0xC0 == 0x80:
+        at -= 1
+    return at
 
 
 def _decode_document(path: Path, data: bytes) -> DocumentFile:

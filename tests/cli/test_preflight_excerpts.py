@@ -7,7 +7,9 @@ Real CLI and git; the first answer comes from ``run`` with the stand-in
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from agent_doc.cli.commands import _fast_turn
 from agent_doc.cycle.preflight import PreflightResult
 from agent_doc.document import apply_window
 from agent_doc.document.excerpt import resumed_context
+from agent_doc.store.snapshot_index import index_path
 from agent_doc.store.state import StateStore
 from tests.cli_runner import cli
 from tests.fake_claude_config import configure_fake_claude
@@ -114,17 +117,35 @@ def test_the_excerpts_made_once_give_the_same_prompt_size(
     assert whole["prompt_bytes"] > len(str(with_excerpts["excerpts"]).encode())
 
 
+@pytest.mark.parametrize("index", ["kept", "corrupt", "stale", "missing"])
 def test_the_excerpts_on_the_bytes_are_the_plain_ones(
-    project: Path, answered: Path
+    project: Path, answered: Path, index: str
 ) -> None:
     """The document is past the window's size: preflight takes the excerpts on
-    its bytes, and they are what the plain function makes of the texts."""
+    its bytes (with the snapshot's index, or without one when it is corrupt,
+    stale or missing), and they are what the plain function makes of the texts."""
     store = StateStore.for_document(answered)
     snapshot = store.load_snapshot(answered)
     assert snapshot is not None
     assert len(answered.read_bytes()) >= apply_window.WINDOW_FROM
+    found = store.load_snapshot_indexed(answered)
+    assert found is not None
+    assert found[1] is not None  # the snapshot has its index
+    idx = index_path(store.snapshot_path(answered))
+    if index == "corrupt":  # its key kept, a checkpoint unreadable
+        lines = idx.read_bytes().split(b"\n")
+        idx.write_bytes(b"\n".join([*lines[:3], b"0 0", b"7 x", b"end", b""]))
+    elif index == "stale":  # the key of other bytes
+        idx.write_bytes(idx.read_bytes().replace(b"\n", b"\n9", 1))
+    elif index == "missing":
+        idx.unlink()
+    if index != "kept":
+        assert store.load_snapshot_indexed(answered) == (found[0], None)
     out = preflight(project, "--excerpts")
     assert out["excerpts"] == resumed_context(snapshot, answered.read_text())
+    after = store.load_snapshot_indexed(answered)  # (the commit kept the snapshot)
+    assert after is not None
+    assert (after[1] is None) is (index != "kept")
 
 
 def test_the_baseline_is_stored_only_when_it_changed(
@@ -176,3 +197,47 @@ def test_the_full_form_written_a_piece_at_a_time_is_the_json(
     _fast_turn.emit_preflight(result)
     assert capsys.readouterr().out == whole
     assert json.loads(whole)["document"] == text
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF8", "utf-16", "latin-1"])
+@pytest.mark.parametrize("piece", [1, 3, 1 << 20])
+def test_the_full_form_on_any_stdout_is_the_json(
+    monkeypatch: pytest.MonkeyPatch, encoding: str, piece: int
+) -> None:
+    """On a UTF-8 stdout the document's bytes are escaped as bytes and
+    written under the text layer (a piece with a control character other
+    than a line break takes ``json.dumps``); any other encoding gets the
+    text: the bytes out are ``emit_json``'s either way."""
+    text = "".join(chr(c) for c in range(1, 0x80)) + '"\\ é → 🚀 \u2028\n' * 5
+    plain = '---\na: "b"\n---\nquote " and \\ é → 🚀 \u2028\n' * 40
+    outs = []
+    for emit in ("whole", "pieces"):
+        for document in (text, plain):
+            raw = io.BytesIO()
+            stream = io.TextIOWrapper(
+                raw, encoding, "backslashreplace", write_through=False
+            )
+            monkeypatch.setattr(sys, "stdout", stream)
+            monkeypatch.setattr(_fast_turn, "_PIECE", piece)
+            result = PreflightResult(
+                False, True, [], "@@ -1 +1 @@\n-a\n+b\n", None,
+                prompt_bytes=7, prompt_mode="full", document_data=document.encode(),
+            )  # fmt: skip
+            if emit == "whole":
+                emit_json(result.to_json())
+            else:
+                _fast_turn.emit_preflight(result)
+            stream.flush()
+            outs.append(raw.getvalue())
+    assert outs[:2] == outs[2:]
+    if encoding != "latin-1":  # (there 🚀 is written as the text \U0001f680)
+        assert json.loads(outs[1].decode(encoding))["document"] == plain
+
+
+def test_the_bytes_escape_is_the_jsons() -> None:
+    """Every ASCII character and the non-ASCII ones escape as ``json.dumps``
+    escapes them (``ensure_ascii=False``)."""
+    for char in [*map(chr, range(0x80)), "é", "→", "🚀", "\u2028", "\u2029", "\x7f"]:
+        for piece in (char, f'a{char}b\n"{char}\\'):
+            wanted = json.dumps(piece, ensure_ascii=False)[1:-1].encode()
+            assert _fast_turn._escaped(piece.encode()) == wanted

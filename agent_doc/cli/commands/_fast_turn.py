@@ -18,6 +18,8 @@ from agent_doc.cli.commands._argv import parse
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from agent_doc.cycle.preflight import PreflightResult
     from agent_doc.tmux.agent_state import AgentStatus
 
@@ -117,10 +119,12 @@ _PIECE = 1 << 20
 
 def emit_preflight(result: PreflightResult) -> None:
     """Write ``result.to_json()`` as :func:`~agent_doc.cli._output.emit_json`
-    writes it; a ``document`` read only as UTF-8 is decoded and escaped a
-    piece at a time (JSON escapes each character on its own, so the pieces
-    give the whole string's text: the output is the same, without the
-    document's text and its JSON held whole)."""
+    writes it; a ``document`` read only as UTF-8 is escaped a piece at a
+    time (JSON escapes each character on its own, so the pieces give the
+    whole string's text: the output is the same, without the document's text
+    and its JSON held whole): on a UTF-8 stdout as bytes, written under the
+    text layer (:func:`_escaped`: nothing decoded or encoded again), else
+    decoded and escaped by ``json``."""
     import json
     import sys
 
@@ -136,14 +140,57 @@ def emit_preflight(result: PreflightResult) -> None:
     before, after = text.split(key, 1)  # a string's line breaks are escaped
     out = sys.stdout
     out.write(before + '\n  "document": "')
+    raw = _utf8_buffer(out)
+    if raw is not None:
+        out.flush()  # what the text layer holds goes first
     at = 0
     while at < len(data):
         end = min(at + _PIECE, len(data))
         while end < len(data) and data[end] & 0xC0 == 0x80:  # a character's start
             end += 1
-        out.write(json.dumps(data[at:end].decode("utf-8"), ensure_ascii=False)[1:-1])
+        piece = data[at:end]
+        if raw is not None:
+            raw.write(_escaped(piece))
+        else:
+            out.write(json.dumps(piece.decode("utf-8"), ensure_ascii=False)[1:-1])
         at = end
+    if raw is not None:
+        raw.flush()
     out.write('"' + after + "\n")
+
+
+_CONTROLS = bytes(c for c in range(0x20) if c != 0x0A)
+"""The bytes JSON escapes besides ``\\n``, ``"`` and ``\\``."""
+
+
+def _utf8_buffer(out: object) -> BinaryIO | None:
+    """The byte stream under the text stream ``out`` when ``out`` writes
+    text as UTF-8 (then the document's UTF-8 can go straight to it)."""
+    import codecs
+
+    encoding = getattr(out, "encoding", None)
+    raw = getattr(out, "buffer", None)
+    if not isinstance(encoding, str) or raw is None:
+        return None
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return None
+    return raw if utf8 else None
+
+
+def _escaped(piece: bytes) -> bytes:
+    """``json.dumps(piece.decode(), ensure_ascii=False)[1:-1]`` as UTF-8
+    (``piece``: whole characters): JSON escapes ``"``, ``\\`` and the
+    characters below U+0020 one at a time, and no byte of a multi-byte
+    character is below 0x80, so the bytes are escaped in place; a piece with
+    a control character other than ``\\n`` takes ``json.dumps``."""
+    if len(piece.translate(None, _CONTROLS)) != len(piece):
+        import json
+
+        text = json.dumps(piece.decode("utf-8"), ensure_ascii=False)[1:-1]
+        return text.encode("utf-8")
+    return piece.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
 
 
 def gate_front(file: Path) -> str:

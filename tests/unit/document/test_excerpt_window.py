@@ -18,6 +18,9 @@ from agent_doc.document import excerpt_window
 from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.excerpt_window import resumed_context_utf8
 from agent_doc.document.linediff import common_prefix
+from agent_doc.document.snap_index import EVERY
+from agent_doc.document.snap_scan import index_of
+from agent_doc.document.snapshot_scan import SnapshotScan
 from bench._long_docs import conversation
 from bench._long_docs import type_line
 from tests.unit.document.test_apply_window import HEADS
@@ -80,13 +83,17 @@ def pairs(draw: st.DrawFn) -> tuple[str, str]:
     texts=pairs(),
     sizes=st.tuples(st.integers(1, 12), st.integers(0, 6)),
     limits=st.tuples(st.integers(1, 60), st.integers(2, 120)),
+    every=st.integers(1, 64),
 )
 def test_window_excerpts_are_the_plain_ones(
     monkeypatch: pytest.MonkeyPatch,
     texts: tuple[str, str],
     sizes: tuple[int, int],
     limits: tuple[int, int],
+    every: int,
 ) -> None:
+    """Without an index and with the snapshot's (checkpoints every
+    ``every`` bytes): the same excerpts as the plain function."""
     snapshot, text = texts
     monkeypatch.setattr(apply_window, "WINDOW_FROM", 0)
     monkeypatch.setattr(apply_window, "_STRETCH", sizes[0])
@@ -100,8 +107,14 @@ def test_window_excerpts_are_the_plain_ones(
     window = all(excerpt_window._stretches(side) is not None for side in sides)
     event("window" if window else "plain path")
     theirs = excerpt_window._stretches(sides[0]) or []
+    indexed = SnapshotScan()
+    indexed.keep(sides[0], index_of(sides[0], every))
+    assert indexed.index is not None
+    event(f"checkpoints past 0: {len(indexed.index.offsets) > 1}")
     if window:  # the module's copy of apply_window.stretches finds the same
         assert theirs == apply_window.stretches(sides[0])
+        with_index = excerpt_window._stretches(sides[0], scan=indexed) or []
+        assert with_index == apply_window.stretches(sides[0], indexed.index)
     same = common_prefix(*sides)
     event(f"stretches kept from the snapshot: {any(e < same for _, e in theirs)}")
     try:
@@ -109,8 +122,11 @@ def test_window_excerpts_are_the_plain_ones(
     except Exception as exc:  # the same error either way
         with pytest.raises(type(exc)):
             resumed_context_utf8(snapshot.encode("utf-8"), text.encode("utf-8"))
+        with pytest.raises(type(exc)):
+            resumed_context_utf8(*sides, indexed)
         return
     assert resumed_context_utf8(snapshot.encode("utf-8"), text.encode("utf-8")) == plain
+    assert resumed_context_utf8(*sides, indexed) == plain
 
 
 @pytest.mark.parametrize("turns", [80, 400])
@@ -124,6 +140,52 @@ def test_long_conversation_takes_the_window(turns: int) -> None:
     got = resumed_context_utf8(text.encode(), typed.encode())
     assert got == resumed_context(text, typed)
     assert "One more question, typed just now?" in got
+
+
+@pytest.mark.parametrize("turns", [80, 400])
+def test_the_snapshots_index_spares_its_block_scan(
+    monkeypatch: pytest.MonkeyPatch, turns: int
+) -> None:
+    """With the snapshot's index no block scan covers the snapshot: the
+    scans run between the checkpoints around each stretch's ends (and after
+    the stretches the document shares); the excerpts are the plain ones."""
+    text, _ = conversation(turns)
+    typed = type_line(text)
+    data = text.encode()
+    scan = SnapshotScan()
+    scan.keep(data, index_of(data))
+    scanned: list[int] = []
+    real = excerpt_window.block_spans
+
+    def spy(
+        data: bytes, start: int = 0, stop: int | None = None
+    ) -> list[tuple[int, int]]:
+        scanned.append((len(data) if stop is None else stop) - start)
+        return real(data, start, stop)
+
+    monkeypatch.setattr(excerpt_window, "block_spans", spy)
+    got = resumed_context_utf8(data, typed.encode(), scan)
+    assert got == resumed_context(text, typed)
+    assert 2 <= len(scanned) <= 3  # a stretch's ends (the document's rest)
+    assert sum(scanned) < 3 * (EVERY + 8192) < len(data)
+    assert excerpt_window._stretches(data, scan=scan) == excerpt_window._stretches(data)
+
+
+def test_an_index_of_another_text_gives_the_whole_scan() -> None:
+    """An index whose checkpoints are not after a blank line of the snapshot
+    (another text of the same size) is not used: the plain stretches."""
+    text, _ = conversation(80)
+    typed = type_line(text)
+    data = text.encode()
+    shifted = b"\n" + data[:-1]  # the same size, every point one byte off
+    scan = SnapshotScan()
+    scan.keep(data, index_of(shifted))
+    assert scan.index is not None
+    assert scan.index.size == len(data)
+    assert excerpt_window._stretches_indexed(data, 0, scan.index) is None
+    assert excerpt_window._stretches(data, scan=scan) == excerpt_window._stretches(data)
+    got = resumed_context_utf8(data, typed.encode(), scan)
+    assert got == resumed_context(text, typed)
 
 
 def test_the_sizes_are_apply_windows() -> None:

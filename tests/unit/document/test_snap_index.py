@@ -1,18 +1,20 @@
 """The snapshot's index changes no answer: the windowed diff, the
-nothing-to-commit check and content_ours built on the bytes give exactly what
-they give without it (random documents and edits, checkpoints every few
+nothing-to-commit check, content_ours built on the bytes and the stretches of
+the resumed excerpts give exactly what they give without it (random documents and edits, checkpoints every few
 bytes), and an index carried from an earlier text is the index of the new one."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck
+from hypothesis import event
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
 from agent_doc.document import apply_window
 from agent_doc.document import diff_window
+from agent_doc.document import excerpt_window
 from agent_doc.document.apply_window import ours_utf8
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.document.diff import strip_comments
@@ -27,6 +29,7 @@ from agent_doc.document.snap_scan import carried
 from agent_doc.document.snap_scan import first_break
 from agent_doc.document.snap_scan import index_of
 from agent_doc.document.snap_scan import spliced
+from agent_doc.document.snapshot_scan import SnapshotScan
 from tests.unit.document.test_apply_window import CONFIGS
 from tests.unit.document.test_apply_window import _plain
 from tests.unit.document.test_apply_window import documents as session_documents
@@ -34,6 +37,7 @@ from tests.unit.document.test_apply_window import responses
 from tests.unit.document.test_diff_window import MARKED
 from tests.unit.document.test_diff_window import _bare
 from tests.unit.document.test_diff_window import documents
+from tests.unit.document.test_excerpt_window import sessions as excerpt_sessions
 
 SETTINGS = settings(
     max_examples=400,
@@ -192,3 +196,31 @@ def test_content_ours_on_the_indexed_bytes_is_the_plain_one(
         plain = _plain(text, response, configs)
         assert plain is not None
         assert got.join() == plain.encode("utf-8")
+
+
+@SETTINGS
+@given(
+    text=st.one_of(session_documents, excerpt_sessions),
+    sizes=st.tuples(st.integers(1, 40), st.integers(0, 24), st.integers(1, 64)),
+)
+def test_the_excerpts_stretches_on_the_index_are_the_writes(
+    monkeypatch: pytest.MonkeyPatch, text: str, sizes: tuple[int, int, int]
+) -> None:
+    """The excerpts cut the snapshot with its index where the write cuts
+    content_ours with it (the module's copy of ``apply_window.stretches``),
+    and where neither cuts, both find no stretch."""
+    for module, prefix in ((apply_window, "_"), (excerpt_window, "")):
+        monkeypatch.setattr(module, "WINDOW_FROM", 0)
+        monkeypatch.setattr(module, f"{prefix}STRETCH", sizes[0])
+        monkeypatch.setattr(module, f"{prefix}MARGIN", sizes[1])
+    data = text.encode("utf-8")
+    scan = SnapshotScan()
+    scan.keep(data, index_of(data, sizes[2]))
+    assert scan.index is not None
+    got = excerpt_window._stretches(data, scan=scan)
+    event(f"stretches: {bool(got)}, checkpoints past 0: {len(scan.index.offsets) > 1}")
+    odd = b"\r" in data or b"\0" in data or data.startswith(b"\xef\xbb\xbf")
+    if got is not None:
+        assert got == apply_window.stretches(data, scan.index)
+    elif not odd:  # (odd bytes: the plain path, whatever the write would cut)
+        assert apply_window.stretches(data, scan.index) == []

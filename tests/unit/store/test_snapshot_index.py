@@ -14,6 +14,7 @@ from agent_doc.cycle.doc_diff import document_diff
 from agent_doc.cycle.preflight import run_preflight
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.document.diff import compute_diff
+from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.snap_index import INDEX_FROM
 from agent_doc.document.snap_index import SnapIndex
 from agent_doc.document.snap_scan import index_of
@@ -229,9 +230,10 @@ def test_a_turns_diff_with_any_index_is_the_plain_diff(
 def test_preflight_with_any_index_gives_the_plain_diff(
     project: Path, how: str | None, excerpts: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``preflight``'s commit check and window diff take the snapshot's
-    index (when it has one that describes it)."""
+    """``preflight``'s commit check, window diff and excerpts take the
+    snapshot's index (when it has one that describes it)."""
     from agent_doc.cycle import preflight_utf8
+    from agent_doc.document import excerpt_window
 
     given: list[object] = []
     real = preflight_utf8.window_diff
@@ -240,7 +242,15 @@ def test_preflight_with_any_index_gives_the_plain_diff(
         given.append(args[3] if len(args) > 3 else None)
         return real(*args)  # type: ignore[arg-type]
 
+    cut: list[object] = []
+    real_cut = excerpt_window._stretches_indexed
+
+    def cut_spy(*args: object) -> object:
+        cut.append(args[2])
+        return real_cut(*args)  # type: ignore[arg-type]
+
     monkeypatch.setattr(preflight_utf8, "window_diff", spy)
+    monkeypatch.setattr(excerpt_window, "_stretches_indexed", cut_spy)
     store, doc = StateStore(project), project / "doc.md"
     text = "".join(conversation(80, "s1"))
     doc.write_text(text, "utf-8")
@@ -260,3 +270,9 @@ def test_preflight_with_any_index_gives_the_plain_diff(
     if given[0] is not None:
         assert isinstance(given[0], SnapIndex)
         assert_describes(given[0], store.snapshot_path(doc).read_bytes())
+    if not excerpts:
+        assert result.excerpts is None
+        return
+    assert result.excerpts == resumed_context(previous, doc.read_text("utf-8"))
+    assert "One more question, typed just now?" in result.excerpts
+    assert cut == [index for index in given if index is not None]  # the same one
