@@ -114,7 +114,7 @@ class OursUTF8:
         return b"".join(out)
 
 
-def _marker_starts(data: bytes, start: int) -> list[int]:
+def marker_starts(data: bytes, start: int) -> list[int]:
     """Where ``<!--[ \\t]*/?agent:`` matches in ``data`` from ``start`` on:
     what every component and boundary marker starts with."""
     if not _MARKERISH:  # compiled on first use (test_lazy_re)
@@ -125,7 +125,8 @@ def _marker_starts(data: bytes, start: int) -> list[int]:
 _MARKERISH: list[re.Pattern[bytes]] = []
 
 
-def _line_is_blank(data: bytes, at: int) -> bool:
+def line_is_blank(data: bytes, at: int) -> bool:
+    """Whether the line of ``data`` that starts at ``at`` holds only whitespace."""
     end = data.find(b"\n", at)
     return not data[at : len(data) if end < 0 else end].decode("utf-8").strip()
 
@@ -138,7 +139,7 @@ def stretches(data: bytes, index: SnapIndex | None = None) -> list[tuple[int, in
     head = frontmatter_end_utf8(data)
     if head >= len(data):
         return []
-    edges = [head, *_marker_starts(data, head), len(data)]
+    edges = [head, *marker_starts(data, head), len(data)]
     gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > _STRETCH]
     if not gaps:
         return []
@@ -167,7 +168,7 @@ def _end_before(
     """The last neutral point at or before ``at`` whose line is not blank
     (``start`` or before when there is none after ``start``)."""
     end = neutral_before(data, at, blocks, since)
-    while end > start and _line_is_blank(data, end):
+    while end > start and line_is_blank(data, end):
         end = neutral_before(data, end - 1, blocks, since)
     return end
 
@@ -191,7 +192,7 @@ def _end_indexed(data: bytes, at: int, index: SnapIndex, since: int, start: int)
         return start
     blocks = block_spans(data, base, at)
     end = max(_end_before(data, at, blocks, max(since, base), base), base)
-    while end > start and _line_is_blank(data, end):  # (``end`` is ``base``)
+    while end > start and line_is_blank(data, end):  # (``end`` is ``base``)
         end = index.checkpoint(end - 1)[0]  # a checkpoint: neutral
     return end
 

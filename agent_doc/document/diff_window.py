@@ -244,7 +244,7 @@ def window_diff(
         blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
         shift = len(b) - len(a)
         end = max(len(a) - tail + margin, len(a) - tail)
-        end = _window_end(a, b, min(end, len(a)), start, blocks_a, blocks_b)
+        end = window_end(a, b, min(end, len(a)), start, blocks_a, blocks_b)
         old = strip_comments(a[start:end].decode("utf-8"))
         new = strip_comments(b[start : end + shift].decode("utf-8"))
         if old == new:
@@ -284,7 +284,7 @@ def _breaks_before(data: bytes, at: int, index: SnapIndex | None) -> bool:
     return _other_breaks(data, at)
 
 
-def _window_end(
+def window_end(
     a: bytes, b: bytes, at: int, start: int,
     blocks_a: list[tuple[int, int]], blocks_b: list[tuple[int, int]],
 ) -> int:  # fmt: skip
@@ -347,7 +347,7 @@ def same_after_utf8(
     blocks_a = block_spans(a, base)
     start = max(neutral_before(a, head, blocks_a, base), base)
     blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
-    end = _window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
+    end = window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
     old = a[start:end].decode("utf-8")
     new = b[start : end + len(b) - len(a)].decode("utf-8")
     del a, b

@@ -35,10 +35,11 @@ random documents and edits.
 from __future__ import annotations
 
 import itertools
-import re
 from bisect import bisect_right
 
 from agent_doc.document import excerpt
+from agent_doc.document.apply_window import line_is_blank
+from agent_doc.document.apply_window import marker_starts
 from agent_doc.document.components import scan_components
 from agent_doc.document.diff_window import block_spans
 from agent_doc.document.diff_window import neutral_after
@@ -171,7 +172,7 @@ def _stretches_after(
     (else they are scanned from the neutral point ``start`` on)."""
     if start >= len(data):
         return []
-    edges = [start, *_marker_starts(data, start), len(data)]
+    edges = [start, *marker_starts(data, start), len(data)]
     size = STRETCH
     gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > size]
     if not gaps:
@@ -183,7 +184,7 @@ def _stretches_after(
         first = neutral_after(data, lo + max(margin, 1), 0, blocks)
         since = lo if lo > start else floor
         end = neutral_before(data, hi - margin, blocks, since)
-        while end > first and _line_is_blank(data, end):
+        while end > first and line_is_blank(data, end):
             end = neutral_before(data, end - 1, blocks, since)
         if end - first >= size:
             out.append((first, end))
@@ -200,7 +201,7 @@ def _stretches_indexed(
     blank line of ``data`` (not its index: the caller scans it whole)."""
     if start >= len(data):
         return []
-    edges = [start, *_marker_starts(data, start), len(data)]
+    edges = [start, *marker_starts(data, start), len(data)]
     size, margin = STRETCH, MARGIN
     out: list[tuple[int, int]] = []
     for lo, hi in itertools.pairwise(edges):
@@ -247,30 +248,15 @@ def _end_indexed(
         return None if base is None else first
     blocks = block_spans(data, base, at)
     end = neutral_before(data, at, blocks, max(since, base))
-    while end > base and _line_is_blank(data, end):
+    while end > base and line_is_blank(data, end):
         end = neutral_before(data, end - 1, blocks, max(since, base))
     end = max(end, base)
-    while end > first and _line_is_blank(data, end):  # (``end`` is a checkpoint)
+    while end > first and line_is_blank(data, end):  # (``end`` is a checkpoint)
         checkpoint = _checkpoint(data, index, end - 1)
         if checkpoint is None:
             return None
         end = checkpoint
     return end
-
-
-def _marker_starts(data: bytes, start: int) -> list[int]:
-    """Where ``<!--[ \\t]*/?agent:`` (every marker's start) matches from ``start``."""
-    if not _MARKERISH:  # compiled on first use (test_lazy_re)
-        _MARKERISH.append(re.compile(rb"<!--[ \t]*/?agent:"))
-    return [m.start() for m in _MARKERISH[0].finditer(data, start)]
-
-
-_MARKERISH: list[re.Pattern[bytes]] = []
-
-
-def _line_is_blank(data: bytes, at: int) -> bool:
-    end = data.find(b"\n", at)
-    return not data[at : len(data) if end < 0 else end].decode("utf-8").strip()
 
 
 def _components_utf8(data: bytes, spans: list[tuple[int, int]]) -> dict[str, _Span]:

@@ -14,11 +14,9 @@ diff keeps its own scan (:mod:`~agent_doc.document.diff_window`).
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from agent_doc.document.diff_window import block_spans
-from agent_doc.document.diff_window import neutral_after
 from agent_doc.document.diff_window import neutral_before
+from agent_doc.document.diff_window import window_end
 from agent_doc.document.linediff import common_prefix
 from agent_doc.document.linediff import common_suffix
 
@@ -75,34 +73,9 @@ def same_after_scanned(
     blocks_a = scan.blocks()
     start = neutral_before(a, head, blocks_a)
     blocks_b = [r for r in blocks_a if r[1] <= start] + block_spans(b, start)
-    end = _window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
+    end = window_end(a, b, len(a) - tail, start, blocks_a, blocks_b)
     old = a[start:end].decode("utf-8")
     new = b[start : end + len(b) - len(a)].decode("utf-8")
     return bare(old) == bare(new)
 
 
-def _window_end(
-    a: bytes, b: bytes, at: int, start: int,
-    blocks_a: list[tuple[int, int]], blocks_b: list[tuple[int, int]],
-) -> int:  # fmt: skip
-    """The first offset of ``a`` at or after ``at`` that is neutral in ``a`` and,
-    shifted, in ``b`` (as ``diff_window``'s own, which is private there)."""
-    shift = len(b) - len(a)
-    while True:
-        end = neutral_after(a, at, start, blocks_a)
-        if end >= len(a):
-            return end
-        there = end + shift  # a line start after a blank line in ``b`` too
-        if b[there - 2 : there] == b"\n\n" and _neutral(b, there, start, blocks_b):
-            return end
-        at = end + 1
-
-
-def _neutral(data: bytes, at: int, lo: int, blocks: list[tuple[int, int]]) -> bool:
-    """Whether ``at`` (after a blank line) is outside ``blocks`` with every
-    ``<!--`` of ``data[lo:at]`` closed before it."""
-    i = bisect_right(blocks, (at, 1 << 62)) - 1
-    if i >= 0 and blocks[i][0] < at < blocks[i][1]:
-        return False
-    opener = data.rfind(b"<!--", lo, at)
-    return opener < 0 or 0 <= data.find(b"-->", opener + 4) <= at - 3
