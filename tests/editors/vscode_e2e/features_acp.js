@@ -83,6 +83,8 @@ async function streamWhileTyping(landed) {
   assert(result && result.target === "server" && !result.interrupted, `runAgent: ${JSON.stringify(result)}`);
   const outcome = await waitFor(() => landed.find((o) => o.uri.endsWith("/acp.md")), "agentDoc/answerLanded handled");
   const text = document.getText();
+  // the selection reaches the extension host in its own message, after the text
+  await waitFor(() => document.offsetAt(editor.selection.active) === text.length, "the cursor at the end", 5000, 20).catch(() => undefined);
   const cursor = document.offsetAt(editor.selection.active);
   assert(outcome.grouped, `not one undo step: ${JSON.stringify(outcome)}; ${timeline}`);
   assert(typed.length > 2 && text.endsWith(`Notes:\n${typed}`), `typed ${JSON.stringify(typed)}, buffer ends ${JSON.stringify(text.slice(-80))}`);
@@ -136,6 +138,7 @@ async function streamWhileTypingFast(landed) {
   const text = await waitFor(() => document.getText().endsWith(typed.slice(-6)) && document.getText(), "the last key in the buffer", 5000, 20).catch(() => document.getText());
   assert(text.endsWith(tail + typed), `typed ${JSON.stringify(typed)}, buffer ends ${JSON.stringify(text.slice(-typed.length - 40))}`);
   assert(text.split(REPLY).length === original.split(REPLY).length + 1, `the answer is not in the buffer once more: ${text.slice(-1500)}`);
+  await waitFor(() => document.offsetAt(editor.selection.active) === text.length, "the cursor at the end", 5000, 20).catch(() => undefined);
   const cursor = document.offsetAt(editor.selection.active);
   assert(cursor === text.length, `cursor at ${cursor}, the person's text ends at ${text.length}`);
   return { typedChars: typed.length, edits: result.edits, outcome };
