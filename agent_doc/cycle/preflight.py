@@ -293,7 +293,7 @@ def run_preflight(
     scan = SnapshotScan()  # the snapshot as the commit read it, and its blocks
     recovered, committed = _recover_and_commit(path, link, scan)
     reads = ReadCache()  # the file's bytes, read once from here on
-    checked = scan.data  # the snapshot as the commit read it, checked UTF-8
+    checked = scan if scan.data is not None else None  # as the commit read it
     sides = read_sides(path, link, reads, checked)  # bytes when plain UTF-8
     backlog = None
     if sides.names_item_lists():

@@ -16,7 +16,6 @@ the text path.
 from __future__ import annotations
 
 import os
-import re
 
 from agent_doc.cycle.prompt import turn_prompt
 from agent_doc.cycle.prompt import turn_prompt_size
@@ -30,6 +29,10 @@ from agent_doc.document.excerpt import resumed_context
 from agent_doc.document.excerpt_window import resumed_context_utf8
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.frontmatter_text import frontmatter_end_utf8
+from agent_doc.document.linediff import common_prefix
+from agent_doc.document.linediff import known_prefix
+from agent_doc.document.snap_scan import NAME_MAX
+from agent_doc.document.snap_scan import first_name
 from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.state import decode_state_text
 from agent_doc.store.state import read_document
@@ -45,9 +48,9 @@ if TYPE_CHECKING:
     from agent_doc.store.state import StateStore
     from agent_doc.write.server_link import ServerLink
 
-_ITEM_LISTS: list[re.Pattern[bytes]] = []
 _COMPARE = 1 << 20
 """Bytes of the stored baseline read at a time to compare it."""
+_CHUNK = 1 << 16
 
 
 class Sides:
@@ -59,9 +62,18 @@ class Sides:
     without one), decoded only on the plain paths.
     """
 
-    __slots__ = ("data", "_text", "snapshot", "scan", "_snapshot_path", "_names_lists")
+    __slots__ = (
+        "data", "_text", "snapshot", "scan", "_snapshot_path", "_names_lists",
+        "_checked", "_reads", "_shared",
+    )  # fmt: skip
 
-    def __init__(self, data: bytes | None, text: str | None) -> None:
+    def __init__(
+        self,
+        data: bytes | None,
+        text: str | None,
+        checked: SnapshotScan | None = None,
+        reads: ReadCache | None = None,
+    ) -> None:
         self.data = data
         self._text = text
         self.snapshot: bytes | None = None
@@ -69,6 +81,14 @@ class Sides:
         """The snapshot's block scan, shared with the commit's check."""
         self._snapshot_path: Path | None = None
         self._names_lists: bool | None = None
+        self._checked = (
+            None if checked is None or checked.data is None
+            else (checked.data, checked.index)
+        )  # fmt: skip
+        """The snapshot's bytes as the commit read and checked them (valid
+        UTF-8), with their index (the scan's may change later)."""
+        self._reads = reads
+        self._shared: tuple[bytes, int] | None = None
 
     def text(self) -> str:
         """The document's text (decoded on first use)."""
@@ -96,16 +116,41 @@ class Sides:
             scan.keep(*(found if found is not None else (None, None)))
         self.snapshot, self.scan = scan.data, scan
 
+    def shared_with(self, other: bytes) -> int:
+        """The length of the common prefix of the document's bytes and
+        ``other`` (the snapshot's), compared once (by the read, when it
+        compared them)."""
+        assert self.data is not None
+        if self._shared is None or self._shared[0] is not other:
+            known = None
+            if self._reads is not None:
+                known = self._reads.shared_prefix(self.data, other)
+            if known is None:
+                known = common_prefix(other, self.data, chunk=_CHUNK)
+            self._shared = (other, known)
+        return self._shared[1]
+
+    def snapshot_checked(self) -> bool:
+        """Whether the snapshot's bytes are those the commit checked as UTF-8."""
+        checked = self._checked
+        return checked is not None and self.snapshot is checked[0]
+
     def names_item_lists(self) -> bool:
         """Whether the document's text holds ``agent:backlog`` or
-        ``agent:icebox`` anywhere (one search of the bytes)."""
+        ``agent:icebox`` anywhere: searched past the prefix it shares with
+        the checked snapshot when that one's index says where the snapshot
+        first names one (:func:`names_past`), else in the whole bytes."""
         if self.data is None:
             text = self.text()
             return "agent:backlog" in text or "agent:icebox" in text
         if self._names_lists is None:
-            if not _ITEM_LISTS:  # compiled on first use (test_lazy_re)
-                _ITEM_LISTS.append(re.compile(rb"agent:(?:backlog|icebox)"))
-            self._names_lists = _ITEM_LISTS[0].search(self.data) is not None
+            snapshot, index = self._checked or (None, None)
+            if snapshot is None or index is None:
+                self._names_lists = first_name(self.data) >= 0
+            else:
+                self._names_lists = names_past(
+                    self.data, index.names_at, self.shared_with(snapshot)
+                )
         return self._names_lists
 
     def size(self) -> int:
@@ -121,21 +166,43 @@ class Sides:
         )
 
 
+def names_past(data: bytes, names_at: int | None, shared: int) -> bool:
+    """Whether ``data`` holds ``agent:backlog`` or ``agent:icebox``, given
+    that its first ``shared`` bytes are those of a text whose first such
+    name starts at ``names_at`` (-1: it has none; ``None``: not known, so
+    ``data`` is searched whole). A name of ``data`` lying wholly in the
+    shared bytes is one of that text's, so that text's first then lies
+    wholly there too; if that text's first does not, ``data``'s names start
+    at ``shared - NAME_MAX + 1`` or later."""
+    if names_at is None:
+        return first_name(data) >= 0
+    if (
+        0 <= names_at < shared
+        and first_name(data, names_at, min(names_at + NAME_MAX, shared)) == names_at
+    ):
+        return True
+    return first_name(data, max(shared - NAME_MAX + 1, 0)) >= 0
+
+
 def read_sides(
-    path: Path, link: ServerLink | None, reads: ReadCache, like: bytes | None = None
+    path: Path,
+    link: ServerLink | None,
+    reads: ReadCache,
+    checked: SnapshotScan | None = None,
 ) -> Sides:
     """The document as the user sees it: the live buffer if open (in the
     core's form: ``\\n`` line endings, no BOM), else the file's bytes when
-    they are plain UTF-8, else its text. ``like``: the snapshot's bytes,
-    checked valid UTF-8 (the document's bytes are checked past the prefix
-    they share only)."""
+    they are plain UTF-8, else its text. ``checked``: the snapshot as the
+    commit read it, its bytes checked valid UTF-8 (the document's bytes are
+    checked past the prefix they share only), with its index."""
     owner = link.find_owner(path) if link is not None else None
     if owner is not None:
         return Sides(None, normalize_text(owner.text))
+    like = None if checked is None else checked.data
     data = reads.read_plain_utf8(path, like=like)
     if data is None:
         return Sides(None, read_document(path, reads).text)
-    return Sides(data, None)
+    return Sides(data, None, checked, reads)
 
 
 def save_baseline(store: StateStore, path: Path, sides: Sides) -> None:
@@ -173,7 +240,11 @@ def diff_of(sides: Sides) -> str | None:
     try:
         scan = sides.scan
         index = scan.index if scan is not None and scan.data is sides.snapshot else None
-        diff = window_diff(sides.snapshot or b"", sides.data, DEFAULT_CONTEXT, index)
+        snapshot = sides.snapshot or b""
+        diff = window_diff(
+            snapshot, sides.data, DEFAULT_CONTEXT, index,
+            head=sides.shared_with(snapshot), checked=sides.snapshot_checked(),
+        )  # fmt: skip
     except UnicodeDecodeError:  # a bad byte of the snapshot's, in the window
         diff = PLAIN
     if diff is PLAIN:
@@ -188,7 +259,9 @@ def excerpts_of(sides: Sides) -> str:
         assert snapshot is not None
         return resumed_context(snapshot, sides.text())
     assert sides.snapshot is not None
-    return resumed_context_utf8(sides.snapshot, sides.data, sides.scan)
+    shared = sides.shared_with(sides.snapshot)  # the excerpts compare them too
+    with known_prefix(sides.snapshot, sides.data, shared):
+        return resumed_context_utf8(sides.snapshot, sides.data, sides.scan)
 
 
 def prompt_size(

@@ -221,17 +221,28 @@ def _plain_bytes(a: bytes, b: bytes) -> bool:
 
 
 def window_diff(
-    previous: bytes, current: bytes, context: int, index: SnapIndex | None = None
+    previous: bytes,
+    current: bytes,
+    context: int,
+    index: SnapIndex | None = None,
+    *,
+    head: int | None = None,
+    checked: bool = False,
 ) -> str | object | None:
     """``compute_diff(previous.decode(), current.decode(), context)`` computed on
     the changed window only; :data:`PLAIN` when that cannot be shown the same.
     ``index``: :mod:`~agent_doc.document.snap_index`'s index of ``previous``
-    (the scans then start at its last checkpoint before the window)."""
+    (the scans then start at its last checkpoint before the window).
+    What the caller knows already, so it is not searched again: ``head``,
+    the length of the two sides' common prefix; ``checked``, both sides are
+    valid UTF-8 (no encoded surrogate) and ``current`` holds no ``\r`` and
+    no BOM (``previous`` is still searched for a ``\r``)."""
 
     a, b = previous, current
-    if not _plain_bytes(a, b):
+    if not (b"\r" not in a if checked else _plain_bytes(a, b)):
         return PLAIN
-    head = common_prefix(a, b, chunk=1 << 16)
+    if head is None:
+        head = common_prefix(a, b, chunk=1 << 16)
     tail = common_suffix(a, b, min(len(a), len(b)) - head, chunk=1 << 16)
     if head == len(a) == len(b):
         return None

@@ -32,12 +32,18 @@ INDEX_FROM = 1 << 18
 
 class SnapIndex:
     """Checkpoints of one text (its UTF-8, ``size`` bytes): neutral points
-    with the stripped line count before each, and its first exotic break."""
+    with the stripped line count before each, its first exotic break and
+    where it first names an item list."""
 
-    __slots__ = ("breaks_from", "offsets", "size", "stripped")
+    __slots__ = ("breaks_from", "names_at", "offsets", "size", "stripped")
 
     def __init__(
-        self, size: int, offsets: list[int], stripped: list[int], breaks_from: int
+        self,
+        size: int,
+        offsets: list[int],
+        stripped: list[int],
+        breaks_from: int,
+        names_at: int | None = None,
     ) -> None:
         self.size = size
         """The text's length in bytes."""
@@ -49,6 +55,11 @@ class SnapIndex:
         self.breaks_from = breaks_from
         """Where the first line break other than ``\\n`` and ``\\r`` starts
         (-1: none)."""
+        self.names_at = names_at
+        """Where the first ``agent:backlog`` or ``agent:icebox`` starts
+        (:func:`~agent_doc.document.snap_scan.first_name`; -1: none, ``None``:
+        not known): what tells the backlog step whether a document names an
+        item list, searching only where it differs from this text."""
 
     def checkpoint(self, at: int) -> tuple[int, int]:
         """The last checkpoint at or before ``at``: its offset and stripped count."""

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from agent_doc.document.snap_index import Segment
 
-__all__ = ["carried", "first_break", "index_of", "spliced"]
+__all__ = ["NAME_MAX", "carried", "first_break", "first_name", "index_of", "spliced"]
 
 _OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85",
                  b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # fmt: skip
@@ -43,9 +43,27 @@ def first_break(data: bytes, start: int = 0) -> int:
     return found
 
 
+_NAMES: list[re.Pattern[bytes]] = []
+NAME_MAX = len(b"agent:backlog")
+"""Bytes of the longer item-list name (``agent:icebox`` is one less)."""
+
+
+def first_name(data: bytes | memoryview, start: int = 0, end: int | None = None) -> int:
+    """Where the first ``agent:backlog`` or ``agent:icebox`` lying wholly in
+    ``data[start:end]`` starts (-1: none): the names of the item lists the
+    backlog step tidies. Neither holds a line break, and neither can start
+    inside the other or itself."""
+    if not _NAMES:  # compiled on first use (test_lazy_re)
+        _NAMES.append(re.compile(rb"agent:(?:backlog|icebox)"))
+    found = _NAMES[0].search(data, start, len(data) if end is None else end)
+    return -1 if found is None else found.start()
+
+
 def index_of(data: bytes, every: int = EVERY) -> SnapIndex:
     """The index of ``data`` (plain UTF-8: no ``\\r``, no BOM), one scan."""
-    return _extend(data, 0, [0], [0], first_break(data), every)
+    index = _extend(data, 0, [0], [0], first_break(data), every)
+    index.names_at = first_name(data)
+    return index
 
 
 def carried(
@@ -63,7 +81,21 @@ def carried(
     # a break wholly in the shared prefix stays the first; otherwise none
     # starts before ``origin`` (``\n\n`` before it, inside the prefix)
     breaks = known if 0 <= known <= same - 3 else _shifted(first_break(tail), origin)
-    return _extend(tail, origin, offsets, stripped, breaks, every)
+    index = _extend(tail, origin, offsets, stripped, breaks, every)
+    index.names_at = _carried_name(old.names_at, tail, origin)
+    return index
+
+
+def _carried_name(names_at: int | None, tail: bytes, origin: int) -> int | None:
+    """The first item-list name of a text whose first ``origin`` bytes are
+    those of a text whose first is at ``names_at``; ``tail``: the text from
+    ``origin`` on, a line start (or 0). No name holds a line break, so one
+    starting before ``origin`` lies wholly in the shared bytes."""
+    if names_at is None:
+        return None
+    if 0 <= names_at < origin:  # the same, and no earlier one (it was first)
+        return names_at
+    return _shifted(first_name(tail), origin)
 
 
 def _shifted(found: int, origin: int) -> int:
@@ -125,7 +157,54 @@ def spliced(
             offsets.append(old.offsets[i] + start - source)
             stripped.append(count + old.stripped[i] - old.stripped[lo])
     breaks = _scanned(read(offsets[-1], size), offsets, stripped, breaks, every)
-    return SnapIndex(size, offsets, stripped, breaks)
+    names = _spliced_name(old.names_at, segments, size, read)
+    return SnapIndex(size, offsets, stripped, breaks, names)
+
+
+def _spliced_name(
+    names_at: int | None,
+    segments: tuple[Segment, ...],
+    size: int,
+    read: Callable[[int, int], bytes],
+) -> int | None:
+    """The first item-list name of the text :func:`spliced` indexes (``None``:
+    not known without searching a copied segment whole). A name either lies
+    wholly in a copied segment, where the old text had it (and ``names_at``,
+    its first, tells whether it had one), or meets the bytes between two
+    segments: those are searched with :data:`NAME_MAX` - 1 bytes more on each
+    side."""
+    best, pos, near = -1, 0, NAME_MAX - 1
+    for start, source, length in (*segments, (size, size, 0)):
+        if 0 <= best <= start:
+            break
+        lo, hi = max(pos - near, 0), min(start + near, size)
+        found = first_name(read(lo, hi)) if pos < start or 0 < pos < size else -1
+        if found >= 0 and (best < 0 or lo + found < best):
+            best = lo + found
+        pos = start + length
+        if length == 0 or (0 <= best <= start):
+            continue
+        inside = _inside(names_at, start, source, length, read)
+        if inside is None:  # (``best`` is -1 here: any name found is before)
+            return None
+        if inside >= 0 and (best < 0 or inside < best):
+            best = inside
+    return best
+
+
+def _inside(
+    names_at: int | None, start: int, source: int, length: int,
+    read: Callable[[int, int], bytes],
+) -> int | None:  # fmt: skip
+    """Where the first name lying wholly in the copied segment ``(start,
+    source, length)`` starts in the new text (-1: none; ``None``: not known,
+    an earlier name of the old text leaves its later ones unknown)."""
+    if names_at is None or 0 <= names_at < source:
+        return None
+    if names_at < 0 or names_at >= source + length:
+        return -1  # the old text has none before ``names_at``
+    at = start + names_at - source  # the old text's first: whole here too?
+    return at if first_name(read(at, min(at + NAME_MAX, start + length))) == 0 else -1
 
 
 def _scanned(

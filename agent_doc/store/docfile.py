@@ -162,6 +162,7 @@ class ReadCache:
         self._reads: list[tuple[bytes, DocumentFile]] = []
         self._checked: bytes | None = None
         self._checked_path: Path | None = None
+        self._shared: tuple[bytes, bytes, int] | None = None
 
     def _known(self) -> tuple[bytes, ...]:
         seen = tuple(data for data, _ in self._reads)
@@ -217,9 +218,18 @@ class ReadCache:
             return None
         if data == self._checked:
             return data
-        _check_utf8(path, data, like)
+        shared = _check_utf8(path, data, like)
         self._checked, self._checked_path = data, path
+        if like is not None:
+            self._shared = (data, like, shared)
         return data
+
+    def shared_prefix(self, data: bytes, like: bytes) -> int | None:
+        """The length of the common prefix of ``data`` and ``like`` (those
+        very objects), when :meth:`read_plain_utf8` compared them; else ``None``."""
+        if self._shared is None or self._shared[0] is not data:
+            return None
+        return self._shared[2] if self._shared[1] is like else None
 
 
 def read_document_bytes(path: Path) -> bytes:
@@ -373,13 +383,15 @@ def read_plain_utf8(path: Path, reads: ReadCache | None = None) -> bytes | None:
     return (reads if reads is not None else ReadCache()).read_plain_utf8(path)
 
 
-def _check_utf8(path: Path, data: bytes, like: bytes | None = None) -> None:
+def _check_utf8(path: Path, data: bytes, like: bytes | None = None) -> int:
     """Raise as :func:`read_document` would when ``data`` is not a document's
     UTF-8 (invalid UTF-8 or a NUL byte), without building its text.
     ``like``: valid UTF-8; the whole characters ``data`` begins with that are
-    its own are not decoded again."""
+    its own are not decoded again. Returns the length of the two's common
+    prefix (0 without ``like``)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    begin = 0 if like is None else _char_start(like, _shared_prefix(data, like))
+    shared = 0 if like is None else _shared_prefix(data, like)
+    begin = 0 if like is None else _char_start(like, shared)
     try:
         for start in range(begin, len(data), _CHECK_CHUNK):
             chunk = data[start : start + _CHECK_CHUNK]
@@ -389,6 +401,7 @@ def _check_utf8(path: Path, data: bytes, like: bytes | None = None) -> None:
         raise  # pragma: no cover - the full decode fails where the check did
     if b"\0" in data:
         _decode_document(path, data)  # raises, naming the line
+    return shared
 
 
 def _shared_prefix(a: bytes, b: bytes) -> int:

@@ -1,7 +1,8 @@
 """The snapshot's index file, ``snapshots/<hash>.md.idx``, written with it.
 
 :class:`~agent_doc.document.snap_index.SnapIndex` (neutral checkpoints every
-~64 KB with their stripped line counts) saved beside a snapshot of at least
+~64 KB with their stripped line counts, where the text first names an item
+list) saved beside a snapshot of at least
 :data:`~agent_doc.document.snap_index.INDEX_FROM` bytes, so the per-turn
 diffs scan from the last checkpoint before the change instead of byte 0.
 
@@ -28,7 +29,9 @@ from agent_doc.document.linediff import common_prefix
 from agent_doc.document.snap_index import INDEX_FROM
 from agent_doc.document.snap_index import IndexedText
 from agent_doc.document.snap_index import SnapIndex
+from agent_doc.document.snap_scan import NAME_MAX
 from agent_doc.document.snap_scan import carried
+from agent_doc.document.snap_scan import first_name
 from agent_doc.document.snap_scan import index_of
 from agent_doc.document.snap_scan import spliced
 from agent_doc.errors import StateError
@@ -38,7 +41,11 @@ __all__ = [
     "index_for", "index_path", "read_indexed", "remove_index", "write_indexed",
 ]  # fmt: skip
 
-_MAGIC = b"agent-doc snapshot index 1"
+_MAGIC = b"agent-doc snapshot index 2"
+_MAGIC_1 = b"agent-doc snapshot index 1"
+"""The format before ``names_at`` (read: its names are not known)."""
+_UNKNOWN = -2
+"""``names_at`` not known, as the file writes it."""
 _TAIL = 64
 _CHUNK = 1 << 20
 
@@ -76,10 +83,11 @@ def _load(path: Path, key: bytes, size: int) -> SnapIndex | None:
     except OSError:
         return None
     whole = len(lines) >= 5 and lines[-2:] == [b"end", b""]
-    if not whole or lines[0] != _MAGIC or lines[1] != key:
+    if not whole or lines[0] not in (_MAGIC, _MAGIC_1) or lines[1] != key:
         return None
     try:
-        breaks = int(lines[2])
+        first = [int(n) for n in lines[2].split(b" ")]
+        breaks, names = first if lines[0] == _MAGIC else (*first, _UNKNOWN)
         pairs = [tuple(map(int, line.split(b" "))) for line in lines[3:-2]]
         offsets = [p[0] for p in pairs]
         stripped = [p[1] for p in pairs]
@@ -90,7 +98,8 @@ def _load(path: Path, key: bytes, size: int) -> SnapIndex | None:
         return None
     if offsets[-1] > size:
         return None
-    return SnapIndex(size, offsets, stripped, breaks)
+    known = names if -1 <= names < size else None
+    return SnapIndex(size, offsets, stripped, breaks, known)
 
 
 def write_indexed(
@@ -115,7 +124,8 @@ def write_indexed(
         remove_index(target)
         return
     last = _joined(pieces, max(size - _TAIL, 0))
-    lines = [_MAGIC, _key(last, st), b"%d" % index.breaks_from]
+    names = _UNKNOWN if index.names_at is None else index.names_at
+    lines = [_MAGIC, _key(last, st), b"%d %d" % (index.breaks_from, names)]
     pairs = zip(index.offsets, index.stripped, strict=True)
     lines += [b"%d %d" % pair for pair in pairs]
     text = b"\n".join([*lines, b"end", b""])
@@ -145,7 +155,38 @@ def _index(
 ) -> SnapIndex:
     """The index of ``pieces`` joined, carried from ``previous`` when it has
     one (a text with CR or a BOM gets one too: the diff takes the plain path
-    before it looks at it, and its neutral points are the bytes' own)."""
+    before it looks at it, and its neutral points are the bytes' own), with
+    where it first names an item list (searched whole when the carried
+    index cannot tell: an index of the format before, or a name of the old
+    text's before a copied stretch)."""
+    index = _carried_index(pieces, previous)
+    if index.names_at is None:
+        index.names_at = _first_name_of(pieces)
+    return index
+
+
+def _first_name_of(pieces: tuple[bytes | memoryview, ...]) -> int:
+    """:func:`~agent_doc.document.snap_scan.first_name` of ``pieces`` joined,
+    searched piece by piece (and across each joint), without joining them."""
+    at = 0
+    for piece in pieces:
+        if at:  # a name across the joint with the pieces before
+            lo = max(at - NAME_MAX + 1, 0)
+            hit = first_name(_joined(pieces, lo, at + NAME_MAX - 1))
+            if hit >= 0:
+                return lo + hit
+        hit = first_name(piece)
+        if hit >= 0:
+            return at + hit
+        at += len(piece)
+    return -1
+
+
+def _carried_index(
+    pieces: tuple[bytes | memoryview, ...], previous: Path | IndexedText | None
+) -> SnapIndex:
+    """:func:`_index`, but where the text names an item list may be left
+    unknown."""
     found = None
     if isinstance(previous, Path):
         found = _shared_with_file(previous, pieces)

@@ -17,6 +17,7 @@ from agent_doc.document.diff_window import diff_texts
 from agent_doc.document.diff_window import same_after
 from agent_doc.document.diff_window import window_diff
 from agent_doc.document.headings import strip_head_markers
+from agent_doc.document.linediff import common_prefix
 
 PIECES = [
     "## User\n\n", "Turn 3: what changes — and why?\n", "\n", "\n\n",
@@ -74,6 +75,10 @@ def test_window_diff_is_the_plain_diff(
         got = window_diff(previous.encode(), doc.encode(), 5)
         if got is not PLAIN:
             assert got == compute_diff(previous, doc)
+        a, b = previous.encode(), doc.encode()
+        if b"\r" not in b and not b.startswith(b"\xef\xbb\xbf"):  # what is known
+            head = common_prefix(a, b, chunk=1 << 16)
+            assert window_diff(a, b, 5, head=head, checked=True) == got
 
 
 def test_bom_crlf_and_surrogate_bytes_take_the_plain_path() -> None:

@@ -238,9 +238,9 @@ def test_preflight_with_any_index_gives_the_plain_diff(
     given: list[object] = []
     real = preflight_utf8.window_diff
 
-    def spy(*args: object) -> object:
+    def spy(*args: object, **known: object) -> object:
         given.append(args[3] if len(args) > 3 else None)
-        return real(*args)  # type: ignore[arg-type]
+        return real(*args, **known)  # type: ignore[arg-type]
 
     cut: list[object] = []
     real_cut = excerpt_window._stretches_indexed
