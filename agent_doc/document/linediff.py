@@ -73,7 +73,7 @@ def common_prefix(a: _Seq, b: _Seq, lo: int = 0, chunk: int = _CHUNK) -> int:
     ``a`` and ``b``, starting at index ``lo``; ``chunk`` items compared at once
     (or lent by :class:`known_prefix`)."""
     if _KNOWN and not lo:
-        for known_a, known_b, known in _KNOWN:
+        for known_a, known_b, known in reversed(_KNOWN):  # innermost first
             if a is known_a and b is known_b:
                 return known
     n = min(len(a), len(b))

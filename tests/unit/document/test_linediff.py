@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from agent_doc.document.linediff import MAX_EDIT_DISTANCE
 from agent_doc.document.linediff import _myers
+from agent_doc.document.linediff import common_prefix
 from agent_doc.document.linediff import diff_lines
+from agent_doc.document.linediff import known_prefix
 
 
 def apply(
@@ -98,3 +100,21 @@ def test_regions_without_a_common_line_are_one_hunk_as_the_search_finds(
     assert apply(a, b, hunks) == b
     if a_mid and b_mid and not set(around) & set(a_mid + b_mid):
         assert hunks == [(lo, a_hi, lo, b_hi)]
+
+
+def test_a_known_prefix_is_lent_for_those_very_texts_only() -> None:
+    a, b = (
+        b"same start, then a" * 50,
+        b"same start, then a" * 49 + b"same start, then b",
+    )
+    true = common_prefix(a, b, chunk=1 << 16)
+    with known_prefix(a, b, true):
+        assert common_prefix(a, b, chunk=1 << 16) == true  # lent
+        with known_prefix(a, b, -7):  # (a wrong answer shows it is lent)
+            assert common_prefix(a, b) == -7
+            assert common_prefix(bytes(bytearray(a)), b) == true  # a copy: compared
+            assert common_prefix(a, b, 3) == true - 3  # not from 0: compared
+        assert common_prefix(a, b) == true
+    with known_prefix(a, b, -7):
+        pass
+    assert common_prefix(a, b) == true  # gone on leaving

@@ -27,6 +27,7 @@ from agent_doc.document.snap_index import Segment
 from agent_doc.document.snap_index import SnapIndex
 from agent_doc.document.snap_scan import carried
 from agent_doc.document.snap_scan import first_break
+from agent_doc.document.snap_scan import first_name
 from agent_doc.document.snap_scan import index_of
 from agent_doc.document.snap_scan import spliced
 from agent_doc.document.snapshot_scan import SnapshotScan
@@ -46,6 +47,11 @@ SETTINGS = settings(
 )
 
 
+NAMED = [*MARKED, "<!-- agent:backlog -->\n", "see agent:icebox here\n", "agent:",
+         "backlog\n", "agent:ice", "box\n"]  # fmt: skip
+"""Pieces that name item lists, whole or cut (a name made or broken by an edit)."""
+
+
 def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "replace")
 
@@ -56,7 +62,7 @@ def edits(draw: st.DrawFn, text: str) -> str:
     for at, piece in sorted(
         draw(
             st.lists(
-                st.tuples(st.integers(0, len(text)), st.sampled_from(MARKED)),
+                st.tuples(st.integers(0, len(text)), st.sampled_from(NAMED)),
                 max_size=3,
             )
         ),
@@ -102,6 +108,7 @@ def test_a_checkpoint_is_neutral_and_counts_the_stripped_lines_before_it(
     origin = old.checkpoint(same)[0]
     index = carried(old, same, text[origin:], origin, every)
     assert_describes(index, text)
+    assert index.names_at == first_name(text)  # known: it was known before
 
 
 def assert_describes(index: SnapIndex, text: bytes) -> None:
@@ -110,6 +117,7 @@ def assert_describes(index: SnapIndex, text: bytes) -> None:
     blocks = block_spans(text)
     assert index.size == len(text)
     assert index.breaks_from == first_break(text)
+    assert index.names_at in (None, first_name(text))
     assert index.offsets[0] == 0
     for at, lines in zip(index.offsets[1:], index.stripped[1:], strict=True):
         assert text[at - 2 : at] == b"\n\n"
@@ -122,16 +130,16 @@ def assert_describes(index: SnapIndex, text: bytes) -> None:
 def spliced_texts(draw: st.DrawFn) -> tuple[bytes, bytes, tuple[Segment, ...]]:
     """A text, and a new one made of stretches of it (in order) with random
     pieces between them: the new text, and where it copies the old one."""
-    paragraphs = st.sampled_from([*MARKED, *["para line one\n\n"] * 6 * len(MARKED)])
+    paragraphs = st.sampled_from([*NAMED, *["para line one\n\n"] * 6 * len(NAMED)])
     text = _utf8("".join(draw(st.lists(paragraphs, max_size=120)))).decode()
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=6)))
     new, segments = b"", []
     for lo, hi in zip(cuts[::2], cuts[1::2], strict=False):
-        new += _utf8("".join(draw(st.lists(st.sampled_from(MARKED), max_size=3))))
+        new += _utf8("".join(draw(st.lists(st.sampled_from(NAMED), max_size=3))))
         stretch = _utf8(text[lo:hi])
         segments.append((len(new), len(_utf8(text[:lo])), len(stretch)))
         new += stretch
-    new += _utf8("".join(draw(st.lists(st.sampled_from(MARKED), max_size=3))))
+    new += _utf8("".join(draw(st.lists(st.sampled_from(NAMED), max_size=3))))
     return _utf8(text), new, tuple(segments)
 
 
@@ -152,6 +160,9 @@ def test_an_index_spliced_from_copied_stretches_describes_the_new_text(
         return
     assert index is not None
     assert_describes(index, new)
+    first = first_name(old)  # known unless a name of the old text's is before
+    if first < 0 or all(first >= source for _, source, _ in segments):  # a copy
+        assert index.names_at == first_name(new)
     current = _utf8(data.draw(edits(new.decode())))
     assert window_diff(new, current, 5, index) == window_diff(new, current, 5)
 
@@ -224,3 +235,22 @@ def test_the_excerpts_stretches_on_the_index_are_the_writes(
         assert got == apply_window.stretches(data, scan.index)
     elif not odd:  # (odd bytes: the plain path, whatever the write would cut)
         assert apply_window.stretches(data, scan.index) == []
+
+
+@pytest.mark.parametrize("joint", ["start", "end", "both"])
+def test_a_name_across_a_copied_stretchs_edge_is_found(joint: str) -> None:
+    """A name made by the bytes around a copied stretch and its own first
+    or last bytes (the old text does not have it) is where the new one
+    first names an item list."""
+    old = b"head\n\nbacklog and more\n\n" + b"para line\n\n" * 8 + b"end agent:"
+    lo = old.index(b"backlog")
+    before = b"see agent:" if joint != "end" else b"x\n"
+    after = b"icebox\n" if joint != "start" else b"\n"
+    new = before + old[lo:] + after
+    index = spliced(
+        index_of(old, 4), ((len(before), lo, len(old) - lo),), len(new),
+        lambda a, b: new[a:b], 4,
+    )  # fmt: skip
+    assert index is not None
+    assert index.names_at == first_name(new)
+    assert index.names_at == (4 if joint != "end" else len(new) - 13)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from agent_doc.cycle.commit import commit_document
 from agent_doc.cycle.preflight import run_preflight
 from agent_doc.document.excerpt import resumed_context
+from agent_doc.document.linediff import common_prefix
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import DocumentError
 from agent_doc.errors import StateError
@@ -84,6 +85,12 @@ def test_checked_against_the_snapshot_is_the_whole_check(
     assert _outcome(lambda: ReadCache().read_plain_utf8(path, like=known)) == _outcome(
         lambda: ReadCache().read_plain_utf8(path)
     )
+    reads = ReadCache()  # the prefix the check compared, lent to later steps
+    read = _outcome(lambda: reads.read_plain_utf8(path, like=known))
+    if isinstance(read, bytes):
+        assert reads.shared_prefix(read, known) == common_prefix(known, read)
+        if len(known) > 1:  # (an empty or one-byte bytes is a shared object)
+            assert reads.shared_prefix(read, bytes(bytearray(known))) is None
 
 
 def _committed_conversation(project: Path) -> tuple[Path, str]:

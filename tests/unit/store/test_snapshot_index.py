@@ -15,8 +15,10 @@ from agent_doc.cycle.preflight import run_preflight
 from agent_doc.cycle.turn import prepare_turn
 from agent_doc.document.diff import compute_diff
 from agent_doc.document.excerpt import resumed_context
+from agent_doc.document.linediff import common_prefix
 from agent_doc.document.snap_index import INDEX_FROM
 from agent_doc.document.snap_index import SnapIndex
+from agent_doc.document.snap_scan import first_name
 from agent_doc.document.snap_scan import index_of
 from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.landing import drop_staged_snapshot
@@ -276,3 +278,100 @@ def test_preflight_with_any_index_gives_the_plain_diff(
     assert result.excerpts == resumed_context(previous, doc.read_text("utf-8"))
     assert "One more question, typed just now?" in result.excerpts
     assert cut == [index for index in given if index is not None]  # the same one
+
+
+BACKLOG = "<!-- agent:backlog -->\n- [ ] [#a1] a task\n<!-- /agent:backlog -->\n\n"
+
+
+def _with_backlog(text: str) -> str:
+    return text.replace("<!-- agent:status", BACKLOG + "<!-- agent:status", 1)
+
+
+def test_the_index_remembers_where_the_snapshot_names_an_item_list(
+    session: tuple[StateStore, Path, str],
+) -> None:
+    """Written whole, carried, or from an index of the format before (read
+    with its checkpoints, its names not known, searched once when the next
+    snapshot is written)."""
+    store, doc, text = session
+    path = store.snapshot_path(doc)
+    for body in (text, _with_backlog(text), type_line(_with_backlog(text)), text):
+        store.save_snapshot(doc, body)
+        index = read_indexed(path)[1]  # type: ignore[index]
+        assert index is not None
+        assert index.names_at == first_name(body.encode())
+    store.save_snapshot(doc, _with_backlog(text))
+    lines = _index_file(store, doc).read_bytes().split(b"\n")
+    lines[0], lines[2] = b"agent-doc snapshot index 1", lines[2].split(b" ")[0]
+    _index_file(store, doc).write_bytes(b"\n".join(lines))
+    index = read_indexed(path)[1]  # type: ignore[index]
+    assert index is not None
+    assert index.names_at is None
+    assert index.offsets == index_of(path.read_bytes()).offsets
+    store.save_snapshot(doc, type_line(_with_backlog(text)))
+    index = read_indexed(path)[1]  # type: ignore[index]
+    assert index is not None
+    assert index.names_at == first_name(type_line(_with_backlog(text)).encode())
+
+
+@pytest.mark.parametrize("index", ["kept", "missing", "format 1"])
+@pytest.mark.parametrize(
+    ("snapshot_has", "document_has"),
+    [(True, True), (False, True), (True, False), (False, False)],
+)
+def test_preflight_asks_the_backlog_step_as_the_whole_search_does(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    index: str,
+    snapshot_has: bool,
+    document_has: bool,
+) -> None:
+    """The backlog step runs exactly when the document names an item list:
+    kept from the snapshot (the name in the shared prefix), typed in the
+    window, or deleted from it — with the snapshot's index, without it, or
+    with one that does not know the names."""
+    from agent_doc.cycle import preflight
+    from agent_doc.cycle import preflight_utf8
+
+    asked: list[Path] = []
+    monkeypatch.setattr(
+        preflight, "tidy_backlog", lambda path, link: asked.append(path)
+    )
+    starts: list[int] = []
+
+    def search(data: bytes, start: int = 0, end: int | None = None) -> int:
+        starts.append(start)
+        return first_name(data, start, end)
+
+    monkeypatch.setattr(preflight_utf8, "first_name", search)
+    store, doc = StateStore(project), project / "doc.md"
+    text = "".join(conversation(80, "s1"))
+    snapshot = _with_backlog(text) if snapshot_has else text
+    doc.write_text(snapshot, "utf-8")
+    store.save_snapshot(doc, snapshot)
+    subprocess.run(["git", "-C", str(project), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(project), "commit", "-qm", "turns"], check=True)
+    if index == "missing":
+        _index_file(store, doc).unlink()
+    elif index == "format 1":
+        lines = _index_file(store, doc).read_bytes().split(b"\n")
+        lines[0], lines[2] = b"agent-doc snapshot index 1", lines[2].split(b" ")[0]
+        _index_file(store, doc).write_bytes(b"\n".join(lines))
+    typed = type_line(text)
+    if document_has and not snapshot_has:  # typed at the end of the exchange
+        typed = type_line(text, "<!-- agent:icebox -->")
+    elif document_has:
+        typed = _with_backlog(typed)
+    doc.write_text(typed, "utf-8")
+    result = run_preflight(doc, settle=False, allow_network=False, excerpts=True)
+    assert asked == ([doc] if document_has else [])
+    assert result.diff is not None
+    if index == "kept" and snapshot_has and document_has:  # the kept name
+        assert starts == [snapshot.index("agent:backlog")]
+    elif index == "kept":  # from where the two differ only (the name cut there)
+        assert starts[-1] == common_prefix(snapshot.encode(), typed.encode()) - 12
+        assert starts[:-1] == (
+            [snapshot.index("agent:backlog")] if snapshot_has else []
+        )
+    else:
+        assert starts == [0]
