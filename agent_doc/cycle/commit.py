@@ -145,8 +145,8 @@ def commit_document(
     with git:  # git works while the snapshot is read and prepared
         store = StateStore.for_document(path)
         snapshot_data, index = _checked_snapshot(store, path)
-        # checked, not decoded; past the bytes it shares with the snapshot only
-        original = read_document_form(path, snapshot_data)
+        if snapshot_data is None:  # the file is committed: its errors first
+            read_document_form(path)
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
         scan.keep(snapshot_data, index)
         cleaned = None
@@ -162,8 +162,11 @@ def commit_document(
                 not also
                 and head_data is not None
                 and _same_answer_data(snapshot_data, head_data, scan, index)
-            ):
+            ):  # the document is not read: nothing of it is committed
                 return False, "nothing to commit"
+            # how it is stored (checked, not decoded; past the bytes it
+            # shares with the snapshot only), for the blob's line endings
+            original = read_document_form(path, snapshot_data)
             snapshot = snapshot_data.decode("utf-8")
             head = None if head_data is None else head_text_of(head_data)
             prepared = mark_new_headings(snapshot, head)

@@ -120,19 +120,39 @@ def test_preflight_checks_the_document_past_the_snapshot_only(
         heads.append(like)
         return real_head(path, like)
 
-    def check(path: Path, data: bytes, like: bytes | None = None) -> None:
+    def check(path: Path, data: bytes, like: bytes | None = None) -> int:
         checks.append(like)
-        real_check(path, data, like)
+        return real_check(path, data, like)
 
     monkeypatch.setattr(docfile, "_checked_head", head)
     monkeypatch.setattr(docfile, "_check_utf8", check)
     result = run_preflight(doc, settle=False, allow_network=False, excerpts=True)
     snapshot = text.encode()
-    assert heads == [None, snapshot]  # the gate (whole), the commit's form
+    assert heads == [None]  # the gate (whole); nothing to commit: no form check
     assert checks == [snapshot]  # the read after the commit
     typed = doc.read_bytes()
     assert docfile._shared_prefix(typed, snapshot) > 0.9 * len(typed)  # not decoded
     assert result.excerpts == resumed_context(text, typed.decode())
+
+
+def test_a_commit_checks_the_documents_form_past_the_snapshot(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit (not "nothing to commit") reads how the document is stored,
+    checked past the prefix it shares with the snapshot it commits."""
+    doc, text = _committed_conversation(project)
+    answered = (type_line(text) + "An answer.\n").encode()
+    StateStore(project).save_snapshot_data(doc, answered)
+    heads: list[bytes | None] = []
+    real_head = docfile._checked_head
+
+    def head(path: Path, like: bytes | None = None) -> str | None:
+        heads.append(like)
+        return real_head(path, like)
+
+    monkeypatch.setattr(docfile, "_checked_head", head)
+    assert commit_document(doc)[0] is True
+    assert heads == [answered]
 
 
 @pytest.mark.parametrize("document", [b"fine\n", b"caf\xe9\n", None])
