@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from agent_doc.cycle.gitcommit import Git
     from agent_doc.cycle.gitfull import FileEntry
     from agent_doc.document.snap_index import SnapIndex
+    from agent_doc.store.snapshot_index import FileKey
     from agent_doc.write.server_link import ServerLink
 
 logger = lazy_logger(__name__)
@@ -144,11 +145,11 @@ def commit_document(
         git = start_commit(path, now)
     with git:  # git works while the snapshot is read and prepared
         store = StateStore.for_document(path)
-        snapshot_data, index = _checked_snapshot(store, path)
+        snapshot_data, index, key = _checked_snapshot(store, path)
         if snapshot_data is None:  # the file is committed: its errors first
             read_document_form(path)
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
-        scan.keep(snapshot_data, index)
+        scan.keep(snapshot_data, index, key)
         cleaned = None
         tree = git.work_tree()
         git.settle_index(tree)  # a commit killed before its index followed
@@ -185,21 +186,21 @@ def commit_document(
 
 def _checked_snapshot(
     store: StateStore, path: Path
-) -> tuple[bytes | None, SnapIndex | None]:
-    """The snapshot's bytes (``None``: no snapshot), checked valid UTF-8, and
-    its index. A snapshot that cannot be read or is not UTF-8 raises
-    :class:`StateError`, after the document's own error if it has one (the
-    document is checked first, as it always was)."""
+) -> tuple[bytes | None, SnapIndex | None, FileKey | None]:
+    """The snapshot's bytes (``None``: no snapshot), checked valid UTF-8, its
+    index and its file's key. A snapshot that cannot be read or is not UTF-8
+    raises :class:`StateError`, after the document's own error if it has one
+    (the document is checked first, as it always was)."""
     try:
-        indexed = store.load_snapshot_indexed(path)
-        data, index = indexed if indexed is not None else (None, None)
+        found = store.load_snapshot_keyed(path)
+        data, index, key = found if found is not None else (None, None, None)
         if data is not None and not is_utf8(data):
             where = store.snapshot_path(path)
             raise StateError(f"corrupt state file {where}: not valid UTF-8")
     except StateError:
         read_document_form(path)
         raise
-    return data, index
+    return data, index, key
 
 
 def _link_entries(git: Git, tree: WorkTree, path: Path) -> list[FileEntry]:

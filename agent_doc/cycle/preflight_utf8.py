@@ -34,6 +34,7 @@ from agent_doc.document.linediff import known_prefix
 from agent_doc.document.snap_scan import NAME_MAX
 from agent_doc.document.snap_scan import first_name
 from agent_doc.store.atomic import atomic_write_bytes
+from agent_doc.store.snapshot_index import file_key
 from agent_doc.store.state import decode_state_text
 from agent_doc.store.state import read_document
 from agent_doc.write.outcome import normalize_text
@@ -111,7 +112,7 @@ class Sides:
         """Read the snapshot's bytes (not decoded): those ``scan`` holds (the
         commit read them) when the file still holds them, and their blocks."""
         self._snapshot_path = store.snapshot_path(path)
-        if scan.data is None or not _same_file(self._snapshot_path, scan.data):
+        if scan.data is None or not _unchanged(self._snapshot_path, scan):
             found = store.load_snapshot_indexed(path)
             scan.keep(*(found if found is not None else (None, None)))
         self.snapshot, self.scan = scan.data, scan
@@ -213,6 +214,19 @@ def save_baseline(store: StateStore, path: Path, sides: Sides) -> None:
     target = store.baseline_path(path)
     if not _same_file(target, sides.data):
         atomic_write_bytes(target, sides.data)
+
+
+def _unchanged(path: Path, scan: SnapshotScan) -> bool:
+    """Whether the file ``path`` still holds ``scan.data``, the bytes read
+    from it: its key is the one they were read with (one ``stat``), or,
+    without a key, it holds the same bytes."""
+    assert scan.data is not None
+    if scan.key is None:
+        return _same_file(path, scan.data)
+    try:
+        return file_key(path.stat()) == scan.key
+    except OSError:
+        return False
 
 
 def _same_file(path: Path, data: bytes) -> bool:

@@ -38,8 +38,14 @@ from agent_doc.errors import StateError
 from agent_doc.store.atomic import atomic_write_bytes
 
 __all__ = [
-    "index_for", "index_path", "read_indexed", "remove_index", "write_indexed",
+    "FileKey", "file_key", "index_for", "index_path", "read_indexed", "read_keyed",
+    "remove_index", "write_indexed",
 ]  # fmt: skip
+
+FileKey = tuple[int, int, int, int]
+"""A file's inode, size, modification and change times (nanoseconds): an
+atomic write (a new inode) or a write in place (a new change time, which no
+one can set back) gives another key."""
 
 _MAGIC = b"agent-doc snapshot index 2"
 _MAGIC_1 = b"agent-doc snapshot index 1"
@@ -60,9 +66,21 @@ def _key(data: bytes | memoryview, st: os.stat_result) -> bytes:
     return b"%d %d %s" % (st.st_size, st.st_mtime_ns, tail)
 
 
+def file_key(st: os.stat_result) -> FileKey:
+    """The :data:`FileKey` of a file's ``stat``."""
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 def read_indexed(snapshot: Path) -> tuple[bytes, SnapIndex | None] | None:
     """The snapshot's bytes and, when its index file describes exactly them,
     its index; ``None`` when there is no snapshot."""
+    found = read_keyed(snapshot)
+    return None if found is None else found[:2]
+
+
+def read_keyed(snapshot: Path) -> tuple[bytes, SnapIndex | None, FileKey] | None:
+    """:func:`read_indexed`, with the :data:`FileKey` of the file read (a
+    later ``stat`` with the same key: it still holds these bytes)."""
     try:
         with open(snapshot, "rb") as file:
             st = os.fstat(file.fileno())
@@ -72,8 +90,9 @@ def read_indexed(snapshot: Path) -> tuple[bytes, SnapIndex | None] | None:
     except OSError as exc:
         raise StateError(f"cannot read {snapshot}: {exc.strerror or exc}") from exc
     if len(data) < INDEX_FROM or len(data) != st.st_size:
-        return data, None
-    return data, _load(index_path(snapshot), _key(data, st), len(data))
+        return data, None, file_key(st)
+    index = _load(index_path(snapshot), _key(data, st), len(data))
+    return data, index, file_key(st)
 
 
 def _load(path: Path, key: bytes, size: int) -> SnapIndex | None:

@@ -27,6 +27,7 @@ from agent_doc.store.docfile import write_document
 from agent_doc.store.locks import DEFAULT_TIMEOUT
 from agent_doc.store.locks import file_lock
 from agent_doc.store.snapshot_index import read_indexed
+from agent_doc.store.snapshot_index import read_keyed
 from agent_doc.store.snapshot_index import remove_index
 from agent_doc.store.snapshot_index import write_indexed
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from agent_doc.document.snap_index import SnapIndex
+    from agent_doc.store.snapshot_index import FileKey
 
 __all__ = [
     "STATE_DIR",
@@ -188,6 +190,13 @@ class StateStore:
         describes them (:mod:`~agent_doc.store.snapshot_index`); ``None``
         when there is no snapshot."""
         return read_indexed(self.snapshot_path(doc))
+
+    def load_snapshot_keyed(
+        self, doc: Path
+    ) -> tuple[bytes, SnapIndex | None, FileKey] | None:
+        """:meth:`load_snapshot_indexed`, with the file's key
+        (:func:`~agent_doc.store.snapshot_index.read_keyed`)."""
+        return read_keyed(self.snapshot_path(doc))
 
     def save_snapshot(self, doc: Path, text: str) -> None:
         """Store the snapshot atomically (and its index)."""
