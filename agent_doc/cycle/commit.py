@@ -45,6 +45,7 @@ from agent_doc.store.docfile import is_utf8
 from agent_doc.store.docfile import read_document_form
 from agent_doc.store.events import fire_quietly
 from agent_doc.store.gitignore import ensure_state_ignored
+from agent_doc.store.snapshot_index import file_key
 from agent_doc.store.state import StateStore
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -145,11 +146,11 @@ def commit_document(
         git = start_commit(path, now)
     with git:  # git works while the snapshot is read and prepared
         store = StateStore.for_document(path)
-        snapshot_data, index, key = _checked_snapshot(store, path)
+        snapshot_data, index, key = _checked_snapshot(store, path, scan)
         if snapshot_data is None:  # the file is committed: its errors first
             read_document_form(path)
         ensure_state_ignored(store.state_dir)  # before any `git add -A` sees it
-        scan.keep(snapshot_data, index, key)
+        scan.keep(snapshot_data, index, key, checked=True)
         cleaned = None
         tree = git.work_tree()
         git.settle_index(tree)  # a commit killed before its index followed
@@ -184,13 +185,35 @@ def commit_document(
     return result.committed, result.message
 
 
+def read_checked_snapshot(path: Path, scan: SnapshotScan) -> None:
+    """Read the document's snapshot into ``scan`` (its bytes, index and file
+    key) when it is valid UTF-8, marked checked: the commit then takes it
+    while its file keeps that key. Never raises: a snapshot missing,
+    unreadable or not UTF-8 leaves ``scan`` as it was (the commit reads it
+    and says why)."""
+    try:
+        found = StateStore.for_document(path).load_snapshot_keyed(path)
+    except AgentDocError:
+        return
+    if found is not None and is_utf8(found[0]):
+        scan.keep(*found, checked=True)
+
+
 def _checked_snapshot(
-    store: StateStore, path: Path
+    store: StateStore, path: Path, scan: SnapshotScan | None = None
 ) -> tuple[bytes | None, SnapIndex | None, FileKey | None]:
     """The snapshot's bytes (``None``: no snapshot), checked valid UTF-8, its
-    index and its file's key. A snapshot that cannot be read or is not UTF-8
+    index and its file's key (those ``scan`` holds, checked, while its file
+    keeps their key). A snapshot that cannot be read or is not UTF-8
     raises :class:`StateError`, after the document's own error if it has one
     (the document is checked first, as it always was)."""
+    if scan is not None and scan.checked and scan.data is not None:
+        try:
+            same = file_key(store.snapshot_path(path).stat()) == scan.key
+        except OSError:
+            same = False
+        if same:
+            return scan.data, scan.index, scan.key  # type: ignore[return-value]
     try:
         found = store.load_snapshot_keyed(path)
         data, index, key = found if found is not None else (None, None, None)

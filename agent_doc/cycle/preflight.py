@@ -263,6 +263,7 @@ def run_preflight(
     allow_network: bool = True,
     excerpts: bool = False,
     front_text: str | None = None,
+    snapshot: SnapshotScan | None = None,
 ) -> PreflightResult:
     """Run the pre-agent steps for ``path`` and return their result.
 
@@ -272,7 +273,9 @@ def run_preflight(
     resumed prompt's excerpts in place of the whole document — when a snapshot
     says what it saw and the config's ``prompt`` is not ``"full"``; otherwise,
     and on a first turn, the whole document as always. ``front_text``: the
-    document's frontmatter text, when the caller's gate has just read it.
+    document's frontmatter text, when the caller's gate has just read it;
+    ``snapshot``: the snapshot it read and checked (the commit takes it while
+    its file is the same).
 
     The document is read (and checked) again after the commit, as bytes, and
     not held across the commit, which holds the snapshot and HEAD's blob.
@@ -290,7 +293,7 @@ def run_preflight(
         )
     root = project_root_for(path)
     store = StateStore(root)
-    scan = SnapshotScan()  # the snapshot as the commit read it, and its blocks
+    scan = snapshot if snapshot is not None else SnapshotScan()  # and its blocks
     recovered, committed = _recover_and_commit(path, link, scan)
     reads = ReadCache()  # the file's bytes, read once from here on
     checked = scan if scan.data is not None else None  # as the commit read it

@@ -35,7 +35,7 @@ class SnapshotScan:
     """A snapshot's UTF-8 as one command read it (``None``: not read, or
     written since), and its block spans, computed on first use."""
 
-    __slots__ = ("data", "index", "key", "_blocks")
+    __slots__ = ("checked", "data", "index", "key", "_blocks")
 
     def __init__(self, data: bytes | None = None) -> None:
         self.data = data
@@ -46,17 +46,25 @@ class SnapshotScan:
         """The key of the file ``data`` was read from (its inode, size and
         times: :func:`~agent_doc.store.snapshot_index.file_key`), when known:
         a file with the same key still holds ``data``."""
+        self.checked = False
+        """Whether ``data`` was checked valid UTF-8."""
         self._blocks: list[tuple[int, int]] | None = None
 
     def keep(
-        self, data: bytes | None, index: SnapIndex | None = None, key: object = None
+        self,
+        data: bytes | None,
+        index: SnapIndex | None = None,
+        key: object = None,
+        *,
+        checked: bool = False,
     ) -> None:
         """Remember ``data`` as the snapshot (its blocks kept if the same
-        object), with its index and its file's key."""
+        object), with its index, its file's key and whether it was checked."""
         if data is not self.data:
             self.data, self._blocks = data, None
         self.index = index if data is not None else None
         self.key = key if data is not None else None
+        self.checked = checked and data is not None
 
     def blocks(self) -> list[tuple[int, int]]:
         """``block_spans(self.data)``, computed once."""

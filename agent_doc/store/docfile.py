@@ -257,7 +257,9 @@ def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     return _decode_document(path, _read_regular(path))
 
 
-def read_frontmatter_text(path: Path, reads: ReadCache | None = None) -> str:
+def read_frontmatter_text(
+    path: Path, reads: ReadCache | None = None, like: bytes | None = None
+) -> str:
     """The document's text through its frontmatter block (all of it when the
     file is not plain UTF-8): what :func:`parse_frontmatter` reads, without
     decoding a large document. Raises as :func:`read_document` does.
@@ -265,9 +267,11 @@ def read_frontmatter_text(path: Path, reads: ReadCache | None = None) -> str:
     Without ``reads`` the file is checked a chunk at a time and never held
     whole (a command that reads it again later does not keep two copies'
     worth of heap); with ``reads`` its bytes are kept there for the command.
+    ``like`` (without ``reads``): valid UTF-8 the file probably begins with
+    (the snapshot, checked): the bytes they share are not decoded again.
     """
     if reads is None:
-        head = _checked_head(path)
+        head = _checked_head(path, like)
         if head is not None:
             return head
         return read_document(path).text  # not plain: as read, or its error

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     from agent_doc.cycle.preflight import PreflightResult
+    from agent_doc.document.snapshot_scan import SnapshotScan
     from agent_doc.tmux.agent_state import AgentStatus
 
 COMMANDS = ("outline", "status", "preflight", "route")
@@ -92,11 +93,17 @@ def describe_state(status: AgentStatus) -> str:
 
 
 def do_preflight(
-    file: Path, *, no_wait: bool, excerpts: bool = False, front_text: str | None = None
+    file: Path,
+    *,
+    no_wait: bool,
+    excerpts: bool = False,
+    front_text: str | None = None,
+    snapshot: SnapshotScan | None = None,
 ) -> int:
     """``agent-doc preflight``: every pre-agent step, the §7.26 JSON on stdout
     (with ``excerpts``, the parts the agent needs in place of the document;
-    ``front_text``: the frontmatter the gate read, see :func:`gate_front`)."""
+    ``front_text`` and ``snapshot``: the frontmatter and the checked snapshot
+    the gate read, see :func:`gate_front`)."""
     import contextlib
 
     from agent_doc.automation.busy import set_status
@@ -105,8 +112,9 @@ def do_preflight(
     from agent_doc.write.server_link import ServerLink
 
     result = run_preflight(
-        file, ServerLink(), settle=not no_wait, excerpts=excerpts, front_text=front_text
-    )
+        file, ServerLink(), settle=not no_wait, excerpts=excerpts,
+        front_text=front_text, snapshot=snapshot,
+    )  # fmt: skip
     emit_preflight(result)
     with contextlib.suppress(AgentDocError):  # the busy guard is best effort
         set_status(file, "generating")  # the skill now answers; write resets it
@@ -193,18 +201,25 @@ def _escaped(piece: bytes) -> bytes:
     return piece.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n")
 
 
-def gate_front(file: Path) -> str:
+def gate_front(file: Path, snapshot: SnapshotScan | None = None) -> str:
     """:func:`~agent_doc.store.docfile.require_session_document` (the same
     checks and errors), answering the frontmatter text it read: ``preflight``
     then reads the document once more, after its commit, and never holds it
-    across the commit."""
+    across the commit. ``snapshot``: filled with the document's snapshot when
+    it is valid UTF-8 (:func:`~agent_doc.cycle.commit.read_checked_snapshot`,
+    never an error here); the document is then checked past the prefix the
+    two share only, and the commit takes it while its file is the same."""
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.errors import FrontmatterError
     from agent_doc.store.docfile import read_frontmatter_text
     from agent_doc.store.docfile import require_document
 
     require_document(file)
-    text = read_frontmatter_text(file)
+    if snapshot is not None:
+        from agent_doc.cycle.commit import read_checked_snapshot
+
+        read_checked_snapshot(file, snapshot)
+    text = read_frontmatter_text(file, like=None if snapshot is None else snapshot.data)
     try:
         parse_frontmatter(text)
     except FrontmatterError as exc:
@@ -279,9 +294,12 @@ def run_turn_command(args: list[str]) -> int | None:
 
         file = Path(ns["file"])
         if command == "preflight":
+            from agent_doc.document.snapshot_scan import SnapshotScan
+
+            snapshot = SnapshotScan()
             return do_preflight(
                 file, no_wait=ns["no_wait"], excerpts=ns["excerpts"],
-                front_text=gate_front(file),
+                front_text=gate_front(file, snapshot), snapshot=snapshot,
             )  # fmt: skip
         require_session_document(file)  # as typer's document_argument
         if command == "outline":

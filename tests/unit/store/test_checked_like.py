@@ -7,6 +7,7 @@ shared prefix, and chunks of any size are all checked as before."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -176,3 +177,98 @@ def test_the_documents_error_comes_before_the_snapshots(
         assert "not valid UTF-8 (line 1)" in str(caught.value)
     else:
         assert "corrupt state file" in str(caught.value)
+
+
+SNAPSHOTS = [None, "valid", "not UTF-8"]
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    like=st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
+    cut=st.integers(0, 400),
+    tail=st.lists(st.sampled_from(TAILS), max_size=3).map(b"".join),
+    snapshot=st.sampled_from(SNAPSHOTS),
+)
+def test_the_gate_with_the_snapshot_is_the_gate_without(
+    project: Path, like: str, cut: int, tail: bytes, snapshot: str | None
+) -> None:
+    """``preflight``'s gate that reads the snapshot first (and checks the
+    document past their shared prefix only) answers what the plain gate
+    answers — the same frontmatter or the same error — and never fails on
+    the snapshot's account."""
+    from agent_doc.cli.commands._fast_turn import gate_front
+    from agent_doc.document.snapshot_scan import SnapshotScan
+
+    known = ("---\nagent_doc_session: s1\n---\n" + like).encode()
+    doc = project / "doc.md"
+    doc.write_bytes(known[: min(cut, len(known))] + tail)
+    path = StateStore(project).snapshot_path(doc)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    if snapshot is not None:
+        path.write_bytes(known if snapshot == "valid" else known + b"\xff")
+    scan = SnapshotScan()
+    assert _outcome(lambda: gate_front(doc, scan)) == _outcome(lambda: gate_front(doc))
+    assert scan.checked is (snapshot == "valid")
+    assert scan.data == (known if snapshot == "valid" else None)
+
+
+def _spy_checks(monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], list[object]]:
+    """The ``like`` of every chunked check of the document, and every
+    snapshot checked as UTF-8 by the commit module."""
+    from agent_doc.cycle import commit
+
+    heads: list[object] = []
+    checked: list[object] = []
+    real_head, real_utf8 = docfile._checked_head, commit.is_utf8
+
+    def head(path: Path, like: bytes | None = None) -> str | None:
+        heads.append(like)
+        return real_head(path, like)
+
+    def utf8(data: bytes) -> bool:
+        checked.append(data)
+        return real_utf8(data)
+
+    monkeypatch.setattr(docfile, "_checked_head", head)
+    monkeypatch.setattr(commit, "is_utf8", utf8)
+    return heads, checked
+
+
+@pytest.mark.parametrize("rewritten", [False, True])
+def test_preflights_gate_checks_the_snapshot_once_for_the_commit(
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    rewritten: bool,
+) -> None:
+    """Through the CLI: the gate checks the snapshot, then the document past
+    their shared prefix; the commit takes the gate's snapshot unless its
+    file changed in between (here the recovery rewrites it: read and checked
+    again). The JSON is the plain one either way."""
+    from agent_doc.cli.commands._fast_turn import run_turn_command
+    from agent_doc.cycle import preflight
+
+    doc, text = _committed_conversation(project)
+    store = StateStore(project)
+    if rewritten:
+        real_recover = preflight.recover_pending
+
+        def recover(path: Path, link: object) -> object:
+            store.save_snapshot(doc, text)  # the same text, another file
+            return real_recover(path, link)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(preflight, "recover_pending", recover)
+    heads, checked = _spy_checks(monkeypatch)
+    monkeypatch.chdir(project)
+    assert run_turn_command(["preflight", "doc.md", "--no-wait", "--excerpts"]) == 0
+    out = capsys.readouterr().out
+    snapshot = text.encode()
+    assert heads == [snapshot]  # the gate, past the snapshot's prefix
+    assert checked == [snapshot] * (2 if rewritten else 1)
+    excerpts = json.loads(out)["excerpts"]
+    assert excerpts == resumed_context(text, doc.read_text("utf-8"))
