@@ -79,6 +79,13 @@ def common_prefix(a: _Seq, b: _Seq, lo: int = 0, chunk: int = _CHUNK) -> int:
     n = min(len(a), len(b))
     i = lo
     step = chunk
+    if isinstance(a, bytes) and isinstance(b, bytes):  # compared in place
+        view = memoryview(a)
+        while step:
+            while i + step <= n and b.startswith(view[i : i + step], i):
+                i += step
+            step //= 2
+        return i - lo
     while step:  # whole chunks first (compared in C), then halve
         while i + step <= n and a[i : i + step] == b[i : i + step]:
             i += step

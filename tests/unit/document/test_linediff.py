@@ -118,3 +118,18 @@ def test_a_known_prefix_is_lent_for_those_very_texts_only() -> None:
     with known_prefix(a, b, -7):
         pass
     assert common_prefix(a, b) == true  # gone on leaving
+
+
+@given(
+    a=st.binary(max_size=80),
+    b=st.binary(max_size=80),
+    lo=st.integers(0, 80),
+    chunk=st.sampled_from([1, 2, 3, 8, 64]),
+)
+def test_bytes_compared_in_place_give_the_sliced_comparison(
+    a: bytes, b: bytes, lo: int, chunk: int
+) -> None:
+    same = common_prefix(b"".join([a, b"x"]), b"".join([a, b]), 0, chunk)
+    assert same == common_prefix(list(a + b"x"), list(a + b), 0, chunk)
+    lo = min(lo, len(a), len(b))
+    assert common_prefix(a, b, lo, chunk) == common_prefix(list(a), list(b), lo, chunk)
