@@ -278,12 +278,15 @@ def read_document_form(path: Path, like: bytes | None = None) -> DocumentFile:
     return read_document(path)
 
 
-def is_utf8(data: bytes) -> bool:
-    """Whether ``data`` is valid UTF-8 (checked a chunk at a time, no text kept)."""
+def is_utf8(data: bytes, like: bytes | None = None) -> bool:
+    """Whether ``data`` is valid UTF-8 (checked a chunk at a time, no text kept).
+    ``like``: valid UTF-8 (a document, checked); the whole characters ``data``
+    begins with that are its own are not decoded again."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
+    begin = 0 if like is None else _char_start(like, _shared_prefix(data, like))
     try:
-        for start in range(0, len(data), _STREAM_CHUNK):
+        for start in range(begin, len(data), _STREAM_CHUNK):
             decoder.decode(view[start : start + _STREAM_CHUNK])
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
