@@ -246,18 +246,25 @@ def test_a_bad_snapshot_is_refused_as_the_plain_path_refuses_it(
     assert plain[0] is StateError
 
 
-def test_run_dry_run_refuses_a_bad_snapshot_with_one_line(project: Path) -> None:
+@pytest.mark.parametrize("bad", ["document", "snapshot"])
+def test_run_dry_run_refuses_bad_utf8_with_one_line(project: Path, bad: str) -> None:
     """One ``agent-doc:`` line, a non-zero exit, nothing written."""
     snapshot, text = CASES["typed at the end"]
     assert snapshot is not None
     doc = _setup(project, snapshot, text, "plain")
-    target = StateStore.for_document(doc).snapshot_path(doc)
+    snap = StateStore.for_document(doc).snapshot_path(doc)
+    target = doc if bad == "document" else snap
     data = target.read_bytes()
     at = data.index(b"## User", MID)
     target.write_bytes(data[:at] + b"\xff" + data[at:])
+    line = data.count(b"\n", 0, at) + 1
+    says = {
+        "document": f"{doc.name}: not valid UTF-8 (line {line})",
+        "snapshot": f"corrupt state file {snap}: not valid UTF-8",
+    }[bad]
     before = _files(project)
     result = cli(project, "run", "plan.md", "--dry-run")
     assert result.returncode != 0
     assert result.stdout == ""
-    assert result.stderr == f"agent-doc: corrupt state file {target}: not valid UTF-8\n"
+    assert result.stderr == f"agent-doc: {says}\n"
     assert _files(project) == before
