@@ -1,4 +1,4 @@
-"""``preflight``'s steps on the document's and the snapshot's UTF-8.
+"""``preflight``'s and ``run``'s turn's steps on the document's and snapshot's UTF-8.
 
 A resumed turn of a long conversation must cost what changed, not the
 document: the document and the snapshot are read once as bytes (the document's
@@ -10,7 +10,9 @@ resumed_context_utf8`), the prompt's size and the compact hint. Only the diff's
 window and the excerpts are decoded; the whole text is decoded when the JSON
 carries it (spec §7.26's full form) or a step has only a plain path. A live
 buffer (a language server has the document open), a BOM or CRLF file keeps
-the text path.
+the text path. ``run``'s turn (:func:`agent_doc.cycle.turn.prepare_turn`)
+takes the same steps: :func:`read_sides`, :func:`diff_of` and
+:func:`sides_prompt`.
 """
 
 from __future__ import annotations
