@@ -144,8 +144,8 @@ def prepare_turn(
 
 def _tidied_sides(path: Path, link: ServerLink | None) -> Sides:
     """The document as the user sees it (:func:`read_sides`: the file's
-    bytes when they are plain UTF-8), after the backlog step (ids, boxes, done items
-    removed), as ``preflight`` takes it."""
+    bytes when they are plain UTF-8), after the backlog step (ids, boxes,
+    done items removed), as ``preflight`` takes it."""
     reads = ReadCache()
     sides = read_sides(path, link, reads)
     if sides.names_item_lists() and tidy_backlog(path, link) is not None:
