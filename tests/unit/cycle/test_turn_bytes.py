@@ -17,7 +17,7 @@ import pytest
 
 from agent_doc.cycle.turn import PreparedTurn
 from agent_doc.cycle.turn import prepare_turn
-from agent_doc.document.excerpt_window import WINDOW_FROM
+from agent_doc.document.apply_window import WINDOW_FROM
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import DocumentError
 from agent_doc.errors import StateError
