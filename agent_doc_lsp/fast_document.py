@@ -124,6 +124,14 @@ class FastTextDocument(TextDocument):
         :meth:`chunk`: split the text then)."""
         return None if self._text is None else self._text.line_start_parts()
 
+    def line_before(self, pos: types.Position) -> tuple[int, str] | None:
+        """The offset of ``pos`` and the text of its line before it, without
+        joining the chunks (``None`` before the first change or past the end)."""
+        if self._text is None or pos.line >= self._text.line_count():
+            return None
+        offset = self._offset(pos)
+        return offset, self._text.slice(self._text.line_start(pos.line), offset)
+
     def _offset(self, pos: types.Position) -> int:
         """Code-point offset of the client position ``pos``."""
         text = self._chunked()

@@ -34,7 +34,7 @@ from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
-from agent_doc.store.docfile import require_document
+from agent_doc.store.regular_file import require_document
 from agent_doc_lsp.buffers import Buffer
 from agent_doc_lsp.buffers import Buffers
 from agent_doc_lsp.chunked_text import ChunkLineStarts

@@ -21,6 +21,8 @@ from agent_doc.document.components import Component
 from agent_doc.document.components import is_valid_name
 from agent_doc.document.frontmatter import field_lines
 from agent_doc.document.frontmatter import split_frontmatter
+from agent_doc.document.frontmatter_text import MAX_FRONTMATTER_CHARS
+from agent_doc.editor.backlog import has_id_prefix
 from agent_doc.editor.backlog import id_completions
 from agent_doc.editor.cache import scan
 from agent_doc.editor.fields import ATTRIBUTES
@@ -139,6 +141,25 @@ def completions(text: str, offset: int) -> list[Completion]:
     if m and "-->" not in m.group(0):
         return _marker_items(text, offset, m)
     return id_completions(text, offset)
+
+
+COMPLETION_HEAD = MAX_FRONTMATTER_CHARS + 16
+"""Characters of a text's start :func:`no_completions` needs (its frontmatter)."""
+
+
+def no_completions(head: str, line_prefix: str, offset: int) -> bool:
+    """Whether :func:`completions` at ``offset`` is certainly empty, told from
+    the text's first :data:`COMPLETION_HEAD` characters ``head`` and the
+    cursor's line before ``offset``, so a long document is not read whole for a
+    space typed in prose. ``False``: ask :func:`completions`."""
+    if head.startswith("---\n"):
+        close = head.find("\n---\n", 3)
+        if close < 0 or close - 3 > MAX_FRONTMATTER_CHARS or offset <= close + 1:
+            return False  # inside it, or the head cannot tell where it ends
+    m = _IN_MARKER.search(line_prefix)
+    if m and "-->" not in m.group(0):
+        return False
+    return not has_id_prefix(line_prefix)
 
 
 def _markers(text: str, c: Component) -> list[tuple[int, int]]:

@@ -145,6 +145,11 @@ def item_id_missing(item: Item) -> bool:
     return item.id is None
 
 
+def has_id_prefix(line_prefix: str) -> bool:
+    """Whether a line's text before the cursor ends in an item id being typed."""
+    return _ID_PREFIX.search(line_prefix) is not None
+
+
 def id_completions(text: str, offset: int) -> list[Completion]:
     """The items' ids after a ``#`` at ``offset`` (not a heading's ``#``)."""
     line_start = text.rfind("\n", 0, offset) + 1

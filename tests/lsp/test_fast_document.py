@@ -252,3 +252,27 @@ def test_a_failing_change_listener_stops_neither_the_others_nor_the_changes(capl
         r for r in caplog.records if r.getMessage().startswith("change listener")
     ]
     assert len(failures) == 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=texts, encoding=encodings)
+def test_line_before_matches_the_joined_text(data, text, encoding):
+    codec = PositionCodec(encoding)
+    fast = TinyChunks("file:///f.md", text, version=1, position_codec=codec)
+    fast.chunk()
+    for _ in range(data.draw(st.integers(1, 6), label="edits")):
+        src = fast.source
+        a = data.draw(st.integers(0, len(src)), label="start")
+        if _inside_crlf(src, a):
+            continue
+        new = data.draw(texts, label="new")
+        fast.apply_change(_change(src, a, a, new, encoding))
+        expected = src[:a] + new + src[a:]
+        b = data.draw(st.integers(0, len(expected)), label="cursor")
+        if _inside_crlf(expected, b):
+            continue
+        pos = position_of(expected, b, encoding)
+        line_start = expected.rfind("\n", 0, b) + 1
+        assert fast.line_before(pos) == (b, expected[line_start:b])
+    past = types.Position(line=fast.source.count("\n") + 1, character=0)
+    assert fast.line_before(past) is None
