@@ -88,13 +88,33 @@ class SymbolEncoder:
     component: found in one C-speed pass of identity tests, not a lookup per
     heading)."""
 
-    __slots__ = ("_by_base", "_previous")
+    __slots__ = ("_by_base", "_kept", "_previous")
 
     def __init__(self) -> None:
+        self._kept: tuple[object, object, str, RawJson] | None = None
+        """The last answer with the structure key, configs and encoding it
+        was built under (see :meth:`kept`)."""
         self._previous: dict[int, _Encoded] = {}
         """id of a part's symbol → its encoding, in the previous answer."""
         self._by_base: dict[int, _Encoded] = {}
         """A part's base offset → its encoding, in the previous answer."""
+
+    def kept(
+        self, key: object | None, configs: object, encoding: str
+    ) -> RawJson | None:
+        """The last answer, when it was kept under the structure key ``key``
+        (the same object: the document changed only where no position of
+        the answer lies) with equal ``configs`` and the same ``encoding``."""
+        kept = self._kept
+        if key is None or kept is None or kept[0] is not key:
+            return None
+        return kept[3] if kept[2] == encoding and kept[1] == configs else None
+
+    def keep(
+        self, key: object | None, configs: object, encoding: str, answer: RawJson
+    ) -> None:
+        """Remember ``answer``, built from the text read under ``key``."""
+        self._kept = None if key is None else (key, configs, encoding, answer)
 
     def _part_json(
         self, index: LineIndex, part: OutlinePart, before: _Encoded | None

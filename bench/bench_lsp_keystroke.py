@@ -9,8 +9,9 @@ times, in CPU time of the whole process (worker threads included):
 
 * ``documentSymbol``: :func:`agent_doc_lsp.features.symbols.symbols`, the
   handler's own code (text, line index, outline, JSON);
-* ``diagnostics``: :func:`agent_doc_lsp.features.diagnostics.check` with the
-  line index the run builds, without providers;
+* ``diagnostics``: what :func:`agent_doc_lsp.features.diagnostics.publish`
+  runs (``read``, ``check``, ``settle``; before them: ``check`` with the line
+  index the run builds), without providers;
 * ``marks``: the unsent provider's work, ``UnsentBaseline.changes``.
 
 Documents: :func:`bench._long_docs.conversation` at 10 turns (~40 KB) and
@@ -92,6 +93,11 @@ def measure(turns: int) -> dict[str, float]:
     version = 1
 
     def diagnose() -> None:
+        if hasattr(diagnostics, "read"):  # what ``publish`` runs, without providers
+            reading = diagnostics.read(server, uri, [])
+            result = diagnostics.check(server, reading)
+            diagnostics.settle(server, uri, reading, result)
+            return
         buffer = server.buffers.get(uri)
         maker = getattr(server, "line_index_maker", None)  # absent before issue 37
         if maker is None:
