@@ -194,14 +194,25 @@ class FastTextDocument(TextDocument):
         new_line = old_line[: start - line_start] + new + old_line[end - line_start :]
         next_head = text.slice(line_end + 1, line_end + 1 + NEXT_LINE_HEAD)
         if neutral_line_edit(old_line, new_line, next_head.split("\n", 1)[0]) and (
-            text.slice(0, 4) != "---\n"  # no frontmatter: no need to find its end
-            or frontmatter_clear(text.slice(0, min(start, FRONTMATTER_SPAN) + 5), start)
+            self._outside_frontmatter(text, start)
         ):
             if self._structure.lines is not None:
                 self._structure.lines.add(line)
             return
         self._structure.lines = None
         self._structure = StructureKey()
+
+    @staticmethod
+    def _outside_frontmatter(text: ChunkedText, start: int) -> bool:
+        """:func:`frontmatter_clear` of an edit at ``start``, reading the
+        text's first 4 K characters when the block closes within them."""
+        if text.slice(0, 4) != "---\n":
+            return True  # no frontmatter: no need to find its end
+        limit = min(start, FRONTMATTER_SPAN) + 5
+        head = text.slice(0, min(limit, 4096))
+        if len(head) < limit and "\n---\n" not in head:
+            head = text.slice(0, limit)
+        return frontmatter_clear(head, start)
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         super()._apply_full_change(change)
