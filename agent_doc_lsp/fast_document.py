@@ -48,7 +48,7 @@ logger = logging.getLogger(__name__)
 class StructureKey:
     """Identity of a document's structure across neutral edits."""
 
-    __slots__ = ("__weakref__", "lines")
+    __slots__ = ("lines",)
 
     def __init__(self) -> None:
         self.lines: set[int] | None = set()
