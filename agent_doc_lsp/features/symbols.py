@@ -26,6 +26,7 @@ from lsprotocol import types
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor import outline_parts
 from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.fast_document import StructureKey
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import AgentDocLanguageServer
 from agent_doc_lsp.symbol_json import SymbolEncoder
@@ -36,10 +37,17 @@ _LOCKS: weakref.WeakKeyDictionary[AgentDocLanguageServer, dict[str, asyncio.Lock
 
 
 def _outline(
-    index: LineIndex, configs: dict[str, ComponentConfig], encoder: SymbolEncoder
+    index: LineIndex,
+    configs: dict[str, ComponentConfig],
+    encoder: SymbolEncoder,
+    key: StructureKey | None,
 ) -> RawJson:
-    """The encoded outline of ``index.text`` (runs in a worker thread)."""
-    return encoder.encode(index, outline_parts(index.text, configs))
+    """The encoded outline of ``index.text``, kept under ``key`` (runs in a
+    worker thread; one request per document at a time)."""
+    parts = outline_parts(index.text, configs)
+    answer = encoder.encode(index, parts)
+    encoder.keep(key, configs, index, parts, answer)
+    return answer
 
 
 async def symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
@@ -48,7 +56,8 @@ async def symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
     async with lock:
         key, encoder = ls.structure_key(uri), ls.symbol_encoder(uri)
         configs, _error = ls.configs_for(uri)
-        kept = encoder.kept(key, configs, ls.encoding)
+        edited = None if key is None else key.lines
+        kept = encoder.kept(key, configs, ls.encoding, edited)
         if kept is not None:  # only prose lines edited since: no text read
             return kept
         doc, text = ls.document_text(uri)
@@ -57,9 +66,7 @@ async def symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
             index = await asyncio.to_thread(ls.line_index_maker(uri, text))
             if uri in ls.buffers:
                 ls.keep_index(uri, doc.version, index)
-        answer = await asyncio.to_thread(_outline, index, configs, encoder)
-        encoder.keep(key, configs, index.encoding, answer)
-        return answer
+        return await asyncio.to_thread(_outline, index, configs, encoder, key)
 
 
 def forget(ls: AgentDocLanguageServer, uri: str) -> None:

@@ -165,7 +165,8 @@ class _Run:
         server, doc = self.server, _doc(self.server)
         key = server.structure_key(URI)
         encoder = server.symbol_encoder(URI)
-        expect_kept = encoder.kept(key, {}, server.encoding) is not None
+        edited = None if key is None else key.lines
+        expect_kept = encoder.kept(key, {}, server.encoding, edited) is not None
         answer = self.loop.run_until_complete(symbols.symbols(server, URI))
         if expect_kept:
             self.kept_symbols += 1
@@ -285,3 +286,20 @@ def test_prose_lines_and_neutral_edits() -> None:
     assert not neutral_line_edit("Title", "Titlex", "--- ")
     assert not neutral_line_edit("  Title", " xTitle", "")  # the indent changed
     assert neutral_line_edit("Title", "Titlex", "")
+
+
+def test_a_kept_outline_is_not_given_for_an_edited_line_holding_a_position() -> None:
+    text = "<!-- agent:exchange -->\n## User\n\nWords here.\n<!-- /agent:exchange -->\n"
+    index = LineIndex(text)
+    parts = outline_parts(text, {})
+    encoder, key = SymbolEncoder(), object()
+    answer = encoder.encode(index, parts)
+    encoder.keep(key, {}, index, parts, answer)
+    assert encoder.kept(key, {}, index.encoding, {3}) is answer  # a prose line
+    assert encoder.kept(key, {}, index.encoding, {3, 1}) is None  # the heading's
+    encoder.keep(key, {}, index, parts, answer)
+    assert encoder.kept(key, {}, index.encoding, {4}) is None  # the close marker's
+    encoder.keep(key, {}, index, parts, answer)
+    assert encoder.kept(key, {}, "utf-8", ()) is None  # another encoding
+    assert encoder.kept(object(), {}, index.encoding, ()) is None  # another key
+    assert encoder.kept(key, {}, index.encoding, None) is None  # lines unknown
