@@ -9,8 +9,12 @@ times, in CPU time of the whole process (worker threads included):
 
 * ``documentSymbol``: :func:`agent_doc_lsp.features.symbols.symbols`, the
   handler's own code (text, line index, outline, JSON);
-* ``diagnostics``: :func:`agent_doc_lsp.features.diagnostics.check` with the
-  line index the run builds, without providers;
+* ``diagnostics``: what :func:`agent_doc_lsp.features.diagnostics.publish`
+  runs (``read``, ``check``, ``settle``; before them: ``check`` with the line
+  index the run builds), without providers;
+* ``text``: the buffer's text as the unsent provider reads it
+  (``Buffers.get``: the chunks joined, unless something already joined them
+  for this version — before the kept answers, ``documentSymbol`` had);
 * ``marks``: the unsent provider's work, ``UnsentBaseline.changes``.
 
 Documents: :func:`bench._long_docs.conversation` at 10 turns (~40 KB) and
@@ -87,11 +91,18 @@ def measure(turns: int) -> dict[str, float]:
     rows: dict[str, list[float]] = {
         "documentSymbol": [],
         "diagnostics": [],
+        "text": [],
         "marks": [],
     }
     version = 1
+    held: list[str] = []
 
     def diagnose() -> None:
+        if hasattr(diagnostics, "read"):  # what ``publish`` runs, without providers
+            reading = diagnostics.read(server, uri, [])
+            result = diagnostics.check(server, reading)
+            diagnostics.settle(server, uri, reading, result)
+            return
         buffer = server.buffers.get(uri)
         maker = getattr(server, "line_index_maker", None)  # absent before issue 37
         if maker is None:
@@ -115,13 +126,17 @@ def measure(turns: int) -> dict[str, float]:
         )
         server._indexes.clear()  # each run builds its own, as on a new version
         diag = _cpu_ms(diagnose, tag and tag + "diagnostics")
-        current = server.buffers.get(uri).text
+        join = _cpu_ms(
+            lambda: held.append(server.buffers.get(uri).text), tag and tag + "text"
+        )
+        current = held.pop()
         marks = _cpu_ms(
             lambda current=current: baseline.changes(current), tag and tag + "marks"
         )
         if key:  # the first one fills the caches of the open
             rows["documentSymbol"].append(sym)
             rows["diagnostics"].append(diag)
+            rows["text"].append(join)
             rows["marks"].append(marks)
     loop.close()
     out = {name: statistics.median(values) for name, values in rows.items()}
@@ -137,7 +152,7 @@ def main(argv: list[str]) -> int:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"median CPU ms per keystroke of {KEYS}, typed at the end of the exchange")
     rows = {t: measure(t) for t in turns}
-    names = ["documentSymbol", "diagnostics", "marks"]
+    names = ["documentSymbol", "diagnostics", "text", "marks"]
     print("| turns | MB | " + " | ".join(names) + " | total |")
     print("|---" * (len(names) + 3) + "|")
     for t, row in rows.items():
