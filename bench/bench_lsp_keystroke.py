@@ -7,6 +7,9 @@ against the snapshot. This bench drives a real server object in process
 (``FastWorkspace`` as ``initialize`` makes it) with incremental changes and
 times, in CPU time of the whole process (worker threads included):
 
+* ``completion``: :func:`agent_doc_lsp.features.completion.completion_list`
+  at the cursor, asked first (an editor asks on a trigger character, a
+  space, before anything reads the new version);
 * ``documentSymbol``: :func:`agent_doc_lsp.features.symbols.symbols`, the
   handler's own code (text, line index, outline, JSON);
 * ``diagnostics``: what :func:`agent_doc_lsp.features.diagnostics.publish`
@@ -82,6 +85,7 @@ def measure(turns: int) -> dict[str, float]:
     from agent_doc.editor.unsent import UnsentBaseline
     from agent_doc_lsp.features import diagnostics
     from agent_doc_lsp.features import symbols
+    from agent_doc_lsp.features.completion import completion_list as complete
 
     snapshot, _answer = conversation(turns)
     text = type_line(snapshot, "")
@@ -89,6 +93,7 @@ def measure(turns: int) -> dict[str, float]:
     line = text[: text.rindex("<!-- /agent:exchange")].count("\n") - 1
     baseline = UnsentBaseline(snapshot)
     rows: dict[str, list[float]] = {
+        "completion": [],
         "documentSymbol": [],
         "diagnostics": [],
         "text": [],
@@ -120,6 +125,13 @@ def measure(turns: int) -> dict[str, float]:
             ),
         )
         tag = f"{turns}:" if key else ""
+        asked = types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=key + 1),
+        )
+        done = _cpu_ms(
+            lambda asked=asked: complete(server, asked), tag and tag + "completion"
+        )
         sym = _cpu_ms(
             lambda: loop.run_until_complete(symbols.symbols(server, uri)),
             tag and tag + "documentSymbol",
@@ -134,6 +146,7 @@ def measure(turns: int) -> dict[str, float]:
             lambda current=current: baseline.changes(current), tag and tag + "marks"
         )
         if key:  # the first one fills the caches of the open
+            rows["completion"].append(done)
             rows["documentSymbol"].append(sym)
             rows["diagnostics"].append(diag)
             rows["text"].append(join)
@@ -152,7 +165,7 @@ def main(argv: list[str]) -> int:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"median CPU ms per keystroke of {KEYS}, typed at the end of the exchange")
     rows = {t: measure(t) for t in turns}
-    names = ["documentSymbol", "diagnostics", "text", "marks"]
+    names = ["completion", "documentSymbol", "diagnostics", "text", "marks"]
     print("| turns | MB | " + " | ".join(names) + " | total |")
     print("|---" * (len(names) + 3) + "|")
     for t, row in rows.items():
