@@ -31,6 +31,10 @@ from pygls.workspace import TextDocument
 from pygls.workspace import Workspace
 
 from agent_doc.document.lineage import note_edit
+from agent_doc.document.neutral_edit import FRONTMATTER_SPAN
+from agent_doc.document.neutral_edit import NEXT_LINE_HEAD
+from agent_doc.document.neutral_edit import frontmatter_clear
+from agent_doc.document.neutral_edit import neutral_line_edit
 from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc_lsp.chunked_text import CHUNK
 from agent_doc_lsp.chunked_text import ChunkedText
@@ -39,6 +43,17 @@ from agent_doc_lsp.chunked_text import newlines
 from agent_doc_lsp.convert import codepoints
 
 logger = logging.getLogger(__name__)
+
+
+class StructureKey:
+    """Identity of a document's structure across neutral edits."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self) -> None:
+        self.lines: set[int] | None = set()
+        """The lines edited (neutrally) under this key; ``None`` once it is
+        replaced."""
 
 
 def line_starts(text: str) -> list[int]:
@@ -64,6 +79,9 @@ class FastTextDocument(TextDocument):
         self._kept: tuple[int, int] | None = None
         """Characters of :attr:`_handed` at its start and its end that every
         change since it left alone (``None``: no change since)."""
+        self._structure = StructureKey()
+        """Stands for the document's structure; replaced by every change that
+        may have changed it (see :meth:`structure_key`)."""
 
     @property
     def source(self) -> str:
@@ -80,6 +98,14 @@ class FastTextDocument(TextDocument):
                 note_edit(self._handed, text, head, tail, lines)
             self._handed, self._kept = text, None
         return text
+
+    def structure_key(self) -> StructureKey | None:
+        """What an answer derived from the document's structure (outline,
+        component problems) is kept under: the same object while every change
+        since it was read was neutral (:mod:`agent_doc.document.neutral_edit`:
+        inside one prose line, no line break), so that answer is still exact,
+        positions included. ``None`` before the document is chunked."""
+        return None if self._text is None else self._structure
 
     def forget_lineage(self) -> None:
         """Note nothing about the next text handed out (as after a full change)."""
@@ -153,13 +179,53 @@ class FastTextDocument(TextDocument):
         end = max(start, self._offset(change.range.end))
         text = self._chunked()
         tail = len(text) - end
-        text.replace(start, end, scrub_surrogates(change.text))
+        new = scrub_surrogates(change.text)
+        self._note_structure(text, start, end, new)
+        text.replace(start, end, new)
         if self._handed is not None:
             kept = self._kept or (start, tail)
             self._kept = (min(kept[0], start), min(kept[1], tail))
 
+    def _note_structure(
+        self, text: ChunkedText, start: int, end: int, new: str
+    ) -> None:
+        """Replace the structure key unless replacing ``[start, end)`` of
+        ``text`` by ``new`` is neutral (read from slices around the edit)."""
+        line = text.newlines_before(start)
+        line_start = text.line_start(line)
+        line_end = text.line_end(line)
+        if end > line_end or "\n" in new or line_end - line_start > CHUNK:
+            self._structure.lines = None
+            self._structure = StructureKey()
+            return
+        old_line = text.slice(line_start, line_end)
+        new_line = old_line[: start - line_start] + new + old_line[end - line_start :]
+        next_head = text.slice(line_end + 1, line_end + 1 + NEXT_LINE_HEAD)
+        if neutral_line_edit(old_line, new_line, next_head.split("\n", 1)[0]) and (
+            self._outside_frontmatter(text, start)
+        ):
+            if self._structure.lines is not None:
+                self._structure.lines.add(line)
+            return
+        self._structure.lines = None
+        self._structure = StructureKey()
+
+    @staticmethod
+    def _outside_frontmatter(text: ChunkedText, start: int) -> bool:
+        """:func:`frontmatter_clear` of an edit at ``start``, reading the
+        text's first 4 K characters when the block closes within them."""
+        if text.slice(0, 4) != "---\n":
+            return True  # no frontmatter: no need to find its end
+        limit = min(start, FRONTMATTER_SPAN) + 5
+        head = text.slice(0, min(limit, 4096))
+        if len(head) < limit and "\n---\n" not in head:
+            head = text.slice(0, limit)
+        return frontmatter_clear(head, start)
+
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         super()._apply_full_change(change)
+        self._structure.lines = None
+        self._structure = StructureKey()
         self._text = None
         self.forget_lineage()
         if self._source is not None:

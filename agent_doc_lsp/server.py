@@ -34,13 +34,14 @@ from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
 from agent_doc.errors import AgentDocError
-from agent_doc.store.docfile import require_document
+from agent_doc.store.regular_file import require_document
 from agent_doc_lsp.buffers import Buffer
 from agent_doc_lsp.buffers import Buffers
 from agent_doc_lsp.chunked_text import ChunkLineStarts
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
+from agent_doc_lsp.fast_document import StructureKey
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
 from agent_doc_lsp.protocol import AgentDocProtocol
@@ -166,6 +167,15 @@ class AgentDocLanguageServer(LanguageServer):
         except (AgentDocError, OSError, UnicodeDecodeError) as exc:
             logger.info("cannot read %s: %s", uri, exc)
             return doc, ""
+
+    def structure_key(self, uri: str) -> StructureKey | None:
+        """The structure key of the open document ``uri``
+        (:meth:`FastTextDocument.structure_key`; ``None`` when it is not open),
+        read without its text: an answer kept under it is still exact."""
+        if uri not in self.buffers:
+            return None
+        doc = self.workspace.get_text_document(uri)
+        return doc.structure_key() if isinstance(doc, FastTextDocument) else None
 
     def line_index_maker(self, uri: str, text: str) -> Callable[[], LineIndex]:
         """Builds the line index of ``text``, the current text of ``uri`` read

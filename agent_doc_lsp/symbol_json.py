@@ -15,12 +15,16 @@ without spaces; :class:`agent_doc_lsp.raw_json.RawJson` carries it to the wire.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from bisect import bisect_right
+from collections.abc import Collection
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import replace
 from itertools import compress
 from itertools import count
 from json.encoder import encode_basestring_ascii
+from operator import attrgetter
 from operator import is_not
 
 from lsprotocol import types
@@ -80,6 +84,55 @@ class _Encoded:
     """The JSON of each child of :attr:`symbol`."""
 
 
+class _Kept:
+    """The last answer, the structure key, configs and outline it was built
+    under, and the edited lines known to hold none of its positions."""
+
+    __slots__ = ("answer", "bases", "checked", "configs", "encoding", "index",
+                 "key", "parts")  # fmt: skip
+
+    def __init__(
+        self,
+        key: object,
+        configs: object,
+        index: LineIndex,
+        parts: Sequence[OutlinePart],
+        answer: RawJson,
+    ) -> None:
+        self.key, self.configs, self.index = key, configs, index
+        self.encoding = index.encoding
+        self.parts, self.answer = parts, answer
+        self.bases = [part.base for part in parts]
+        self.checked: set[int] = set()
+
+    def has_position_on(self, line: int) -> bool:
+        """Whether a position of the answer lies on ``line`` (of the text the
+        answer was built from: a neutral edit moves no line)."""
+        starts = self.index.starts
+        if line >= len(starts):
+            return False
+        lo = starts[line]
+        hi = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.index.text)
+        for part in self.parts[: bisect_right(self.bases, hi)]:
+            if part.base + part.length >= lo and _touches(
+                part.symbol, lo - part.base, hi - part.base
+            ):
+                return True
+        return False
+
+
+def _touches(symbol: Symbol, lo: int, hi: int) -> bool:
+    """Whether an offset of ``symbol`` or of a child lies in ``[lo, hi]``
+    (siblings are disjoint and in order: only those crossing it are read)."""
+    if any(lo <= at <= hi for at in (symbol.start, symbol.end, symbol.sel_start,
+                                     symbol.sel_end)):  # fmt: skip
+        return True
+    kids = symbol.children
+    first = bisect_left(kids, lo, key=attrgetter("end"))
+    last = bisect_right(kids, hi, key=attrgetter("start"))
+    return any(_touches(kid, lo, hi) for kid in kids[first:last])
+
+
 class SymbolEncoder:
     """Encodes the ``documentSymbol`` answers of one document, reusing the JSON
     of the outline parts handed out again since the previous answer, and of
@@ -88,13 +141,51 @@ class SymbolEncoder:
     component: found in one C-speed pass of identity tests, not a lookup per
     heading)."""
 
-    __slots__ = ("_by_base", "_previous")
+    __slots__ = ("_by_base", "_kept", "_previous")
 
     def __init__(self) -> None:
+        self._kept: _Kept | None = None
+        """The last answer and what it was built under (see :meth:`kept`)."""
         self._previous: dict[int, _Encoded] = {}
         """id of a part's symbol → its encoding, in the previous answer."""
         self._by_base: dict[int, _Encoded] = {}
         """A part's base offset → its encoding, in the previous answer."""
+
+    def kept(
+        self,
+        key: object | None,
+        configs: object,
+        encoding: str,
+        edited: Collection[int] | None = (),
+    ) -> RawJson | None:
+        """The last answer, when it was kept under the structure key ``key``
+        (the same object: the document changed only inside the lines
+        ``edited``, none of them moved) with equal ``configs`` and the same
+        ``encoding``, and no position of it lies on an edited line."""
+        kept = self._kept
+        if key is None or kept is None or kept.key is not key or edited is None:
+            return None
+        if kept.encoding != encoding or kept.configs != configs:
+            return None
+        for line in edited:
+            if line not in kept.checked:
+                if kept.has_position_on(line):
+                    self._kept = None
+                    return None
+                kept.checked.add(line)
+        return kept.answer
+
+    def keep(
+        self,
+        key: object | None,
+        configs: object,
+        index: LineIndex,
+        parts: Sequence[OutlinePart],
+        answer: RawJson,
+    ) -> None:
+        """Remember ``answer``, built from ``parts`` and ``index`` of the text
+        read under ``key``."""
+        self._kept = None if key is None else _Kept(key, configs, index, parts, answer)
 
     def _part_json(
         self, index: LineIndex, part: OutlinePart, before: _Encoded | None

@@ -115,8 +115,10 @@ def measure_server(server: str, root: Path, doc: Path, text: str) -> dict[str, f
         start = client.send_body(body)
         row["didOpen"] = (client.ping() - start) * 1000 - ping
         client.wait_diagnostics(uri, 1)
+        row["server open peak MB"] = client.status_kb("VmHWM")  # the open's transient
         ident = {"textDocument": {"uri": uri}}
         row["documentSymbol first"] = client.request("textDocument/documentSymbol", ident)[0]  # fmt: skip
+        row["server opened MB"] = client.status_kb("VmRSS")
         lines = text.split("\n")
         line = len(lines) - 3  # the typed line, just above the closing marker
         column = len(lines[line].encode("utf-16-le")) // 2
@@ -146,6 +148,7 @@ def measure_server(server: str, root: Path, doc: Path, text: str) -> dict[str, f
         row["diagnostics run"] = statistics.median(runs)
         row["documentSymbol"] = statistics.median(symbols)
         row["server peak MB"] = client.status_kb("VmHWM")
+        row["server rest MB"] = client.status_kb("VmRSS")  # after the keystrokes
     finally:
         client.close()
     return row

@@ -7,10 +7,17 @@ against the snapshot. This bench drives a real server object in process
 (``FastWorkspace`` as ``initialize`` makes it) with incremental changes and
 times, in CPU time of the whole process (worker threads included):
 
+* ``completion``: :func:`agent_doc_lsp.features.completion.completion_list`
+  at the cursor, asked first (an editor asks on a trigger character, a
+  space, before anything reads the new version);
 * ``documentSymbol``: :func:`agent_doc_lsp.features.symbols.symbols`, the
   handler's own code (text, line index, outline, JSON);
-* ``diagnostics``: :func:`agent_doc_lsp.features.diagnostics.check` with the
-  line index the run builds, without providers;
+* ``diagnostics``: what :func:`agent_doc_lsp.features.diagnostics.publish`
+  runs (``read``, ``check``, ``settle``; before them: ``check`` with the line
+  index the run builds), without providers;
+* ``text``: the buffer's text as the unsent provider reads it
+  (``Buffers.get``: the chunks joined, unless something already joined them
+  for this version — before the kept answers, ``documentSymbol`` had);
 * ``marks``: the unsent provider's work, ``UnsentBaseline.changes``.
 
 Documents: :func:`bench._long_docs.conversation` at 10 turns (~40 KB) and
@@ -78,6 +85,7 @@ def measure(turns: int) -> dict[str, float]:
     from agent_doc.editor.unsent import UnsentBaseline
     from agent_doc_lsp.features import diagnostics
     from agent_doc_lsp.features import symbols
+    from agent_doc_lsp.features.completion import completion_list as complete
 
     snapshot, _answer = conversation(turns)
     text = type_line(snapshot, "")
@@ -85,13 +93,21 @@ def measure(turns: int) -> dict[str, float]:
     line = text[: text.rindex("<!-- /agent:exchange")].count("\n") - 1
     baseline = UnsentBaseline(snapshot)
     rows: dict[str, list[float]] = {
+        "completion": [],
         "documentSymbol": [],
         "diagnostics": [],
+        "text": [],
         "marks": [],
     }
     version = 1
+    held: list[str] = []
 
     def diagnose() -> None:
+        if hasattr(diagnostics, "read"):  # what ``publish`` runs, without providers
+            reading = diagnostics.read(server, uri, [])
+            result = diagnostics.check(server, reading)
+            diagnostics.settle(server, uri, reading, result)
+            return
         buffer = server.buffers.get(uri)
         maker = getattr(server, "line_index_maker", None)  # absent before issue 37
         if maker is None:
@@ -109,19 +125,31 @@ def measure(turns: int) -> dict[str, float]:
             ),
         )
         tag = f"{turns}:" if key else ""
+        asked = types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=key + 1),
+        )
+        done = _cpu_ms(
+            lambda asked=asked: complete(server, asked), tag and tag + "completion"
+        )
         sym = _cpu_ms(
             lambda: loop.run_until_complete(symbols.symbols(server, uri)),
             tag and tag + "documentSymbol",
         )
         server._indexes.clear()  # each run builds its own, as on a new version
         diag = _cpu_ms(diagnose, tag and tag + "diagnostics")
-        current = server.buffers.get(uri).text
+        join = _cpu_ms(
+            lambda: held.append(server.buffers.get(uri).text), tag and tag + "text"
+        )
+        current = held.pop()
         marks = _cpu_ms(
             lambda current=current: baseline.changes(current), tag and tag + "marks"
         )
         if key:  # the first one fills the caches of the open
+            rows["completion"].append(done)
             rows["documentSymbol"].append(sym)
             rows["diagnostics"].append(diag)
+            rows["text"].append(join)
             rows["marks"].append(marks)
     loop.close()
     out = {name: statistics.median(values) for name, values in rows.items()}
@@ -137,7 +165,7 @@ def main(argv: list[str]) -> int:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"median CPU ms per keystroke of {KEYS}, typed at the end of the exchange")
     rows = {t: measure(t) for t in turns}
-    names = ["documentSymbol", "diagnostics", "marks"]
+    names = ["completion", "documentSymbol", "diagnostics", "text", "marks"]
     print("| turns | MB | " + " | ".join(names) + " | total |")
     print("|---" * (len(names) + 3) + "|")
     for t, row in rows.items():

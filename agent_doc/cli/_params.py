@@ -20,8 +20,8 @@ from typing import Any
 import typer
 
 from agent_doc.errors import DocumentError
-from agent_doc.store.docfile import require_document
 from agent_doc.store.docfile import require_session_document
+from agent_doc.store.regular_file import require_document
 
 
 def _existing(value: Any) -> Any:

@@ -15,7 +15,7 @@ from agent_doc.cycle import gitcli
 from agent_doc.cycle.gitproc import run_git
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.errors import VcsError
-from agent_doc.store.state import read_document
+from agent_doc.store.docfile import read_frontmatter_text
 from agent_doc.store.state import require_document
 
 NO_GIT_HINT = "or pass --no-git"
@@ -31,7 +31,7 @@ def require_runnable_document(path: Path) -> None:
     a turn runs without it.
     """
     require_document(path)
-    parse_frontmatter(read_document(path).text)
+    parse_frontmatter(read_frontmatter_text(path))  # a large file never decoded
 
 
 def require_git_ready(path: Path, *, branch: bool = False) -> None:

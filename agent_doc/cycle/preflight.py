@@ -228,20 +228,6 @@ def _commit_previous(
     return committed
 
 
-def tidy_backlog_step(
-    path: Path, link: ServerLink | None, document: str, reads: ReadCache | None = None
-) -> tuple[dict[str, Any] | None, str]:
-    """The backlog step (ids, boxes and reaping, in the document and the
-    snapshot): its report and the document after it. Only documents whose
-    text names an item list pay for it."""
-    if "agent:backlog" not in document and "agent:icebox" not in document:
-        return None, document
-    report = tidy_backlog(path, link)
-    if report is not None:
-        document = current_text(path, link, reads)
-    return report, document
-
-
 def current_text(
     path: Path, link: ServerLink | None, reads: ReadCache | None = None
 ) -> str:

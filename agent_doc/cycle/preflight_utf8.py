@@ -1,4 +1,4 @@
-"""``preflight``'s steps on the document's and the snapshot's UTF-8.
+"""``preflight``'s and ``run``'s turn's steps on the document's and snapshot's UTF-8.
 
 A resumed turn of a long conversation must cost what changed, not the
 document: the document and the snapshot are read once as bytes (the document's
@@ -10,13 +10,16 @@ resumed_context_utf8`), the prompt's size and the compact hint. Only the diff's
 window and the excerpts are decoded; the whole text is decoded when the JSON
 carries it (spec §7.26's full form) or a step has only a plain path. A live
 buffer (a language server has the document open), a BOM or CRLF file keeps
-the text path.
+the text path. ``run``'s turn (:func:`agent_doc.cycle.turn.prepare_turn`)
+takes the same steps: :func:`read_sides`, :func:`diff_of` and
+:func:`sides_prompt`.
 """
 
 from __future__ import annotations
 
 import os
 
+from agent_doc.cycle.prompt import has_item_lists
 from agent_doc.cycle.prompt import turn_prompt
 from agent_doc.cycle.prompt import turn_prompt_size
 from agent_doc.cycle.prompt import utf8_length
@@ -298,20 +301,53 @@ def prompt_size(
             resumed_ok=resumed_ok, excerpts=excerpts,
         )  # fmt: skip
     data = sides.data
-    items = sides.names_item_lists() and (  # ``has_item_lists`` on the bytes
-        b"<!-- agent:backlog" in data or b"<!-- agent:icebox" in data
-    )
     if resumed_ok and front.resume is not None and sides.snapshot is not None:
-        context = excerpts if excerpts is not None else excerpts_of(sides)
-        prompt, mode, _ = turn_prompt(  # the resumed prompt holds no document
-            path, root, "", "", diff, front=front, resumed_ok=True, items=items,
-            excerpts=context,
-        )  # fmt: skip
+        prompt, mode, _ = sides_prompt(  # the resumed prompt holds no document
+            path, root, sides, diff, front=front, resumed_ok=True, excerpts=excerpts
+        )
         return utf8_length(prompt), mode
     shell, mode, _ = turn_prompt(
-        path, root, "\x00", None, diff, front=front, resumed_ok=False, items=items
-    )
+        path, root, "\x00", None, diff, front=front, resumed_ok=False,
+        items=names_lists(sides),
+    )  # fmt: skip
     trailing = 0  # the prompt holds the document without its last line breaks
     while trailing < len(data) and data[len(data) - 1 - trailing] == 0x0A:
         trailing += 1
     return utf8_length(shell) - 1 + len(data) - trailing, mode
+
+
+def names_lists(sides: Sides) -> bool:
+    """:func:`~agent_doc.cycle.prompt.has_item_lists` of the document (on
+    its bytes when it has them)."""
+    if sides.data is None:
+        return has_item_lists(sides.text())
+    data = sides.data
+    return sides.names_item_lists() and (
+        b"<!-- agent:backlog" in data or b"<!-- agent:icebox" in data
+    )
+
+
+def sides_prompt(
+    path: Path,
+    root: Path,
+    sides: Sides,
+    diff: str | None,
+    *,
+    front: Frontmatter,
+    resumed_ok: bool,
+    excerpts: str | None = None,
+) -> tuple[str, str, str | None]:
+    """:func:`~agent_doc.cycle.prompt.turn_prompt` of the document and the
+    snapshot (``load_snapshot`` first): the resumed form's excerpts made on
+    the bytes (``excerpts``: made already), the document decoded only for the
+    full form, which carries it."""
+    if resumed_ok and front.resume is not None and sides.snapshot is not None:
+        context = excerpts if excerpts is not None else excerpts_of(sides)
+        return turn_prompt(  # the resumed prompt holds no document
+            path, root, "", "", diff, front=front, resumed_ok=True,
+            items=names_lists(sides), excerpts=context,
+        )  # fmt: skip
+    return turn_prompt(
+        path, root, sides.text(), None, diff, front=front, resumed_ok=False,
+        items=names_lists(sides),
+    )  # fmt: skip

@@ -3,7 +3,11 @@
 ``prepare_turn`` reads the document (the live buffer when an editor has it
 open), diffs it against the snapshot and builds the prompt; both backends (one
 CLI process per turn in :mod:`agent_doc.cycle.run`, ACP in
-:mod:`agent_doc.cycle.acp_run`) send exactly this text.
+:mod:`agent_doc.cycle.acp_run`) send exactly this text. A file that is plain
+UTF-8 is read as bytes, as ``preflight`` reads it
+(:mod:`agent_doc.cycle.preflight_utf8`): only the diff's window and the
+resumed prompt's excerpts are decoded, the whole text only when the full
+prompt carries it or a step has only its plain path.
 
 The prompt's two forms (full and resumed) are built by
 :mod:`agent_doc.cycle.prompt`.
@@ -14,8 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_doc.cycle.preflight import current_text
-from agent_doc.cycle.preflight import tidy_backlog_step
+from agent_doc.cycle.preflight_utf8 import Sides
+from agent_doc.cycle.preflight_utf8 import diff_of
+from agent_doc.cycle.preflight_utf8 import read_sides
+from agent_doc.cycle.preflight_utf8 import sides_prompt
 from agent_doc.cycle.prompt import build_prompt
 from agent_doc.cycle.prompt import has_item_lists
 from agent_doc.cycle.prompt import resumed_allowed
@@ -25,10 +31,14 @@ from agent_doc.document.diff_window import diff_texts
 from agent_doc.document.frontmatter import parse_frontmatter
 from agent_doc.document.patch_blocks import frontmatter_patch
 from agent_doc.document.scaffold import nothing_typed
+from agent_doc.document.snapshot_scan import SnapshotScan
 from agent_doc.store.conversation import load_conversation_settings
+from agent_doc.store.docfile import ReadCache
+from agent_doc.store.docfile import is_utf8
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import decode_state_text
 from agent_doc.store.state import project_root_for
+from agent_doc.write.backlog import tidy_backlog
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
@@ -47,8 +57,8 @@ class PreparedTurn:
     """The session document."""
     root: Path
     """Its project folder (the agent's working directory)."""
-    text: str
-    """The document as sent (the baseline of the answer's write)."""
+    document: Sides
+    """The document as read: its text (:attr:`text`) decoded on first use."""
     front: Frontmatter
     """Its frontmatter (``agent``, ``model``, ``resume``…)."""
     prompt: str
@@ -59,6 +69,11 @@ class PreparedTurn:
     """The diff since the snapshot."""
     instructions: str | None = None
     """The rendered AGENTS.md section, if any."""
+
+    @property
+    def text(self) -> str:
+        """The document as sent (the baseline of the answer's write)."""
+        return self.document.text()
 
     def full_prompt(self) -> str:
         """The full form of this turn's prompt, to start a new session with."""
@@ -103,7 +118,10 @@ def prepare_turn(
     path = Path(path)
     root = project_root_for(path)
     if text is None:  # a shared room's text is tidied by nobody here
-        text = tidy_backlog_step(path, link, current_text(path, link))[1]
+        sides = _tidied_sides(path, link)
+        if sides.data is not None and snapshot is None:
+            return _prepare_on_bytes(path, root, sides, resume)
+        text = sides.text()  # a live buffer, a BOM or CRLF file: its text
     front = parse_frontmatter(text)
     if resume != FROM_TEXT:
         front = front._replace(resume=resume)
@@ -119,7 +137,45 @@ def prepare_turn(
     prompt, mode, instructions = turn_prompt(
         path, root, text, snapshot, diff, front=front, resumed_ok=resumed
     )
-    return PreparedTurn(path, root, text, front, prompt, mode, diff, instructions)
+    return PreparedTurn(
+        path, root, Sides(None, text), front, prompt, mode, diff, instructions
+    )
+
+
+def _tidied_sides(path: Path, link: ServerLink | None) -> Sides:
+    """The document as the user sees it (:func:`read_sides`: the file's
+    bytes when they are plain UTF-8), after the backlog step (ids, boxes,
+    done items removed), as ``preflight`` takes it."""
+    reads = ReadCache()
+    sides = read_sides(path, link, reads)
+    if sides.names_item_lists() and tidy_backlog(path, link) is not None:
+        sides = read_sides(path, link, reads)  # the step changed the file
+    return sides
+
+
+def _prepare_on_bytes(
+    path: Path, root: Path, sides: Sides, resume: str | None
+) -> PreparedTurn | None:
+    """:func:`prepare_turn` of the file's UTF-8 (``sides.data``): the same
+    turn, the same errors, no decoded copy of the document or the snapshot
+    unless the prompt carries the document."""
+    front = sides.front()
+    if resume != FROM_TEXT:
+        front = front._replace(resume=resume)
+    sides.load_snapshot(StateStore(root), path, SnapshotScan())
+    snapshot = sides.snapshot
+    if snapshot is not None and not is_utf8(snapshot, like=sides.data):
+        sides.snapshot_text()  # raises the plain path's StateError
+    if snapshot is None and nothing_typed(sides.text()):
+        return None  # a fresh document: only what ``init`` wrote
+    diff = diff_of(sides)  # the window only, with the snapshot's index
+    if diff is None and snapshot is not None:
+        return None
+    resumed = resumed_allowed(load_conversation_settings(root).prompt)
+    prompt, mode, instructions = sides_prompt(
+        path, root, sides, diff, front=front, resumed_ok=resumed
+    )
+    return PreparedTurn(path, root, sides, front, prompt, mode, diff, instructions)
 
 
 def _stored_snapshot(

@@ -51,6 +51,7 @@ from agent_doc.errors import AgentDocError
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from collections.abc import Mapping
 
     from agent_doc.document.component_config import ComponentConfig
@@ -131,35 +132,50 @@ def line_is_blank(data: bytes, at: int) -> bool:
     return not data[at : len(data) if end < 0 else end].decode("utf-8").strip()
 
 
-def stretches(data: bytes, index: SnapIndex | None = None) -> list[tuple[int, int]]:
+def stretches(
+    data: bytes,
+    index: SnapIndex | None = None,
+    *,
+    since: int | None = None,
+    blocks_of: Callable[[], list[tuple[int, int]]] | None = None,
+) -> list[tuple[int, int]]:
     """The stretches of ``data`` (plain UTF-8) that content_ours carries along
     unchanged (see the module docstring), in order. ``index``: ``data``'s
     (:mod:`~agent_doc.document.snap_index`): the blocks are then scanned from
-    the checkpoints around each stretch's ends only."""
-    head = frontmatter_end_utf8(data)
-    if head >= len(data):
-        return []
-    edges = [head, *marker_starts(data, head), len(data)]
-    gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > _STRETCH]
+    the checkpoints around each stretch's ends only (the whole scan when a
+    checkpoint used is not after a blank line: not ``data``'s index).
+    ``since``: a neutral point past the frontmatter: only the stretches after
+    it (the blocks scanned from it on). ``blocks_of``: answers ``data``'s
+    block spans, asked only when a gap is long enough and no index serves."""
+    start = frontmatter_end_utf8(data) if since is None else since
+    floor = 0 if since is None else since  # no ``<!--`` before it is open after it
+    gaps = _gaps(data, start)
     if not gaps:
         return []
-    if index is not None and index.size != len(data):
-        index = None
-    whole = block_spans(data) if index is None else []
+    if index is not None and index.size == len(data):
+        found = _stretches_indexed(data, index, gaps, start, floor)
+        if found is not None:
+            return found
+    blocks = block_spans(data, floor) if blocks_of is None else blocks_of()
     out: list[tuple[int, int]] = []
     for lo, hi in gaps:
         # ``<!--`` open across a point: the one at ``lo`` (a marker) or later,
-        # or (first gap) one in the frontmatter
-        since = lo if lo > head else 0
-        if index is None:
-            start = neutral_after(data, lo + max(_MARGIN, 1), 0, whole)  # after lo
-            end = _end_before(data, hi - _MARGIN, whole, since, start)
-        else:
-            start = _start_indexed(data, lo + max(_MARGIN, 1), index)
-            end = _end_indexed(data, hi - _MARGIN, index, since, start)
-        if end - start >= _STRETCH:
-            out.append((start, end))
+        # or (first gap) one before ``floor`` (in the frontmatter)
+        first = neutral_after(data, lo + max(_MARGIN, 1), 0, blocks)  # after lo
+        since_lo = lo if lo > start else floor
+        end = _end_before(data, hi - _MARGIN, blocks, since_lo, first)
+        if end - first >= _STRETCH:
+            out.append((first, end))
     return out
+
+
+def _gaps(data: bytes, start: int) -> list[tuple[int, int]]:
+    """The spans between two markers of ``data`` after ``start`` (and its
+    end) long enough to hold a stretch."""
+    if start >= len(data):
+        return []
+    edges = [start, *marker_starts(data, start), len(data)]
+    return [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > _STRETCH]
 
 
 def _end_before(
@@ -173,27 +189,64 @@ def _end_before(
     return end
 
 
-def _start_indexed(data: bytes, at: int, index: SnapIndex) -> int:
+def _stretches_indexed(
+    data: bytes,
+    index: SnapIndex,
+    gaps: list[tuple[int, int]],
+    start: int,
+    floor: int,
+) -> list[tuple[int, int]] | None:
+    """:func:`stretches` of the ``gaps`` between markers with ``data``'s
+    index; ``None`` when a checkpoint used is not after a blank line of
+    ``data`` (not its index: the caller scans it whole)."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in gaps:
+        first = _start_indexed(data, lo + max(_MARGIN, 1), index)
+        if first is None:
+            return None
+        since = lo if lo > start else floor
+        end = _end_indexed(data, hi - _MARGIN, index, since, first)
+        if end is None:
+            return None
+        if end - first >= _STRETCH:
+            out.append((first, end))
+    return out
+
+
+def _checkpoint(data: bytes, index: SnapIndex, at: int) -> int | None:
+    """The index's last checkpoint at or before ``at``; ``None`` when it is
+    not a line start after a blank line of ``data``."""
+    point = index.checkpoint(at)[0]
+    return point if point == 0 or data[point - 2 : point] == b"\n\n" else None
+
+
+def _start_indexed(data: bytes, at: int, index: SnapIndex) -> int | None:
     """The first neutral point at or after ``at``, found with the blocks
     from the checkpoint before it up to the next one (that one at worst)."""
-    base = index.checkpoint(at)[0]
+    base = _checkpoint(data, index, at)
     i = bisect_right(index.offsets, at)
     stop = index.offsets[i] if i < len(index.offsets) else len(data)
-    point = neutral_after(data, at, base, block_spans(data, base, stop))
-    return min(point, stop)
+    if base is None or (stop < len(data) and data[stop - 2 : stop] != b"\n\n"):
+        return None
+    return min(neutral_after(data, at, base, block_spans(data, base, stop)), stop)
 
 
-def _end_indexed(data: bytes, at: int, index: SnapIndex, since: int, start: int) -> int:
+def _end_indexed(
+    data: bytes, at: int, index: SnapIndex, since: int, start: int
+) -> int | None:
     """:func:`_end_before` with the blocks from the checkpoint before ``at``
     (earlier checkpoints when no point after it will do; never ``at`` itself,
     as :func:`neutral_before`)."""
-    base = index.checkpoint(at - 1)[0]
-    if base <= start:
-        return start
+    base = _checkpoint(data, index, at - 1)
+    if base is None or base <= start:
+        return None if base is None else start
     blocks = block_spans(data, base, at)
     end = max(_end_before(data, at, blocks, max(since, base), base), base)
-    while end > start and line_is_blank(data, end):  # (``end`` is ``base``)
-        end = index.checkpoint(end - 1)[0]  # a checkpoint: neutral
+    while end > start and line_is_blank(data, end):  # (``end`` is a checkpoint)
+        checkpoint = _checkpoint(data, index, end - 1)
+        if checkpoint is None:
+            return None
+        end = checkpoint
     return end
 
 

@@ -14,14 +14,13 @@ placeholder paragraph, so the scan finds the same markers in the same order;
 their offsets are taken back to the bytes. The document's stretches before
 the first byte where it differs from the snapshot are the snapshot's (the
 same bytes, neutral on both sides), so only the rest of the document is
-scanned. The stretches are found by this module's copy of
-``apply_window.stretches`` (with the same sizes, :data:`STRETCH` and
-:data:`MARGIN`), which takes the snapshot's index from the command's
+scanned. ``apply_window.stretches`` finds them (the write's rule and sizes)
+with the snapshot's index from the command's
 :class:`~agent_doc.document.snapshot_scan.SnapshotScan` when it has one (the
-blocks are then scanned from the checkpoints around each stretch's ends only,
-as the write's are; a checkpoint that is not after a blank line of the
-snapshot is not its index: the whole scan), else the snapshot's block scan
-made once for the command. Contents are compared as bytes, and
+blocks are then scanned from the checkpoints around each stretch's ends only;
+a checkpoint that is not after a blank line of the snapshot is not its
+index: the whole scan), else with the snapshot's block scan made once for
+the command. Contents are compared as bytes, and
 the exchange's first change is the bytes' common prefix backed up to a
 character's start. Character counts (:data:`~agent_doc.document.excerpt.
 BEFORE_CHANGE`, :data:`~agent_doc.document.excerpt.TAIL_LIMIT`) are counted
@@ -34,16 +33,12 @@ random documents and edits.
 
 from __future__ import annotations
 
-import itertools
 from bisect import bisect_right
 
 from agent_doc.document import excerpt
-from agent_doc.document.apply_window import line_is_blank
-from agent_doc.document.apply_window import marker_starts
+from agent_doc.document.apply_window import WINDOW_FROM
+from agent_doc.document.apply_window import stretches
 from agent_doc.document.components import scan_components
-from agent_doc.document.diff_window import block_spans
-from agent_doc.document.diff_window import neutral_after
-from agent_doc.document.diff_window import neutral_before
 from agent_doc.document.excerpt import ANSWER_HEADS
 from agent_doc.document.excerpt import render_excerpt
 from agent_doc.document.excerpt import resumed_context
@@ -54,21 +49,9 @@ from agent_doc.document.snapshot_scan import SnapshotScan
 
 __all__ = ["resumed_context_utf8"]
 
-WINDOW_FROM = 1 << 18
-"""Texts smaller than this take the plain path (``apply_window``'s size)."""
-STRETCH = 1 << 15
-"""The shortest stretch put aside (``apply_window``'s size)."""
-MARGIN = 1 << 11
-"""Bytes kept on each side of a marker (``apply_window``'s margin)."""
 _WIDE = 4
 """Bytes a character takes at most in UTF-8."""
 _CHUNK = 1 << 16
-
-TYPE_CHECKING = False  # typing's constant, without importing typing
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from agent_doc.document.snap_index import SnapIndex
 
 _Span = tuple[str, str | None, int, int, int, int]
 """A component on the bytes: name, parent, open_start, open_end, close_start,
@@ -144,119 +127,12 @@ def _stretches(
         same = common_prefix(other, data, chunk=_CHUNK)
         kept = [span for span in theirs if span[1] < same]
     if kept:
-        spans = kept + _stretches_after(data, kept[-1][1], kept[-1][1])
+        spans = kept + stretches(data, since=kept[-1][1])
     else:
-        head = frontmatter_end_utf8(data)
         if scan is None or scan.data is not data:
             scan = SnapshotScan(data)
-        found = None
-        if scan.index is not None and scan.index.size == len(data):
-            found = _stretches_indexed(data, head, scan.index)
-        spans = found if found is not None else (
-            _stretches_after(data, head, 0, scan.blocks)
-        )  # fmt: skip
+        spans = stretches(data, scan.index, blocks_of=scan.blocks)
     return spans or None
-
-
-def _stretches_after(
-    data: bytes,
-    start: int,
-    floor: int,
-    blocks_of: Callable[[], list[tuple[int, int]]] | None = None,
-) -> list[tuple[int, int]]:
-    """The stretches of ``data`` after ``start`` (the frontmatter's end, or
-    a neutral point), found as :func:`~agent_doc.document.apply_window.
-    stretches` finds them;
-    ``floor``: no ``<!--`` before it is open after ``start``. ``blocks_of``:
-    answers ``data``'s block spans, asked only when a gap is long enough
-    (else they are scanned from the neutral point ``start`` on)."""
-    if start >= len(data):
-        return []
-    edges = [start, *marker_starts(data, start), len(data)]
-    size = STRETCH
-    gaps = [(lo, hi) for lo, hi in itertools.pairwise(edges) if hi - lo > size]
-    if not gaps:
-        return []
-    blocks = block_spans(data, start) if blocks_of is None else blocks_of()
-    margin = MARGIN
-    out: list[tuple[int, int]] = []
-    for lo, hi in gaps:
-        first = neutral_after(data, lo + max(margin, 1), 0, blocks)
-        since = lo if lo > start else floor
-        end = neutral_before(data, hi - margin, blocks, since)
-        while end > first and line_is_blank(data, end):
-            end = neutral_before(data, end - 1, blocks, since)
-        if end - first >= size:
-            out.append((first, end))
-    return out
-
-
-def _stretches_indexed(
-    data: bytes, start: int, index: SnapIndex
-) -> list[tuple[int, int]] | None:
-    """The stretches of ``data`` after its frontmatter's end ``start``, as
-    :func:`~agent_doc.document.apply_window.stretches` finds them with
-    ``data``'s index (the blocks scanned from the checkpoints around each
-    stretch's ends only); ``None`` when a checkpoint used is not after a
-    blank line of ``data`` (not its index: the caller scans it whole)."""
-    if start >= len(data):
-        return []
-    edges = [start, *marker_starts(data, start), len(data)]
-    size, margin = STRETCH, MARGIN
-    out: list[tuple[int, int]] = []
-    for lo, hi in itertools.pairwise(edges):
-        if hi - lo <= size:
-            continue
-        first = _first_indexed(data, lo + max(margin, 1), index)
-        if first is None:
-            return None
-        end = _end_indexed(data, hi - margin, index, lo if lo > start else 0, first)
-        if end is None:
-            return None
-        if end - first >= size:
-            out.append((first, end))
-    return out
-
-
-def _checkpoint(data: bytes, index: SnapIndex, at: int) -> int | None:
-    """The index's last checkpoint at or before ``at``; ``None`` when it is
-    not a line start after a blank line of ``data``."""
-    point = index.checkpoint(at)[0]
-    return point if point == 0 or data[point - 2 : point] == b"\n\n" else None
-
-
-def _first_indexed(data: bytes, at: int, index: SnapIndex) -> int | None:
-    """The first neutral point at or after ``at``, with the blocks from the
-    checkpoint before it up to the next one (that one at worst)."""
-    base = _checkpoint(data, index, at)
-    i = bisect_right(index.offsets, at)
-    stop = index.offsets[i] if i < len(index.offsets) else len(data)
-    if base is None or (stop < len(data) and data[stop - 2 : stop] != b"\n\n"):
-        return None
-    return min(neutral_after(data, at, base, block_spans(data, base, stop)), stop)
-
-
-def _end_indexed(
-    data: bytes, at: int, index: SnapIndex, since: int, first: int
-) -> int | None:
-    """The last neutral point at or before ``at`` (never ``at`` itself) whose
-    line is not blank, with the blocks from the checkpoint before ``at``
-    (earlier checkpoints when no point after it will do; ``first`` when
-    none is after it)."""
-    base = _checkpoint(data, index, at - 1)
-    if base is None or base <= first:
-        return None if base is None else first
-    blocks = block_spans(data, base, at)
-    end = neutral_before(data, at, blocks, max(since, base))
-    while end > base and line_is_blank(data, end):
-        end = neutral_before(data, end - 1, blocks, max(since, base))
-    end = max(end, base)
-    while end > first and line_is_blank(data, end):  # (``end`` is a checkpoint)
-        checkpoint = _checkpoint(data, index, end - 1)
-        if checkpoint is None:
-            return None
-        end = checkpoint
-    return end
 
 
 def _components_utf8(data: bytes, spans: list[tuple[int, int]]) -> dict[str, _Span]:

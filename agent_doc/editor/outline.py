@@ -126,9 +126,20 @@ def folds(text: str) -> list[Fold]:
     return out
 
 
+def _session_keys(text: str) -> bool:
+    keys = field_lines(text)
+    return any(k.startswith("agent_doc_") or k in ("session", "agent") for k in keys)
+
+
 def is_session_document(text: str) -> bool:
     """True when ``text`` has agent-doc frontmatter or components."""
-    keys = field_lines(text)
-    if any(k.startswith("agent_doc_") or k in ("session", "agent") for k in keys):
+    if _session_keys(text):
         return True
     return "<!-- agent:" in text and bool(scan(text).components)
+
+
+def is_session_head(head: str) -> bool:
+    """True when a text starting with ``head`` is a session document by its
+    frontmatter's keys, all of them in ``head`` (``False``: ask
+    :func:`is_session_document` with the whole text)."""
+    return head.find("\n---\n", 3) >= 0 and _session_keys(head)

@@ -20,10 +20,11 @@ from agent_doc.document.surrogates import encode_utf8
 from agent_doc.errors import DocumentError
 from agent_doc.errors import FrontmatterError
 from agent_doc.store.atomic import atomic_write_bytes
+from agent_doc.store.regular_file import read_regular
+from agent_doc.store.regular_file import require_document
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
-    from typing import BinaryIO
     from typing import Literal
 
     Newline = Literal["\n", "\r\n"]
@@ -44,104 +45,6 @@ class DocumentFile(Record):
         """``"\\r\\n"`` when every line ending in the file was CRLF, else ``"\\n"``."""
         self.bom = bom
         """True when the file started with a UTF-8 byte order mark."""
-
-
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-)
-
-
-def not_a_document(path: Path, mode: int) -> DocumentError | None:
-    """The error for a path whose ``st_mode`` is not a regular file, else ``None``."""
-    if stat.S_ISREG(mode):
-        return None
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    return DocumentError(f"{path} is {kind}, not a document")
-
-
-def special_file_error(path: Path) -> str | None:
-    """Why an existing ``path`` is not a document (FIFO, folder…); else ``None``.
-
-    A missing or unreachable path gives ``None``: callers that need the file
-    to exist use :func:`require_document`. Never opens the file.
-    """
-    try:
-        info = Path(path).stat()
-    except (OSError, ValueError):
-        return None
-    error = not_a_document(path, info.st_mode)
-    return None if error is None else str(error)
-
-
-def require_document(path: Path) -> None:
-    """Raise :class:`DocumentError` unless ``path`` is an existing regular file.
-
-    Never opens the file, so a FIFO or a device cannot block; a symlink is
-    followed (a dangling one is reported as such). Commands call this before
-    they create anything (``.agent-doc/``, locks, status).
-    """
-    try:
-        info = Path(path).stat()
-    except FileNotFoundError:
-        if Path(path).is_symlink():
-            raise DocumentError(f"{path}: a symlink to a missing file") from None
-        raise DocumentError(f"{path}: no such file") from None
-    except (OSError, ValueError) as exc:
-        reason = getattr(exc, "strerror", None) or exc
-        raise DocumentError(f"cannot read {path}: {reason}") from exc
-    error = not_a_document(path, info.st_mode)
-    if error is not None:
-        raise error
-
-
-def _read_regular(path: Path, known: tuple[bytes, ...] = ()) -> bytes:
-    """The bytes of a regular file; opening never blocks (``O_NONBLOCK``).
-
-    When the file has the size of one of ``known`` (bytes read before), it is
-    compared with them a piece at a time and those very bytes are returned when
-    equal (no second copy of a large document)."""
-    require_document(path)
-    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError as exc:
-        raise DocumentError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        error = not_a_document(path, info.st_mode)  # replaced meanwhile
-        if error is not None:
-            raise error
-        try:
-            for before in known:
-                if len(before) == info.st_size:  # read again, e.g. under the lock
-                    return _read_like(handle, before)
-            return handle.read()
-        except OSError as exc:
-            raise DocumentError(f"cannot read {path}: {exc.strerror or exc}") from exc
-
-
-_COMPARE_CHUNK = 1 << 16
-"""Bytes read at a time when a file is compared with bytes read before."""
-
-
-def _read_like(handle: BinaryIO, known: bytes) -> bytes:
-    """The rest of ``handle``'s file, which is probably ``known`` again: read
-    and compared a piece at a time, ``known`` itself is returned when equal
-    (no second copy of a large document); otherwise the bytes read."""
-    pos = 0
-    while True:
-        piece = handle.read(_COMPARE_CHUNK)
-        if not piece:
-            return known if pos == len(known) else known[:pos]
-        if not known.startswith(piece, pos):
-            return known[:pos] + piece + handle.read()
-        pos += len(piece)
 
 
 class ReadCache:
@@ -170,7 +73,7 @@ class ReadCache:
 
     def read_document(self, path: Path) -> DocumentFile:
         """:func:`read_document`, remembering the bytes and the result."""
-        data = _read_regular(path, self._known())
+        data = read_regular(path, self._known())
         for seen, document in self._reads:
             if seen == data:  # e.g. re-read under the lock
                 return document
@@ -210,7 +113,7 @@ class ReadCache:
         share are decoded to check them."""
         if not again and self._checked is not None and self._checked_path == path:
             return self._checked
-        data = _read_regular(path, self._known())
+        data = read_regular(path, self._known())
         for seen, document in self._reads:  # read (and checked) before
             if seen == data:
                 return data if document.newline == "\n" and not document.bom else None
@@ -236,7 +139,7 @@ def read_document_bytes(path: Path) -> bytes:
     """The raw bytes of a document (BOM and CRLF kept, nothing decoded), with
     :func:`read_document`'s errors for a missing, special or unreadable file;
     :func:`decode_document` makes them the :class:`DocumentFile`."""
-    return _read_regular(path)
+    return read_regular(path)
 
 
 def decode_document(path: Path, data: bytes) -> DocumentFile:
@@ -254,7 +157,7 @@ def read_document(path: Path, reads: ReadCache | None = None) -> DocumentFile:
     """
     if reads is not None:
         return reads.read_document(path)
-    return _decode_document(path, _read_regular(path))
+    return _decode_document(path, read_regular(path))
 
 
 def read_frontmatter_text(
@@ -292,12 +195,15 @@ def read_document_form(path: Path, like: bytes | None = None) -> DocumentFile:
     return read_document(path)
 
 
-def is_utf8(data: bytes) -> bool:
-    """Whether ``data`` is valid UTF-8 (checked a chunk at a time, no text kept)."""
+def is_utf8(data: bytes, like: bytes | None = None) -> bool:
+    """Whether ``data`` is valid UTF-8 (checked a chunk at a time, no text kept).
+    ``like``: valid UTF-8 (a document, checked); the whole characters ``data``
+    begins with that are its own are not decoded again."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
+    begin = 0 if like is None else _char_start(like, _shared_prefix(data, like))
     try:
-        for start in range(0, len(data), _STREAM_CHUNK):
+        for start in range(begin, len(data), _STREAM_CHUNK):
             decoder.decode(view[start : start + _STREAM_CHUNK])
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
@@ -406,6 +312,10 @@ def _check_utf8(path: Path, data: bytes, like: bytes | None = None) -> int:
     if b"\0" in data:
         _decode_document(path, data)  # raises, naming the line
     return shared
+
+
+_COMPARE_CHUNK = 1 << 16
+"""Bytes compared at a time by :func:`_shared_prefix`."""
 
 
 def _shared_prefix(a: bytes, b: bytes) -> int:

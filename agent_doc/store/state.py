@@ -22,10 +22,10 @@ from agent_doc.store.atomic import atomic_write_bytes
 from agent_doc.store.atomic import atomic_write_text
 from agent_doc.store.docfile import DocumentFile
 from agent_doc.store.docfile import read_document
-from agent_doc.store.docfile import require_document
 from agent_doc.store.docfile import write_document
 from agent_doc.store.locks import DEFAULT_TIMEOUT
 from agent_doc.store.locks import file_lock
+from agent_doc.store.regular_file import require_document
 from agent_doc.store.snapshot_index import read_indexed
 from agent_doc.store.snapshot_index import read_keyed
 from agent_doc.store.snapshot_index import remove_index

@@ -33,6 +33,21 @@ def certainly_empty(
     return no_completions(doc.prefix(COMPLETION_HEAD), line_prefix, offset)
 
 
+def completion_list(
+    ls: AgentDocLanguageServer, params: types.CompletionParams
+) -> types.CompletionList:
+    """The completion items at ``params.position``."""
+    uri = params.text_document.uri
+    if certainly_empty(ls, uri, params.position):
+        return types.CompletionList(is_incomplete=False, items=[])
+    _doc, index = ls.document(uri)
+    items = completions(index.text, index.offset(params.position))
+    return types.CompletionList(
+        is_incomplete=False,
+        items=[convert.completion_item(index, item) for item in items],
+    )
+
+
 def register(server: AgentDocLanguageServer) -> None:
     """Register ``textDocument/completion``."""
 
@@ -43,12 +58,4 @@ def register(server: AgentDocLanguageServer) -> None:
     def completion(
         ls: AgentDocLanguageServer, params: types.CompletionParams
     ) -> types.CompletionList:
-        uri = params.text_document.uri
-        if certainly_empty(ls, uri, params.position):
-            return types.CompletionList(is_incomplete=False, items=[])
-        _doc, index = ls.document(uri)
-        items = completions(index.text, index.offset(params.position))
-        return types.CompletionList(
-            is_incomplete=False,
-            items=[convert.completion_item(index, item) for item in items],
-        )
+        return completion_list(ls, params)

@@ -10,6 +10,13 @@ A run whose document changed meanwhile is dropped, never published (the change
 scheduled a new one); a run that fires while the previous one still computes
 waits for it and then checks the newest text, so at most one runs per
 document. Closing a document cancels its run and clears its diagnostics.
+
+The structure diagnostics (component, boundary, frontmatter and item problems)
+of the last run are kept with the document's structure key: while every change
+since was neutral (typing inside one prose line,
+:mod:`agent_doc.document.neutral_edit`) and none of them lies on an edited
+line, a run reuses them as they are and reads the text only if a provider
+(the unsent marks) needs it.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from agent_doc.editor.lint import config_problem
 from agent_doc.errors import AgentDocError
 from agent_doc_lsp import convert
 from agent_doc_lsp.buffers import Buffer
+from agent_doc_lsp.fast_document import StructureKey
 from agent_doc_lsp.server import AgentDocLanguageServer
 from agent_doc_lsp.server import ProblemProvider
 
@@ -42,6 +50,12 @@ class DiagnosticRuns:
     """URI → its run (checking, or about to publish)."""
     again: set[str] = field(default_factory=set)
     """URIs whose debounce fired while their run was still checking."""
+    structure: dict[
+        str, tuple[StructureKey, str | None, str, list[types.Diagnostic]]
+    ] = field(default_factory=dict)
+    """URI → the structure diagnostics of its last run (component, boundary,
+    frontmatter and item problems, config error first) with the structure
+    key, config error and encoding they were made under."""
 
 
 _STATE: weakref.WeakKeyDictionary[AgentDocLanguageServer, DiagnosticRuns] = (
@@ -54,46 +68,124 @@ def state_of(ls: AgentDocLanguageServer) -> DiagnosticRuns:
     return _STATE.setdefault(ls, DiagnosticRuns())
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What a diagnostics run reads on the event loop, for :func:`check`."""
+
+    buffer: Buffer
+    """The buffer; its text is only the head (no join) when :attr:`kept`
+    answers and no provider runs."""
+    key: StructureKey | None
+    """The document's structure key when it was read."""
+    config_error: str | None
+    providers: list[ProblemProvider]
+    kept: list[types.Diagnostic] | None
+    """The structure diagnostics kept under :attr:`key` (``None``: compute)."""
+    make_index: Callable[[], convert.LineIndex] | None
+    """Builds the line index of the buffer's text (``None`` when unneeded)."""
+
+
+def read(
+    ls: AgentDocLanguageServer, uri: str, providers: list[ProblemProvider] | None = None
+) -> Reading | None:
+    """Read what a run of ``uri`` needs (on the loop; ``providers`` default to
+    :attr:`Hooks.problems`). The text is joined only when a provider needs it
+    or the structure diagnostics kept for the document are not exact any more."""
+    key = ls.structure_key(uri)
+    _configs, config_error = ls.configs_for(uri)
+    providers = list(ls.hooks.problems) if providers is None else providers
+    kept = state_of(ls).structure.get(uri)
+    found = None
+    if (
+        kept is not None
+        and key is not None
+        and kept[0] is key
+        and kept[1:3]
+        == (
+            config_error,
+            ls.encoding,
+        )
+    ):
+        found = kept[3]
+        edited = key.lines
+        if edited is None or any(
+            d.range.start.line in edited or d.range.end.line in edited for d in found
+        ):
+            found = None  # a kept position lies on an edited line
+    if found is not None and not providers:
+        buffer = ls.buffers.head(uri)
+        make_index = None
+    else:
+        buffer = ls.buffers.get(uri)
+        make_index = None if buffer is None else ls.line_index_maker(uri, buffer.text)
+    if buffer is None:
+        return None
+    return Reading(buffer, key, config_error, providers, found, make_index)
+
+
 def check(
+    ls: AgentDocLanguageServer, reading: Reading
+) -> tuple[convert.LineIndex | None, list[types.Diagnostic], list[types.Diagnostic]]:
+    """``(line index, structure diagnostics, all diagnostics)`` of the buffer
+    read (runs in a worker thread: reads only ``reading`` and what the
+    providers allow); the index is ``None`` when nothing needed it."""
+    buffer, structure = reading.buffer, reading.kept
+    index = reading.make_index() if reading.make_index else None
+    if structure is None:
+        assert index is not None  # read() makes one whenever it keeps nothing
+        found = problems(buffer.text)
+        if reading.config_error:
+            found.insert(0, config_problem(reading.config_error))
+        structure = [convert.diagnostic(index, p) for p in found]
+    extra = [p for provider in reading.providers for p in provider(ls, buffer)]
+    if not extra:
+        return index, structure, list(structure)
+    assert index is not None
+    return index, structure, structure + [convert.diagnostic(index, p) for p in extra]
+
+
+def settle(
     ls: AgentDocLanguageServer,
-    buffer: Buffer,
-    config_error: str | None,
-    providers: list[ProblemProvider],
-    make_index: Callable[[], convert.LineIndex] | None = None,
-) -> tuple[convert.LineIndex, list[types.Diagnostic]]:
-    """The diagnostics of ``buffer`` (runs in a worker thread: reads only
-    ``buffer``, what the providers allow and ``make_index``, which builds the
-    line index of ``buffer.text``)."""
-    found = problems(buffer.text)
-    if config_error:
-        found.insert(0, config_problem(config_error))
-    for provider in providers:
-        found.extend(provider(ls, buffer))
-    index = make_index() if make_index else convert.LineIndex(buffer.text, ls.encoding)
-    return index, [convert.diagnostic(index, p) for p in found]
+    uri: str,
+    reading: Reading,
+    result: tuple[
+        convert.LineIndex | None, list[types.Diagnostic], list[types.Diagnostic]
+    ],
+) -> list[types.Diagnostic] | None:
+    """Keep what the run found (on the loop); its diagnostics, or ``None``
+    when the document changed meanwhile (the change scheduled a new run)."""
+    index, structure, found = result
+    if reading.key is not None and uri in ls.buffers:
+        state_of(ls).structure[uri] = (
+            reading.key,
+            reading.config_error,
+            ls.encoding,
+            structure,
+        )
+    current = ls.buffers.version(uri)
+    if current is None or current != reading.buffer.version:
+        logger.debug("diagnostics of %s version %s: stale", uri, reading.buffer.version)
+        return None
+    if index is not None:
+        ls.keep_index(uri, reading.buffer.version, index)
+    return found
 
 
 async def publish(ls: AgentDocLanguageServer, uri: str) -> None:
     """Check ``uri`` off the loop; publish unless it changed meanwhile."""
-    buffer = ls.buffers.get(uri)
-    if buffer is None:
+    reading = read(ls, uri)
+    if reading is None:
         return
-    _configs, config_error = ls.configs_for(uri)
-    providers = list(ls.hooks.problems)
-    make_index = ls.line_index_maker(uri, buffer.text)
-    index, found = await asyncio.to_thread(
-        check, ls, buffer, config_error, providers, make_index
-    )
-    current = ls.buffers.version(uri)
-    if current is None or current != buffer.version:
-        logger.debug("diagnostics of %s version %s: stale", uri, buffer.version)
-        return
-    ls.keep_index(uri, buffer.version, index)
-    ls.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(
-            uri=buffer.uri, version=buffer.version, diagnostics=found
+    result = await asyncio.to_thread(check, ls, reading)
+    found = settle(ls, uri, reading, result)
+    if found is not None:
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=reading.buffer.uri,
+                version=reading.buffer.version,
+                diagnostics=found,
+            )
         )
-    )
 
 
 async def _run(ls: AgentDocLanguageServer, uri: str) -> None:
@@ -141,6 +233,7 @@ def clear(ls: AgentDocLanguageServer, uri: str) -> None:
     """Cancel the run of a closed document and remove its diagnostics."""
     runs = state_of(ls)
     runs.again.discard(uri)
+    runs.structure.pop(uri, None)
     task = runs.tasks.pop(uri, None)
     if task is not None:
         task.cancel()  # its thread finishes; the result is dropped

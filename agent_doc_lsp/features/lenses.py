@@ -12,6 +12,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from agent_doc.editor import is_session_document
+from agent_doc.editor.outline import is_session_head
 from agent_doc_lsp.features.unsent import submit_title
 from agent_doc_lsp.server import AgentDocLanguageServer
 
@@ -24,25 +25,35 @@ LENSES: tuple[tuple[str, str], ...] = (
 """Lens title → command id, in display order."""
 
 
+def is_session(ls: AgentDocLanguageServer, uri: str) -> bool:
+    """Whether ``uri`` is a session document; an open buffer whose frontmatter
+    says so is not read whole (a lens refresh follows every pause in typing)."""
+    head = ls.buffers.head(uri)
+    if head is not None and is_session_head(head.text):
+        return True
+    _doc, index = ls.document(uri)
+    return is_session_document(index.text)
+
+
 def session_lenses(
     ls: AgentDocLanguageServer, params: types.CodeLensParams
 ) -> list[types.CodeLens]:
     """The session lenses of a document (empty if not a session document)."""
-    doc, index = ls.document(params.text_document.uri)
-    if not ls.options.code_lens or not is_session_document(index.text):
+    uri = ls.workspace.get_text_document(params.text_document.uri).uri
+    if not ls.options.code_lens or not is_session(ls, uri):
         return []
     top = types.Range(
         start=types.Position(line=0, character=0),
         end=types.Position(line=0, character=0),
     )
-    titles = {"agentDoc.route": submit_title(ls, doc.uri)}
+    titles = {"agentDoc.route": submit_title(ls, uri)}
     return [
         types.CodeLens(
             range=top,
             command=types.Command(
                 title=titles.get(command, title),
                 command=command,
-                arguments=[{"uri": doc.uri}],
+                arguments=[{"uri": uri}],
             ),
         )
         for title, command in LENSES

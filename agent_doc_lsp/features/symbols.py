@@ -5,6 +5,9 @@ as children, ``detail`` = resolved patch mode); headings inside a component are
 its children; the frontmatter is a symbol with its keys as children. The result
 is sent as JSON text, re-encoding only the top-level symbols that changed since
 the document's previous answer (see :mod:`agent_doc_lsp.symbol_json`).
+While every change since that answer was neutral (typing inside one prose
+line: :mod:`agent_doc.document.neutral_edit`), the answer is returned as it is,
+without reading the text (no join of a long document's chunks).
 
 The text is read on the event loop (when the request arrives, or when the
 document's previous request is answered: one at a time per document, as they
@@ -23,6 +26,7 @@ from lsprotocol import types
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor import outline_parts
 from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.fast_document import StructureKey
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import AgentDocLanguageServer
 from agent_doc_lsp.symbol_json import SymbolEncoder
@@ -33,25 +37,36 @@ _LOCKS: weakref.WeakKeyDictionary[AgentDocLanguageServer, dict[str, asyncio.Lock
 
 
 def _outline(
-    index: LineIndex, configs: dict[str, ComponentConfig], encoder: SymbolEncoder
+    index: LineIndex,
+    configs: dict[str, ComponentConfig],
+    encoder: SymbolEncoder,
+    key: StructureKey | None,
 ) -> RawJson:
-    """The encoded outline of ``index.text`` (runs in a worker thread)."""
-    return encoder.encode(index, outline_parts(index.text, configs))
+    """The encoded outline of ``index.text``, kept under ``key`` (runs in a
+    worker thread; one request per document at a time)."""
+    parts = outline_parts(index.text, configs)
+    answer = encoder.encode(index, parts)
+    encoder.keep(key, configs, index, parts, answer)
+    return answer
 
 
 async def symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
     """The ``documentSymbol`` answer of ``uri``, built off the event loop."""
     lock = _LOCKS.setdefault(ls, {}).setdefault(uri, asyncio.Lock())
     async with lock:
+        key, encoder = ls.structure_key(uri), ls.symbol_encoder(uri)
+        configs, _error = ls.configs_for(uri)
+        edited = None if key is None else key.lines
+        kept = encoder.kept(key, configs, ls.encoding, edited)
+        if kept is not None:  # only prose lines edited since: no text read
+            return kept
         doc, text = ls.document_text(uri)
-        configs, _error = ls.configs_for(doc.uri)
         index = ls.cached_index(uri, doc.version, text)
         if index is None:
             index = await asyncio.to_thread(ls.line_index_maker(uri, text))
             if uri in ls.buffers:
                 ls.keep_index(uri, doc.version, index)
-        encoder = ls.symbol_encoder(uri)
-        return await asyncio.to_thread(_outline, index, configs, encoder)
+        return await asyncio.to_thread(_outline, index, configs, encoder, key)
 
 
 def forget(ls: AgentDocLanguageServer, uri: str) -> None:

@@ -63,7 +63,20 @@ def state_of(ls: AgentDocLanguageServer) -> UnsentState:
 
 
 def summary(ls: AgentDocLanguageServer, uri: str) -> UnsentSummary | None:
-    """The unsent changes of the open session document ``uri`` (cached)."""
+    """The unsent changes of the open session document ``uri`` (cached; a
+    version already summed up is not read whole again)."""
+    head = ls.buffers.head(uri)
+    if head is None:
+        return None
+    state = state_of(ls)
+    cached = state.summaries.get(head.uri)
+    if (
+        head.path is not None
+        and cached
+        and cached[0] == head.version
+        and cached[1] is state.snapshots.get(head.path)
+    ):
+        return cached[2]
     buffer = ls.buffers.get(uri)
     return None if buffer is None else summary_of(ls, buffer)
 

@@ -29,7 +29,7 @@ from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.errors import EX_TEMPFAIL
 from agent_doc.errors import AgentDocError
 from agent_doc.errors import ServerTimeout
-from agent_doc.store.docfile import special_file_error
+from agent_doc.store.regular_file import special_file_error
 from agent_doc.write import live as live_write
 from agent_doc.write.live import LivePlan
 from agent_doc.write.pipeline import record_expected

@@ -193,7 +193,7 @@ async def test_unsaved_typing_before_the_document_joins_its_room_is_kept(
             types.DidChangeConfigurationParams(settings=None)
         )
         await editor.wait_for(
-            lambda: "[bob]" in editor.text(uri), 20, "the room's text in the buffer"
+            lambda: "[bob]" in editor.text(uri), 45, "the room's text in the buffer"
         )
         await bob.until(lambda t: MINE in t)
         text = editor.text(uri)

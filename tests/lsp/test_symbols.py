@@ -84,3 +84,40 @@ async def test_broken_document_still_gets_an_outline(editor: Editor):
     )
     symbols = await _symbols(editor, uri)
     assert [s.name for s in symbols] == ["frontmatter", "a"]
+
+
+KEPT_DOC = """---
+agent_doc_session: kept
+---
+<!-- agent:exchange -->
+## Question 😀
+
+Typed prose here.
+Second line of prose.
+<!-- agent:boundary:0a1b2c3d -->
+<!-- agent:boundary:9f8e7d6c -->
+<!-- /agent:exchange -->
+<!-- agent:open -->
+"""
+
+
+async def test_answers_kept_across_prose_typing_equal_a_fresh_open(editor: Editor):
+    """Over stdio: after keystrokes inside a prose line (kept answers) and
+    into a heading and Enter (recomputed), documentSymbol and the diagnostics
+    equal those of the same text opened afresh."""
+    uri, fresh = "file:///tmp/kept.md", "file:///tmp/kept-fresh-{}.md"
+    editor.open(uri, KEPT_DOC)
+    await _symbols(editor, uri)
+    await editor.diagnostics(uri)
+    typing = [(6, 5, "x"), (6, 6, "y"), (7, 0, "Z"), (4, 5, "é"), (6, 8, "\n"),
+              (7, 2, "w"), (4, 3, "😀")]  # fmt: skip
+    for step, (line, character, typed) in enumerate(typing):
+        editor.type(uri, line, character, typed)
+        got = await _symbols(editor, uri)
+        found = await editor.diagnostics(uri)
+        other = fresh.format(step)
+        editor.open(other, editor.text(uri))
+        assert got == await _symbols(editor, other)
+        assert found == await editor.diagnostics(other)
+        assert any(d.code == "stale-boundary" for d in found)  # not trivially empty
+        editor.close(other)

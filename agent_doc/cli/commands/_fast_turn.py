@@ -212,7 +212,7 @@ def gate_front(file: Path, snapshot: SnapshotScan | None = None) -> str:
     from agent_doc.document.frontmatter import parse_frontmatter
     from agent_doc.errors import FrontmatterError
     from agent_doc.store.docfile import read_frontmatter_text
-    from agent_doc.store.docfile import require_document
+    from agent_doc.store.regular_file import require_document
 
     require_document(file)
     if snapshot is not None:

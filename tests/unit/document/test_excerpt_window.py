@@ -99,8 +99,6 @@ def test_window_excerpts_are_the_plain_ones(
     monkeypatch.setattr(apply_window, "_STRETCH", sizes[0])
     monkeypatch.setattr(apply_window, "_MARGIN", sizes[1])
     monkeypatch.setattr(excerpt_window, "WINDOW_FROM", 0)
-    monkeypatch.setattr(excerpt_window, "STRETCH", sizes[0])
-    monkeypatch.setattr(excerpt_window, "MARGIN", sizes[1])
     monkeypatch.setattr(excerpt, "BEFORE_CHANGE", limits[0])
     monkeypatch.setattr(excerpt, "TAIL_LIMIT", limits[1])
     sides = (snapshot.encode("utf-8"), text.encode("utf-8"))
@@ -111,7 +109,7 @@ def test_window_excerpts_are_the_plain_ones(
     indexed.keep(sides[0], index_of(sides[0], every))
     assert indexed.index is not None
     event(f"checkpoints past 0: {len(indexed.index.offsets) > 1}")
-    if window:  # the module's copy of apply_window.stretches finds the same
+    if window:  # apply_window.stretches, with the snapshot's scan or index
         assert theirs == apply_window.stretches(sides[0])
         with_index = excerpt_window._stretches(sides[0], scan=indexed) or []
         assert with_index == apply_window.stretches(sides[0], indexed.index)
@@ -155,7 +153,7 @@ def test_the_snapshots_index_spares_its_block_scan(
     scan = SnapshotScan()
     scan.keep(data, index_of(data))
     scanned: list[int] = []
-    real = excerpt_window.block_spans
+    real = apply_window.block_spans
 
     def spy(
         data: bytes, start: int = 0, stop: int | None = None
@@ -163,7 +161,7 @@ def test_the_snapshots_index_spares_its_block_scan(
         scanned.append((len(data) if stop is None else stop) - start)
         return real(data, start, stop)
 
-    monkeypatch.setattr(excerpt_window, "block_spans", spy)
+    monkeypatch.setattr(apply_window, "block_spans", spy)
     got = resumed_context_utf8(data, typed.encode(), scan)
     assert got == resumed_context(text, typed)
     assert 2 <= len(scanned) <= 3  # a stretch's ends (the document's rest)
@@ -182,17 +180,11 @@ def test_an_index_of_another_text_gives_the_whole_scan() -> None:
     scan.keep(data, index_of(shifted))
     assert scan.index is not None
     assert scan.index.size == len(data)
-    assert excerpt_window._stretches_indexed(data, 0, scan.index) is None
+    gaps = apply_window._gaps(data, 0)
+    assert apply_window._stretches_indexed(data, scan.index, gaps, 0, 0) is None
     assert excerpt_window._stretches(data, scan=scan) == excerpt_window._stretches(data)
     got = resumed_context_utf8(data, typed.encode(), scan)
     assert got == resumed_context(text, typed)
-
-
-def test_the_sizes_are_apply_windows() -> None:
-    """The stretches are cut as content_ours's are (the same sizes)."""
-    assert excerpt_window.WINDOW_FROM == apply_window.WINDOW_FROM
-    assert excerpt_window.STRETCH == apply_window._STRETCH
-    assert excerpt_window.MARGIN == apply_window._MARGIN
 
 
 def test_a_long_tail_is_cut_as_on_the_plain_path() -> None:

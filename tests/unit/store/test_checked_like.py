@@ -92,6 +92,37 @@ def test_checked_against_the_snapshot_is_the_whole_check(
         assert reads.shared_prefix(read, known) == common_prefix(known, read)
         if len(known) > 1:  # (an empty or one-byte bytes is a shared object)
             assert reads.shared_prefix(read, bytes(bytearray(known))) is None
+    assert docfile.is_utf8(data, like=known) is docfile.is_utf8(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "like"),
+    [
+        ("café è".encode(), "café é".encode()),  # parts inside a character
+        ("a → b".encode(), "a ↑ b".encode()),
+        ("x 😀".encode(), "x 😁".encode()),
+        ("café".encode(), "café and more".encode()),  # a prefix of ``like``
+        ("café and more".encode(), "café".encode()),
+        (b"caf\xc3", "café".encode()),  # cut inside ``like``'s é
+        ("café".encode() + b"\xff", "café".encode()),
+        (b"\xa9 bad first", "é".encode()),
+    ],
+)
+def test_is_utf8_against_valid_bytes_is_the_whole_check(
+    data: bytes, like: bytes
+) -> None:
+    """Only the bytes past the shared prefix are decoded, from the start of
+    the character they part in."""
+    assert docfile.is_utf8(data, like=like) is docfile.is_utf8(data)
+    assert docfile.is_utf8(data) is _valid(data)
+
+
+def _valid(data: bytes) -> bool:
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _committed_conversation(project: Path) -> tuple[Path, str]:

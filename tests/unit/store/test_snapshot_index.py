@@ -235,7 +235,7 @@ def test_preflight_with_any_index_gives_the_plain_diff(
     """``preflight``'s commit check, window diff and excerpts take the
     snapshot's index (when it has one that describes it)."""
     from agent_doc.cycle import preflight_utf8
-    from agent_doc.document import excerpt_window
+    from agent_doc.document import apply_window
 
     given: list[object] = []
     real = preflight_utf8.window_diff
@@ -245,14 +245,14 @@ def test_preflight_with_any_index_gives_the_plain_diff(
         return real(*args, **known)  # type: ignore[arg-type]
 
     cut: list[object] = []
-    real_cut = excerpt_window._stretches_indexed
+    real_cut = apply_window._stretches_indexed
 
     def cut_spy(*args: object) -> object:
-        cut.append(args[2])
+        cut.append(args[1])
         return real_cut(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(preflight_utf8, "window_diff", spy)
-    monkeypatch.setattr(excerpt_window, "_stretches_indexed", cut_spy)
+    monkeypatch.setattr(apply_window, "_stretches_indexed", cut_spy)
     store, doc = StateStore(project), project / "doc.md"
     text = "".join(conversation(80, "s1"))
     doc.write_text(text, "utf-8")

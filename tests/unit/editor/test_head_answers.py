@@ -1,5 +1,6 @@
-"""``no_completions`` (the fast answer to a space typed in prose) against
-``completions`` on the whole text, on the same texts and offsets."""
+"""Answers told from a document's start and the cursor's line, against the
+same answers from the whole text, on the same inputs: ``no_completions`` (a
+space typed in prose) and ``is_session_head`` (the code lenses)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from hypothesis import strategies as st
 from agent_doc.editor import completions
 from agent_doc.editor.assist import COMPLETION_HEAD
 from agent_doc.editor.assist import no_completions
+from agent_doc.editor.outline import is_session_document
+from agent_doc.editor.outline import is_session_head
 
 TOKENS = [
     "---\n", "\n---\n", "agent: claude\n", "mode: ", "a", " ", "\n", "\r\n", "😀",
@@ -51,3 +54,17 @@ def test_a_frontmatter_longer_than_the_head_asks_the_whole_text():
     offset = len(text) - 1
     assert not _fast(text, offset)  # where it ends is past the head
     assert _fast("---\nk: v\n---\nprose \n", len("---\nk: v\n---\nprose "))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, cut=st.integers(0, 200))
+def test_is_session_head_only_where_the_whole_text_is_one(text, cut):
+    if is_session_head(text[:cut]):
+        assert is_session_document(text)
+
+
+def test_a_session_frontmatter_in_the_head_is_enough():
+    text = "---\nagent_doc_session: abc\n---\n" + "prose\n" * 1000
+    assert is_session_head(text[:COMPLETION_HEAD])
+    assert not is_session_head("---\nagent_doc_session: abc\n")  # not closed yet
+    assert not is_session_head("---\ntitle: x\n---\n<!-- agent:exchange -->\n")

@@ -1,0 +1,305 @@
+"""documentSymbol and the structure diagnostics kept across neutral edits.
+
+issue 37 item 3: after a keystroke inside one prose line the server answers
+``documentSymbol`` and the component, boundary, frontmatter and item
+diagnostics from what it kept for the previous version, without joining the
+text (:mod:`agent_doc.document.neutral_edit`). Here a server object as
+``initialize`` makes it, with tiny chunks (every edit can cross a chunk
+boundary), is given random and adversarial edits — typing into markers,
+fences, headings, HTML comments, the frontmatter, blank lines, the line above
+a setext underline, backlog items, CRLF lines, beside astral characters, and
+Enter — one version after another; after each, both answers are checked
+against the plain computation of the same text (empty memos, a fresh
+encoder), and the kept path must have been taken without reading the text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+from lsprotocol import types
+
+from agent_doc.document.neutral_edit import neutral_line_edit
+from agent_doc.document.neutral_edit import prose_line
+from agent_doc.editor import outline_parts
+from agent_doc.editor import problems
+from agent_doc_lsp import convert
+from agent_doc_lsp.convert import LineIndex
+from agent_doc_lsp.fast_document import FastTextDocument
+from agent_doc_lsp.fast_document import FastWorkspace
+from agent_doc_lsp.features import diagnostics
+from agent_doc_lsp.features import symbols
+from agent_doc_lsp.server import AgentDocLanguageServer
+from agent_doc_lsp.server import create_server
+from agent_doc_lsp.symbol_json import SymbolEncoder
+from tests.lsp.positions import position_of
+from tests.unit.editor.test_hinted_same_as_plain import _fresh_memos
+
+URI = "file:///structure-reuse/doc.md"
+
+DOC = (
+    "---\nagent_doc_session: s1\nagent: claude\nresponse_mode: append\n---\n"
+    "Intro prose line with words.\nAnother prose line é and 😀 astral.\n\n"
+    "Title of a setext heading\n=====\n\nSecond title\n---\n\n"
+    "<!-- agent:status -->\nStatus prose here.\r\nCRLF line two.\r\n"
+    "<!-- /agent:status -->\n"
+    "<!-- agent:backlog -->\n- [ ] #a1 first item\n- [x] #a1 duplicate id\n"
+    "[ ] bare box line\nplain note in the backlog\n<!-- /agent:backlog -->\n"
+    "<!-- agent:exchange patch=append -->\n## User\n\nQuestion one?\n"
+    "More words 😀 in the question.\n\n### Re: question\n\nAnswer text → here.\n"
+    "```py\n# not a heading\n<!-- agent:boundary:1a2b -->\n```\n"
+    "<!-- a private\ncomment block -->\n"
+    "Words with `code` and a tail.\n    indented prose line\n"
+    "<!-- agent:boundary:0a1b2c3d -->\n"
+    "Typed question line\n<!-- agent:boundary:9f8e7d6c -->\n"
+    "<!-- /agent:exchange -->\n"
+    "<!-- agent:unclosed -->\nTrailing prose line\n"
+)
+
+PROSE = ["x", "é", "😀", " ", "ab", "word ", "2", "."]
+STRUCTURE = ["#", "# ", "<", ">", "`", "```", "~~~", "-", "---", "=", "[", "]",
+             "\n", "\r\n", "\n\n", "<!-- agent:new -->", "<!--", "-->", "\t",
+             "[#", "\u2028", "*", "1. "]  # fmt: skip
+
+
+def _server(text: str) -> tuple[AgentDocLanguageServer, asyncio.AbstractEventLoop]:
+    server = create_server()
+    server.protocol._workspace = FastWorkspace(None)  # as initialize makes it
+    server.protocol.client_capabilities = types.ClientCapabilities()
+    loop = asyncio.new_event_loop()
+    server.loop = loop
+    item = types.TextDocumentItem(uri=URI, language_id="markdown", version=1, text=text)
+    server.workspace.put_text_document(item)
+    return server, loop
+
+
+def _doc(server: AgentDocLanguageServer) -> FastTextDocument:
+    doc = server.workspace.get_text_document(URI)
+    assert isinstance(doc, FastTextDocument)
+    return doc
+
+
+def _plain_symbols(text: str) -> object:
+    with _fresh_memos():
+        parts = outline_parts(text, {}, reuse=False)
+    return json.loads(SymbolEncoder().encode(LineIndex(text), parts).text)
+
+
+def _plain_diagnostics(text: str) -> list[types.Diagnostic]:
+    with _fresh_memos():
+        found = problems(text)
+    index = LineIndex(text)
+    return [convert.diagnostic(index, p) for p in found]
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of every line (without its ``\\n``)."""
+    out, start = [], 0
+    for line in text.split("\n"):
+        out.append((start, start + len(line)))
+        start += len(line) + 1
+    return out
+
+
+def _edit(rnd: random.Random, text: str) -> tuple[int, int, str]:
+    """A random edit: mostly typing or deleting inside one line, often in a
+    line that matters to the structure, sometimes across lines."""
+    lines = _lines(text)
+    prose = [(a, b) for a, b in lines if prose_line(text[a:b])]
+    start, end = rnd.choice(prose if prose and rnd.random() < 0.6 else lines)
+    roll = rnd.random()
+    if roll < 0.08:  # across lines or anywhere
+        at = rnd.randrange(len(text) + 1)
+        return (
+            at,
+            min(len(text), at + rnd.randint(0, 30)),
+            rnd.choice(PROSE + STRUCTURE),
+        )
+    at = rnd.randint(start, end)
+    if text[at - 1 : at + 1] == "\r\n":
+        at -= 1
+    if roll < 0.35 and at < end:  # delete inside the line
+        cut = min(end, at + rnd.randint(1, 3))
+        if text[cut - 1 : cut + 1] == "\r\n":
+            cut -= 1
+        return at, cut, ""
+    new = rnd.choice(PROSE if roll < 0.8 else STRUCTURE)
+    return at, at, new
+
+
+class _Run:
+    """The server, the text it should hold, and what each path answered."""
+
+    def __init__(self, text: str) -> None:
+        self.server, self.loop = _server(text)
+        self.text = text
+        self.version = 1
+        self.kept_symbols = self.kept_diagnostics = 0
+
+    def apply(self, at: int, cut: int, new: str) -> None:
+        self.version += 1
+        self.server.workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(uri=URI, version=self.version),
+            types.TextDocumentContentChangePartial(
+                range=types.Range(
+                    position_of(self.text, at), position_of(self.text, cut)
+                ),
+                text=new,
+            ),
+        )
+        self.text = self.text[:at] + new + self.text[cut:]
+
+    def replace_all(self, text: str) -> None:
+        """A full-text change (the structure starts afresh)."""
+        self.version += 1
+        self.server.workspace.update_text_document(
+            types.VersionedTextDocumentIdentifier(uri=URI, version=self.version),
+            types.TextDocumentContentChangeWholeDocument(text=text),
+        )
+        self.text = text
+
+    def check(self) -> None:
+        server, doc = self.server, _doc(self.server)
+        key = server.structure_key(URI)
+        encoder = server.symbol_encoder(URI)
+        edited = None if key is None else key.lines
+        expect_kept = encoder.kept(key, {}, server.encoding, edited) is not None
+        answer = self.loop.run_until_complete(symbols.symbols(server, URI))
+        if expect_kept:
+            self.kept_symbols += 1
+            assert doc._text is not None
+            assert not doc._text.joined  # the text was not read
+        assert answer.value() == _plain_symbols(self.text)
+        reading = diagnostics.read(server, URI, [])
+        assert reading is not None
+        if reading.kept is not None:
+            self.kept_diagnostics += 1
+            assert doc._text is not None
+            assert not doc._text.joined
+        found = diagnostics.settle(
+            server, URI, reading, diagnostics.check(server, reading)
+        )
+        assert found == _plain_diagnostics(self.text)
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+@pytest.fixture
+def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every document cut into 16-character chunks for the test."""
+    monkeypatch.setattr(FastTextDocument, "chunk_size", 16)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_kept_answers_equal_the_plain_ones_over_random_edits(
+    seed: int, tiny_chunks: None
+) -> None:
+    rnd = random.Random(seed)
+    run = _Run(DOC)
+    try:
+        run.check()
+        for _step in range(150):
+            if _step % 40 == 39:  # the document read again, as after a revert
+                run.replace_all(DOC)
+            for _ in range(rnd.choice([1, 1, 1, 2])):  # several per didChange
+                run.apply(*_edit(rnd, run.text))
+            run.check()
+        assert run.kept_symbols >= 15  # the kept path was driven, not only the plain
+        assert run.kept_diagnostics >= 15
+    finally:
+        run.close()
+
+
+def _line_of(text: str, needle: str) -> tuple[int, int]:
+    at = text.index(needle)
+    end = text.find("\n", at)
+    return at, len(text) if end < 0 else end
+
+
+ADVERSARIAL = [
+    # (a line holding this, where in it, what is typed)
+    ("<!-- agent:status -->", 5, "x"),
+    ("<!-- /agent:exchange -->", 12, "y"),
+    ("```py", 3, "x"),
+    ("```\n<!-- a private", 2, "x"),
+    ("## User", 4, "x"),
+    ("### Re: question", 0, "x"),
+    ("Title of a setext heading", 5, "x"),
+    ("=====", 2, "x"),
+    ("Second title", 3, "z"),
+    ("agent: claude", 7, "x"),
+    ("response_mode: append", 2, "x"),
+    ("<!-- a private", 6, "x"),
+    ("comment block -->", 3, "x"),
+    ("Status prose here.", 6, "x"),
+    ("CRLF line two.", 14, "x"),
+    ("- [ ] #a1 first item", 10, "x"),
+    ("[ ] bare box line", 4, "x"),
+    ("plain note in the backlog", 0, "#"),
+    ("Words with `code`", 2, "x"),
+    ("    indented prose line", 2, " "),
+    ("    indented prose line", 0, "x"),
+    ("Typed question line", 5, "`"),
+    ("Typed question line", 5, "<!--"),
+    ("Typed question line", 0, "# "),
+    ("Typed question line", 19, "\n"),
+    ("Typed question line", 19, "\n\n"),
+    ("Trailing prose line", 3, "x"),
+    ("Intro prose line", 0, "---\n"),
+    ("Another prose line é", 22, "x"),
+]
+
+
+@pytest.mark.parametrize(("needle", "column", "typed"), ADVERSARIAL)
+def test_typing_into_each_kind_of_line_keeps_the_answers_exact(
+    needle: str, column: int, typed: str, tiny_chunks: None
+) -> None:
+    run = _Run(DOC)
+    try:
+        run.check()
+        at = run.text.index(needle) + column  # the line starts before: it stays
+        for _ in range(3):  # three keystrokes, then deleting them again
+            run.apply(at, at, typed)
+            run.check()
+        for _ in range(3):
+            run.apply(at, at + len(typed), "")
+            run.check()
+        assert run.text == DOC
+    finally:
+        run.close()
+
+
+def test_prose_lines_and_neutral_edits() -> None:
+    assert prose_line("Typed question line")
+    assert prose_line("CRLF line two.\r")
+    assert prose_line("    indented prose line")
+    for line in ["", "   ", "## User", "<!-- agent:x -->", "```py", "~~~", "---",
+                 "===", "- item", "1. item", "2) item", "Words with `code`",
+                 "a -->", "[ ] box", "x\u2028y", "* star", "|table|"]:  # fmt: skip
+        assert not prose_line(line), line
+    assert neutral_line_edit("Typed line", "Typedx line", "next prose")
+    assert not neutral_line_edit("Title", "Titlex", "=====")  # above an underline
+    assert not neutral_line_edit("Title", "Titlex", "--- ")
+    assert not neutral_line_edit("  Title", " xTitle", "")  # the indent changed
+    assert neutral_line_edit("Title", "Titlex", "")
+
+
+def test_a_kept_outline_is_not_given_for_an_edited_line_holding_a_position() -> None:
+    text = "<!-- agent:exchange -->\n## User\n\nWords here.\n<!-- /agent:exchange -->\n"
+    index = LineIndex(text)
+    parts = outline_parts(text, {})
+    encoder, key = SymbolEncoder(), object()
+    answer = encoder.encode(index, parts)
+    encoder.keep(key, {}, index, parts, answer)
+    assert encoder.kept(key, {}, index.encoding, {3}) is answer  # a prose line
+    assert encoder.kept(key, {}, index.encoding, {3, 1}) is None  # the heading's
+    encoder.keep(key, {}, index, parts, answer)
+    assert encoder.kept(key, {}, index.encoding, {4}) is None  # the close marker's
+    encoder.keep(key, {}, index, parts, answer)
+    assert encoder.kept(key, {}, "utf-8", ()) is None  # another encoding
+    assert encoder.kept(object(), {}, index.encoding, ()) is None  # another key
+    assert encoder.kept(key, {}, index.encoding, None) is None  # lines unknown
