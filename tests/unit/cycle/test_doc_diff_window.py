@@ -12,6 +12,8 @@ from agent_doc.document.diff import compute_diff
 from agent_doc.errors import DocumentError
 from agent_doc.store.state import StateStore
 from agent_doc.store.state import read_document
+from tests.unit.cycle.forms import FORMS
+from tests.unit.cycle.forms import write_in_form
 
 BODY = "".join(
     f"## User\n\nTurn {i}: café → 🚀 `<!-- kept -->`\n<!-- note {i} -->\n\n"
@@ -35,20 +37,12 @@ def _plain(doc: Path) -> str | None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("form", ["plain", "crlf", "bom"])
+@pytest.mark.parametrize("form", FORMS)
 def test_the_fast_path_answers_as_the_plain_one(
     project: Path, name: str, form: str
 ) -> None:
     snapshot, text = CASES[name]
-    doc = project / "doc.md"
-    data = text.encode()
-    if form == "crlf":
-        data = data.replace(b"\n", b"\r\n")
-    elif form == "bom":
-        data = b"\xef\xbb\xbf" + data
-    doc.write_bytes(data)
-    if snapshot is not None:
-        StateStore.for_document(doc).save_snapshot(doc, snapshot)
+    doc = write_in_form(project / "doc.md", text, form, snapshot)
     result = document_diff(doc)
     assert result.diff == _plain(doc)
     assert result.has_snapshot is (snapshot is not None)

@@ -25,6 +25,8 @@ from agent_doc.store.state import StateStore
 from agent_doc.store.state import read_document
 from agent_doc.write.backlog import tidy_backlog
 from tests.cli_runner import cli
+from tests.unit.cycle.forms import FORMS
+from tests.unit.cycle.forms import write_in_form
 
 CLOSE = "<!-- /agent:exchange -->\n"
 HEAD = """---
@@ -114,16 +116,7 @@ def _plain(doc: Path) -> PreparedTurn | None:
 
 
 def _setup(project: Path, snapshot: str | None, text: str, form: str) -> Path:
-    doc = project / "plan.md"
-    data = text.encode()
-    if form == "crlf":
-        data = data.replace(b"\n", b"\r\n")
-    elif form == "bom":
-        data = b"\xef\xbb\xbf" + data
-    doc.write_bytes(data)
-    if snapshot is not None:
-        StateStore.for_document(doc).save_snapshot(doc, snapshot)
-    return doc
+    return write_in_form(project / "plan.md", text, form, snapshot)
 
 
 def _files(project: Path) -> dict[str, bytes]:
@@ -170,7 +163,7 @@ def _both(project: Path, doc: Path) -> tuple[tuple[object, ...], tuple[object, .
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("form", ["plain", "crlf", "bom"])
+@pytest.mark.parametrize("form", FORMS)
 def test_the_turn_on_the_bytes_is_the_plain_one(
     project: Path, name: str, form: str
 ) -> None:
