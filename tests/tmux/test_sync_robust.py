@@ -32,6 +32,11 @@ def _live(tmux: Tmux) -> set[str]:
     return {p for p, info in tmux.panes().items() if not info.dead}
 
 
+def _gone(tmux: Tmux, pane: str) -> bool:
+    info = tmux.panes().get(pane)
+    return info is None or info.dead
+
+
 def test_agent_exiting_at_once_is_pruned_not_restarted(
     tmux: Tmux, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -39,19 +44,21 @@ def test_agent_exiting_at_once_is_pruned_not_restarted(
     exit_agent = Path(__file__).resolve().parents[1] / "data" / "exit_agent.py"
     monkeypatch.setenv("AGENT_DOC_AGENT_COMMAND", f"{sys.executable} {exit_agent}")
     doc = make_doc(project, "k.md")
-    first = sync([[str(doc)]], tmux=tmux)  # starts it once; raised KeyError before
-    started = next(iter(registry.load(project).entries.values())).pane
-
-    def gone() -> bool:
-        info = tmux.panes().get(started)
-        return info is None or info.dead
-
-    wait_for(gone, 10, "the agent to exit")
-    if first.warnings:  # it died before or while the first sync placed it
-        assert (first.window, first.columns, first.files) == (None, (), {})
-        assert started in first.warnings[0]
-    panes_after_first = set(tmux.panes())
-    second = sync([[str(doc)]], tmux=tmux)
+    result = sync([[str(doc)]], tmux=tmux)  # starts it; raised KeyError before
+    # tmux under load may miss an exit's status: a dead pane without one is no
+    # failure, and the next sync starts the agent again; its quick exit is
+    # noted then (``sync._note_quick_exits``)
+    for _ in range(5):
+        started = next(iter(registry.load(project).entries.values())).pane
+        wait_for(lambda pane=started: _gone(tmux, pane), 10, "the agent to exit")
+        if result.warnings:  # it died before or while the sync placed it
+            assert (result.window, result.columns, result.files) == (None, (), {})
+            assert started in result.warnings[0]
+        panes_after_first = set(tmux.panes())
+        result = sync([[str(doc)]], tmux=tmux)
+        if result.window is None:
+            break
+    second = result
     assert (second.window, second.columns, second.files) == (None, (), {})
     assert f"its agent in pane {started} exited at once" in second.warnings[0]
     assert "not restarted automatically" in second.warnings[0]
