@@ -23,6 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+try:
+    from uvloop import new_event_loop
+except ImportError:  # no build for Windows: asyncio's own loop
+    new_event_loop = None  # type: ignore[assignment]
+
 from agent_doc.errors import ShareError
 from agent_doc.share.access import bearer_token
 from agent_doc.share.access import is_loopback
@@ -145,7 +150,18 @@ def run_server(
 
     sock = bind(options)
     large_buffers_returned()
-    anyio.run(_serve, options, sock, on_ready)
+    anyio.run(_serve, options, sock, on_ready, backend_options=loop_options())
+
+
+def loop_options() -> dict[str, Any]:
+    """anyio's asyncio options for serve: uvloop's event loop where uvloop is
+    installed (it is a dependency everywhere but Windows), else asyncio's own.
+
+    Under 50 rooms × 3 typing peers uvloop's loop took 23 % less CPU and a
+    third of the lag p99 (docs/benchmarks.md, issue 37 item 5): every
+    keystroke wakes tasks in pycrdt-websocket's rooms and uvicorn.
+    """
+    return {} if new_event_loop is None else {"loop_factory": new_event_loop}
 
 
 MMAP_THRESHOLD = 128 << 10
