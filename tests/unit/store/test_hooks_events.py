@@ -13,6 +13,7 @@ import pytest
 
 from agent_doc.errors import StateError
 from agent_doc.store.event_socket import HookListener
+from agent_doc.store.event_socket import bind_path
 from agent_doc.store.event_socket import pointer_path
 from agent_doc.store.event_socket import send_line
 from agent_doc.store.event_socket import socket_path
@@ -117,7 +118,8 @@ def test_chain_falls_back_to_file_without_listener(project: Path, doc: Path) -> 
 
 
 def test_stale_socket_is_replaced_and_live_one_refused(project: Path) -> None:
-    stale = project / ".agent-doc" / "hooks.sock"
+    stale = bind_path(project)  # the runtime dir's, when the project's path is long
+    stale.parent.mkdir(parents=True, exist_ok=True)
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(str(stale))
     dead.close()  # the file stays, nobody listens
