@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from agent_doc.store.event_socket import bind_path
 from tests.cli_runner import cli
 
 DOC = """---
@@ -49,7 +50,7 @@ def test_listen_process_acks_socket_events_and_cleans_up(project: Path) -> None:
         ],
         stderr=subprocess.DEVNULL,
     )
-    sock = project / ".agent-doc" / "hooks.sock"
+    sock = bind_path(project)  # the runtime dir's, when the project's path is long
     try:
         deadline = time.monotonic() + 20
         while not sock.exists():
