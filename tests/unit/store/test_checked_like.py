@@ -37,6 +37,12 @@ TAILS = [b"", b"x", b"\xff", b"\x80", b"\xe2\x86", b"\0", b"\r\n", "é".encode()
          "😀".encode()[:3], b"\xed\xa0\x80", b"\xc3"]  # fmt: skip
 """What follows the shared prefix: ASCII, bad bytes, a cut character, a
 surrogate's bytes, a NUL, a CR, whole characters."""
+LIKE = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
+"""A text like a document's: the shared prefix's source."""
+CUT = st.integers(0, 400)
+"""Where the document stops sharing it."""
+TAIL = st.lists(st.sampled_from(TAILS), max_size=3).map(b"".join)
+"""What the document holds after it."""
 
 
 def _outcome(read: object) -> object:
@@ -53,9 +59,9 @@ def _outcome(read: object) -> object:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
-    like=st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
-    cut=st.integers(0, 400),
-    tail=st.lists(st.sampled_from(TAILS), max_size=3).map(b"".join),
+    like=LIKE,
+    cut=CUT,
+    tail=TAIL,
     chunk=st.sampled_from([1, 2, 3, 5, 8, 64, 1 << 20]),
     front=st.booleans(),
 )
@@ -219,9 +225,9 @@ SNAPSHOTS = [None, "valid", "not UTF-8"]
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
-    like=st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
-    cut=st.integers(0, 400),
-    tail=st.lists(st.sampled_from(TAILS), max_size=3).map(b"".join),
+    like=LIKE,
+    cut=CUT,
+    tail=TAIL,
     snapshot=st.sampled_from(SNAPSHOTS),
 )
 def test_the_gate_with_the_snapshot_is_the_gate_without(
