@@ -20,6 +20,7 @@ from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import common_prefix
 from agent_doc.document.linediff import common_suffix
 from agent_doc.document.linediff import split_lines
+from agent_doc.document.textlike import TextLike
 
 PIECE = 1 << 15
 """Characters per piece of the fixed text."""
@@ -54,7 +55,7 @@ class FixedText:
         self.starts = [0, *accumulate(map(len, split_lines(text)))]
         """Offset of every line (``split_lines``), then the text's length."""
 
-    def common_prefix(self, other: str, known: int = 0) -> int:
+    def common_prefix(self, other: TextLike, known: int = 0) -> int:
         """Number of equal leading characters of the fixed text and ``other``
         (the first ``known`` ones are known to be equal: not compared)."""
         first = min(max(known, 0) // self.size, len(self._pieces))
@@ -66,7 +67,7 @@ class FixedText:
             at += len(piece)
         return at
 
-    def common_suffix(self, other: str, limit: int, known: int = 0) -> int:
+    def common_suffix(self, other: TextLike, limit: int, known: int = 0) -> int:
         """Number of equal trailing characters, at most ``limit`` (the last
         ``known`` ones are known to be equal: not compared)."""
         delta = len(other) - len(self.text)
@@ -89,7 +90,7 @@ class FixedText:
                 break
         return min(found, limit)
 
-    def window(self, other: str, ends: tuple[int, int] | None = None) -> Window:
+    def window(self, other: TextLike, ends: tuple[int, int] | None = None) -> Window:
         """The smallest run of whole lines outside which ``other`` equals the
         fixed text (line for line, offsets shifted after the window);
         ``ends``: their common prefix and suffix, when known (the suffix may

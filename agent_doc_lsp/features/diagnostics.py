@@ -117,7 +117,7 @@ def read(
         make_index = None
     else:
         buffer = ls.buffers.get(uri)
-        make_index = None if buffer is None else ls.line_index_maker(uri, buffer.text)
+        make_index = None if buffer is None else ls.line_index_maker(uri, buffer.view)
     if buffer is None:
         return None
     return Reading(buffer, key, config_error, providers, found, make_index)
