@@ -82,8 +82,7 @@ class ChunkedText:
     def text(self) -> str:
         """The whole text (joined once per edit, shared with :meth:`view`)."""
         if self._text is None:
-            view = self._view
-            self._text = "".join(self._chunks) if view is None else str(view)
+            self._text = str(self.view())
         return self._text
 
     def view(self) -> ChunkView:

@@ -11,17 +11,21 @@ chunks, which slices and compares without joining.
 A view is frozen: it holds the version's chunks (immutable ``str`` objects)
 and their end offsets, so it stays valid, and safe to read from another
 thread, while the document goes on being edited. ``str(view)`` joins once
-(kept in the view) for a reader that needs the whole text.
+(kept in the view) for a reader that needs the whole text, and logs it at
+debug level (the language server's ``logLevel: debug`` shows each join).
 """
 
 from __future__ import annotations
 
 import bisect
+import logging
 from collections.abc import Callable
 from collections.abc import Sequence
 from itertools import accumulate
 from typing import Protocol
 from typing import overload
+
+logger = logging.getLogger(__name__)
 
 
 class TextLike(Protocol):
@@ -71,6 +75,11 @@ class ChunkView:
         """The whole text (joined once, then kept)."""
         if self._joined is None:
             self._joined = "".join(self._chunks)
+            logger.debug(
+                "joined a text of %d characters from %d chunks",
+                len(self._joined),
+                len(self._chunks),
+            )
             if self._on_join is not None:
                 self._on_join(self._joined)
                 self._on_join = None
