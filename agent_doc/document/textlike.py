@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import logging
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from itertools import accumulate
 from typing import Protocol
@@ -108,6 +109,18 @@ class ChunkView:
         if step != 1:
             return str(self)[key]
         return self.slice(start, end)
+
+    def chunk_spans(
+        self, offset: int = 0, *, backwards: bool = False
+    ) -> Iterator[tuple[int, str]]:
+        """``(start, chunk)`` of each chunk, from the one holding ``offset``
+        to the last (or, ``backwards``, to the first)."""
+        if not self._chunks:
+            return
+        index = self._chunk_at(max(offset, 0))
+        order = range(index, -1, -1) if backwards else range(index, len(self._chunks))
+        for at in order:
+            yield self._start(at), self._chunks[at]
 
     def slice(self, start: int, end: int) -> str:
         """``str(self)[start:end]`` (non-negative offsets), joining only the

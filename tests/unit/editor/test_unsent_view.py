@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from agent_doc.document.lineage import forget_edits
 from agent_doc.document.lineage import note_edit
 from agent_doc.document.textlike import ChunkView
+from agent_doc.editor._textwindow import FixedText
 from agent_doc.editor.unsent import FullBaseline
 from agent_doc.editor.unsent import UnsentBaseline
 from tests.unit.editor.test_unsent_window import PIECES
@@ -78,3 +79,27 @@ def test_a_keystroke_in_prose_reads_only_the_window() -> None:
     assert summary == FullBaseline(snapshot).changes(current)
     assert [current[m.start : m.end] for m in summary.marks] == ["typed"]
     assert view.joined is None  # compared in place, never joined
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    a=texts, b=texts, size=st.integers(1, 9), chunk=st.integers(1, 9), data=st.data()
+)
+def test_fixed_text_finds_the_same_ends_in_a_view(
+    a: str, b: str, size: int, chunk: int, data: st.DataObject
+) -> None:
+    """The snapshot's common prefix and suffix with a view (its chunks
+    compared in place) are those with the same text as a ``str``, from any
+    known part on."""
+    fixed, view = FixedText(a, size), _view(b, chunk)
+    head = fixed.common_prefix(b)
+    assert a[:head] == b[:head]
+    assert head == min(len(a), len(b)) or a[head] != b[head]
+    known = data.draw(st.integers(0, head))
+    assert fixed.common_prefix(view, known) == head
+    limit = data.draw(st.integers(0, min(len(a), len(b))))
+    tail = fixed.common_suffix(b, limit)
+    known = data.draw(st.integers(0, tail))
+    assert fixed.common_suffix(view, limit, known) == tail
+    assert fixed.window(view) == fixed.window(b)
+    assert view.joined is None
