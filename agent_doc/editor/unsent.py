@@ -5,12 +5,10 @@ and the document, comments stripped. :func:`unsent_changes` marks, in the live
 text, the line regions that diff will carry (code ``unsent``) and the HTML
 comments the person added, which it will not (code ``private``), and counts the
 changes and lines of the diff itself for the Submit lens. Pure: text in, plain
-values out; the caller caches the snapshot. The version compared may be a
-``str`` or a :class:`~agent_doc.document.textlike.ChunkView` of the language
-server's chunks: only the window where it differs from the snapshot is read
-(sliced), never the whole version, except for a person's comment in a changed
-region (whether it sits in inline code is asked of the whole text) and a
-carriage return in the window or the snapshot (the full comparison).
+values out; the caller caches the snapshot. The version may be a ``str`` or
+a :class:`~agent_doc.document.textlike.ChunkView` of the server's chunks, read
+only in the changed window, unless a person's comment lies there (inline code
+is told on the whole text) or a carriage return (the full comparison).
 """
 
 from __future__ import annotations
@@ -125,16 +123,9 @@ def _private_comments(text: TextLike, start: int, end: int) -> list[Problem]:
         if _MARKER.fullmatch(m.group(1)):
             continue
         code = code or CodeIndex(str(text))
-        if not code.contains(start + m.start()):
-            found.append(
-                Problem(
-                    start + m.start(),
-                    start + m.end(),
-                    "private, not sent",
-                    "hint",
-                    PRIVATE,
-                )
-            )
+        at, end_at = start + m.start(), start + m.end()
+        if not code.contains(at):
+            found.append(Problem(at, end_at, "private, not sent", "hint", PRIVATE))
     return found
 
 

@@ -6,7 +6,8 @@ documents, the marks of :func:`agent_doc.editor.unsent.unsent_changes`: Hint
 diagnostics with source ``agent-doc`` and code ``unsent`` ("will be sent") or
 ``private`` ("private, not sent"). The snapshot is read once per change of its
 file (:class:`~agent_doc.editor.snapshots.SnapshotCache`) and prepared once
-(:class:`~agent_doc.editor.unsent.UnsentBaseline`); the result is cached per
+(:class:`~agent_doc.editor.unsent.UnsentBaseline`) and compared with the
+buffer's view of the server's chunks (no join); the result is cached per
 document version, so the Submit lens (``Submit · 3 changes (+12 −2
 lines)``) costs nothing more. After each agent-status poll, a changed snapshot
 (an agent write or a commit) re-runs the diagnostics of that document.
