@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import threading
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -27,6 +28,9 @@ from typing import Protocol
 from typing import overload
 
 logger = logging.getLogger(__name__)
+
+_JOIN = threading.Lock()
+"""Held while a view joins (one ``str`` per version, whoever asks first)."""
 
 
 class TextLike(Protocol):
@@ -74,17 +78,21 @@ class ChunkView:
 
     def __str__(self) -> str:
         """The whole text (joined once, then kept)."""
-        if self._joined is None:
-            self._joined = "".join(self._chunks)
-            logger.debug(
-                "joined a text of %d characters from %d chunks",
-                len(self._joined),
-                len(self._chunks),
-            )
-            if self._on_join is not None:
-                self._on_join(self._joined)
-                self._on_join = None
-        return self._joined
+        if self._joined is not None:
+            return self._joined
+        with _JOIN:  # a worker thread and the loop may ask at once: one join
+            if self._joined is None:
+                joined = "".join(self._chunks)
+                logger.debug(
+                    "joined a text of %d characters from %d chunks",
+                    len(joined),
+                    len(self._chunks),
+                )
+                if self._on_join is not None:
+                    self._on_join(joined)
+                    self._on_join = None
+                self._joined = joined
+            return self._joined
 
     def _chunk_at(self, offset: int) -> int:
         """Index of the chunk holding ``offset`` (the last one at the end)."""
