@@ -45,7 +45,7 @@ class Window:
 
 
 class FixedText:
-    """A text compared with many others: its pieces and its line starts."""
+    """A text compared with many others, piece by piece, and its line starts."""
 
     __slots__ = ("_count", "size", "starts", "text")
 
