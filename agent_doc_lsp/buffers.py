@@ -12,6 +12,7 @@ from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
 from agent_doc.document.frontmatter_text import MAX_FRONTMATTER_CHARS
+from agent_doc.document.textlike import TextLike
 from agent_doc_lsp.fast_document import FastTextDocument
 
 
@@ -23,12 +24,23 @@ class Buffer:
     """Document URI."""
     path: Path | None
     """Absolute file path (``None`` for non-``file:`` URIs)."""
-    text: str
-    """Current buffer text."""
+    view: TextLike
+    """Current buffer text as the server holds it: the chunks' frozen view
+    (read in place, safe in a worker thread) or a ``str``."""
     version: int | None
-    """Version of ``text`` (from ``didOpen``/``didChange``)."""
+    """Version of the text (from ``didOpen``/``didChange``)."""
     last_edit: float | None
     """``time.time()`` of the last ``didChange``; ``None`` if never edited."""
+
+    @property
+    def text(self) -> str:
+        """Current buffer text as one ``str`` (joins the chunks on the first
+        read of a version: readers of a window read :attr:`view`)."""
+        return str(self.view)
+
+    def head(self, size: int = MAX_FRONTMATTER_CHARS + 16) -> str:
+        """The first ``size`` characters (the frontmatter's reach by default)."""
+        return self.view[:size]
 
 
 class Buffers:
@@ -62,10 +74,16 @@ class Buffers:
 
     def _buffer(self, doc: TextDocument, text: str | None = None) -> Buffer:
         path = to_fs_path(doc.uri)
+        if text is not None:
+            view: TextLike = text
+        elif isinstance(doc, FastTextDocument):
+            view = doc.view()
+        else:
+            view = doc.source
         return Buffer(
             uri=doc.uri,
             path=Path(path) if path else None,
-            text=doc.source if text is None else text,
+            view=view,
             version=doc.version,
             last_edit=self._last_edit.get(doc.uri),
         )

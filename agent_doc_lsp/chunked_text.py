@@ -19,6 +19,8 @@ import itertools
 from collections.abc import Sequence
 from typing import overload
 
+from agent_doc.document.textlike import ChunkView
+
 CHUNK = 1 << 16
 """Target size of a chunk, in characters (pieces stay within ¼–2× of it)."""
 
@@ -42,7 +44,7 @@ def _pieces(text: str, size: int) -> list[str]:
 class ChunkedText:
     """An editable text of chunks with cumulative offsets and line counts."""
 
-    __slots__ = ("_chunks", "_ends", "_lines", "_marks", "_size", "_text")
+    __slots__ = ("_chunks", "_ends", "_lines", "_marks", "_size", "_text", "_view")
 
     def __init__(self, text: str = "", size: int = CHUNK) -> None:
         self._size = max(size, 4)
@@ -51,12 +53,14 @@ class ChunkedText:
         self._marks: list[list[int] | None] = []
         self._ends: list[int] = []
         self._lines: list[int] = []
+        self._view: ChunkView | None = None
         self._load(text)
 
     def _load(self, text: str) -> None:
         """Cut ``text`` into chunks and index them."""
         self._chunks = _pieces(text, self._size)
         self._text = text
+        self._view = None
         self._marks = [None] * len(self._chunks)
         self._reindex(0, [c.count("\n") for c in self._chunks])
 
@@ -76,15 +80,24 @@ class ChunkedText:
         return self._ends[-1] if self._ends else 0
 
     def text(self) -> str:
-        """The whole text (joined once per edit)."""
+        """The whole text (joined once per edit, shared with :meth:`view`)."""
         if self._text is None:
-            self._text = "".join(self._chunks)
+            self._text = str(self.view())
         return self._text
+
+    def view(self) -> ChunkView:
+        """The current version, read in place (one object per edit): frozen,
+        so another thread may read it while edits go on."""
+        if self._view is None:
+            self._view = ChunkView(self._chunks, self._ends, self._text)
+        return self._view
 
     @property
     def joined(self) -> bool:
         """Whether :meth:`text` is ready without joining."""
-        return self._text is not None
+        return self._text is not None or (
+            self._view is not None and self._view.joined is not None
+        )
 
     def _chunk_at(self, offset: int) -> int:
         """Index of the chunk holding ``offset`` (the last one at the end)."""
@@ -153,7 +166,7 @@ class ChunkedText:
             b - a for a, b in zip(lines[last:-1], lines[last + 1 :], strict=True)
         )
         self._reindex(first, counts)
-        self._text = None
+        self._text = self._view = None
 
     def line_count(self) -> int:
         """Number of lines (newlines + 1)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from agent_doc.document.textlike import TextLike
 from agent_doc.editor.model import Completion
 from agent_doc.editor.model import Fix
 from agent_doc.editor.model import Fold
@@ -70,21 +71,27 @@ class LineIndex:
     Parameters
     ----------
     text
-        The document text (``\\n`` line endings; ``\\r\\n`` is tolerated).
+        The document text (``\\n`` line endings; ``\\r\\n`` is tolerated): a
+        ``str``, or a view of the server's chunks (with their ``starts``),
+        of which only the lines converted are sliced.
     encoding
         The negotiated position encoding (``utf-8``, ``utf-16`` or ``utf-32``).
     """
 
-    __slots__ = ("_chunked", "encoding", "starts", "text")
+    __slots__ = ("_chunked", "encoding", "source", "starts")
 
     def __init__(
-        self, text: str, encoding: str = UTF16, starts: Sequence[int] | None = None
+        self,
+        text: TextLike,
+        encoding: str = UTF16,
+        starts: Sequence[int] | None = None,
     ) -> None:
-        self.text = text
-        """The text the index was built for."""
+        self.source = text
+        """The text the index was built for, as it was given."""
         self.encoding = str(encoding)
         """The negotiated position encoding."""
         if starts is None:
+            text = str(text)
             # Line starts at C speed: running sums of (line length + 1).
             lengths = map(len, text.split("\n"))
             starts = [0, *itertools.accumulate(map((1).__add__, lengths))]
@@ -94,6 +101,12 @@ class LineIndex:
         passed in when the caller already keeps them for ``text`` (a list,
         or the chunks' own as :class:`ChunkLineStarts`)."""
         self._chunked = starts if isinstance(starts, ChunkLineStarts) else None
+
+    @property
+    def text(self) -> str:
+        """The text the index was built for, as one ``str`` (a view is
+        joined on the first read)."""
+        return str(self.source)
 
     def line_of(self, offset: int) -> int:
         """Return the 0-based line holding ``offset``."""
@@ -105,21 +118,23 @@ class LineIndex:
         """Return line ``line`` without its line ending."""
         start = self.starts[line]
         end = (
-            self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
+            self.starts[line + 1] - 1
+            if line + 1 < len(self.starts)
+            else len(self.source)
         )
-        return self.text[start:end].rstrip("\r")
+        return self.source[start:end].rstrip("\r")
 
     def point(self, offset: int) -> tuple[int, int]:
         """Convert a code-point offset to ``(line, character)`` (clamped)."""
         if offset < 0:
             offset = 0
-        elif offset > len(self.text):
-            offset = len(self.text)
+        elif offset > len(self.source):
+            offset = len(self.source)
         line = self.line_of(offset)
         start = self.starts[line]
         if offset == start:
             return line, 0
-        prefix = self.text[start:offset]
+        prefix = self.source[start:offset]
         return line, len(prefix) if prefix.isascii() else units(prefix, self.encoding)
 
     def position(self, offset: int) -> types.Position:
@@ -134,7 +149,7 @@ class LineIndex:
     def offset(self, position: types.Position) -> int:
         """Convert an LSP position to a code-point offset (clamped to the text)."""
         if position.line >= len(self.starts):
-            return len(self.text)
+            return len(self.source)
         line = self.line_text(max(position.line, 0))
         column = codepoints(line, max(position.character, 0), self.encoding)
         return self.starts[max(position.line, 0)] + column

@@ -16,7 +16,10 @@ Each text handed out is noted as an edit of the one handed out before
 (:func:`agent_doc.document.lineage.note_edit`: the characters before the first
 change and after the last are unchanged), so the scans and memos that kept
 results for that one know where the two differ without comparing them. A
-full-text change starts afresh (nothing noted).
+full-text change starts afresh (nothing noted). The joined ``str`` of
+:attr:`source` and the :class:`~agent_doc.document.textlike.ChunkView` of
+:meth:`view` (the chunks read in place, no join) are two lines of descent,
+each noted against the one of its own kind handed out before.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from agent_doc.document.neutral_edit import NEXT_LINE_HEAD
 from agent_doc.document.neutral_edit import frontmatter_clear
 from agent_doc.document.neutral_edit import neutral_line_edit
 from agent_doc.document.surrogates import scrub_surrogates
+from agent_doc.document.textlike import ChunkView
+from agent_doc.document.textlike import TextLike
 from agent_doc_lsp.chunked_text import CHUNK
 from agent_doc_lsp.chunked_text import ChunkedText
 from agent_doc_lsp.chunked_text import LineStartParts
@@ -79,6 +84,10 @@ class FastTextDocument(TextDocument):
         self._kept: tuple[int, int] | None = None
         """Characters of :attr:`_handed` at its start and its end that every
         change since it left alone (``None``: no change since)."""
+        self._handed_view: TextLike | None = None
+        """The text :meth:`view` last returned."""
+        self._view_kept: tuple[int, int] | None = None
+        """As :attr:`_kept`, for :attr:`_handed_view`."""
         self._structure = StructureKey()
         """Stands for the document's structure; replaced by every change that
         may have changed it (see :meth:`structure_key`)."""
@@ -99,6 +108,45 @@ class FastTextDocument(TextDocument):
             self._handed, self._kept = text, None
         return text
 
+    def view(self) -> TextLike:
+        """The current version without a join: the chunks' frozen view, or
+        the plain text before the document is chunked. Noted as an edit of
+        the one handed out before, as :attr:`source` is."""
+        if self._text is None:
+            text = self.source
+            self._handed_view, self._view_kept = text, None
+            return text
+        view = self._text.view()
+        if view is not self._handed_view:
+            before, kept = self._handed_view, self._view_kept
+            if before is not None and kept is not None:
+                lines = self._text.newlines_before(kept[0])
+                note_edit(before, view, kept[0], kept[1], lines)
+            self._handed_view, self._view_kept = view, None
+            self._note_when_joined(view)
+        return view
+
+    def _note_when_joined(self, view: ChunkView) -> None:
+        """Have the join of ``view`` noted as an edit of the ``str`` handed
+        out before (a reader of the buffer's text may join it in a worker
+        thread, before :attr:`source` is read again)."""
+        before, kept = self._handed, self._kept
+        if view.joined is not None or before is None or kept is None:
+            return
+        head, tail = kept
+        lines = self._chunked().newlines_before(head)
+
+        def note(text: str) -> None:
+            note_edit(before, text, head, tail, lines)
+
+        view.when_joined(note)
+
+    @property
+    def joined(self) -> bool:
+        """Whether the current version's ``str`` is made (reading
+        :attr:`source` costs no join)."""
+        return self._text is None or self._text.joined
+
     def structure_key(self) -> StructureKey | None:
         """What an answer derived from the document's structure (outline,
         component problems) is kept under: the same object while every change
@@ -110,6 +158,7 @@ class FastTextDocument(TextDocument):
     def forget_lineage(self) -> None:
         """Note nothing about the next text handed out (as after a full change)."""
         self._handed = self._kept = None
+        self._handed_view = self._view_kept = None
 
     def chunk(self) -> None:
         """Cut the text into chunks now (it is done at the first change anyway)."""
@@ -185,6 +234,9 @@ class FastTextDocument(TextDocument):
         if self._handed is not None:
             kept = self._kept or (start, tail)
             self._kept = (min(kept[0], start), min(kept[1], tail))
+        if self._handed_view is not None:
+            kept = self._view_kept or (start, tail)
+            self._view_kept = (min(kept[0], start), min(kept[1], tail))
 
     def _note_structure(
         self, text: ChunkedText, start: int, end: int, new: str

@@ -30,6 +30,8 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.textlike import ChunkView
+from agent_doc.document.textlike import TextLike
 from agent_doc.editor.model import Problem
 from agent_doc.editor.project import ConfigCache
 from agent_doc.editor.project import SessionIndex
@@ -134,7 +136,7 @@ class AgentDocLanguageServer(LanguageServer):
         """Session documents under the workspace folders (``workspace/symbol``)."""
         self.symbol_encoders: dict[str, SymbolEncoder] = {}
         """URI → the encoder of its ``documentSymbol`` answers (reuses JSON)."""
-        self._indexes: dict[str, tuple[int | None, str, LineIndex]] = {}
+        self._indexes: dict[str, tuple[int | None, TextLike, LineIndex]] = {}
 
     @property
     def encoding(self) -> str:
@@ -177,10 +179,11 @@ class AgentDocLanguageServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         return doc.structure_key() if isinstance(doc, FastTextDocument) else None
 
-    def line_index_maker(self, uri: str, text: str) -> Callable[[], LineIndex]:
+    def line_index_maker(self, uri: str, text: TextLike) -> Callable[[], LineIndex]:
         """Builds the line index of ``text``, the current text of ``uri`` read
         just before (call it in a worker thread: an open document's index
-        reads the line starts its chunks keep, without a re-split or a join)."""
+        reads the line starts its chunks keep, without a re-split or a join;
+        ``text`` may be the chunks' view)."""
         doc = self.workspace.get_text_document(uri)
         parts = None
         if isinstance(doc, FastTextDocument) and text and uri in self.buffers:
@@ -195,15 +198,21 @@ class AgentDocLanguageServer(LanguageServer):
     ) -> LineIndex | None:
         """The kept line index of ``text`` (``uri`` at ``version``), if any."""
         cached = self._indexes.get(uri)
-        if cached and cached[0] == version and cached[1] is text:
+        if not cached or cached[0] != version:
+            return None
+        if cached[1] is text:
             return cached[2]
+        if isinstance(cached[1], ChunkView) and len(cached[1]) == len(text):
+            # made on the view of the same version (a diagnostics run): its
+            # line starts serve the joined text as well
+            return LineIndex(text, cached[2].encoding, cached[2].starts)
         return None
 
     def keep_index(self, uri: str, version: int | None, index: LineIndex) -> None:
         """Remember ``index`` (built elsewhere, e.g. by a diagnostics run) as the
         line index of ``uri`` at ``version``, for :meth:`document` to reuse."""
         if version is not None:
-            self._indexes[uri] = (version, index.text, index)
+            self._indexes[uri] = (version, index.source, index)
 
     def symbol_encoder(self, uri: str) -> SymbolEncoder:
         """The ``documentSymbol`` encoder of ``uri`` (kept while it is open)."""

@@ -16,9 +16,11 @@ times, in CPU time of the whole process (worker threads included):
   runs (``read``, ``check``, ``settle``; before them: ``check`` with the line
   index the run builds), without providers;
 * ``text``: the buffer's text as the unsent provider reads it
-  (``Buffers.get``: the chunks joined, unless something already joined them
+  (``Buffers.get``: since the chunk views, a frozen view of the chunks, no
+  join; before them the chunks joined, unless something already joined them
   for this version — before the kept answers, ``documentSymbol`` had);
-* ``marks``: the unsent provider's work, ``UnsentBaseline.changes``.
+* ``marks``: the unsent provider's work, ``UnsentBaseline.changes`` of that
+  view (of the joined text before the views).
 
 Documents: :func:`bench._long_docs.conversation` at 10 turns (~40 KB) and
 5,000 turns (~19 MB); the snapshot is the document before the typed line.
@@ -80,6 +82,13 @@ def _cpu_ms(fn: Callable[[], Any], name: str = "") -> float:
     return (time.process_time() - start) * 1000
 
 
+def _provider_text(server: Any, uri: str) -> Any:
+    """What the unsent provider compares: the buffer's view (its text before
+    the chunk views existed)."""
+    buffer = server.buffers.get(uri)
+    return buffer.view if hasattr(buffer, "view") else buffer.text
+
+
 def measure(turns: int) -> dict[str, float]:
     """Median CPU ms of each piece of work after a keystroke, at ``turns``."""
     from agent_doc.editor.unsent import UnsentBaseline
@@ -100,7 +109,7 @@ def measure(turns: int) -> dict[str, float]:
         "marks": [],
     }
     version = 1
-    held: list[str] = []
+    held: list[Any] = []
 
     def diagnose() -> None:
         if hasattr(diagnostics, "read"):  # what ``publish`` runs, without providers
@@ -139,7 +148,7 @@ def measure(turns: int) -> dict[str, float]:
         server._indexes.clear()  # each run builds its own, as on a new version
         diag = _cpu_ms(diagnose, tag and tag + "diagnostics")
         join = _cpu_ms(
-            lambda: held.append(server.buffers.get(uri).text), tag and tag + "text"
+            lambda: held.append(_provider_text(server, uri)), tag and tag + "text"
         )
         current = held.pop()
         marks = _cpu_ms(

@@ -10,7 +10,10 @@ answer from the edits it applied. It notes it here (:func:`note_edit`) and
 texts it was not told about, or a chain it no longer holds, it answers
 ``None`` and the caller compares as before.
 
-Texts are matched by identity (never hashed or compared). The notes hold the
+Texts are matched by identity (never hashed or compared); a text is a
+``str`` or a :class:`~agent_doc.document.textlike.ChunkView` of one version
+(the server notes its views as it notes its strs: the unsent marks read the
+views, without a join). The notes hold the
 last :data:`LIMIT` texts noted, which the memos that ask hold anyway; of a
 long text (:data:`LONG_TEXT`) only the last edit is kept, so the notes keep
 alive no version of it older than the one before the newest (at 4 bytes a
@@ -25,6 +28,8 @@ from dataclasses import dataclass
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
     from typing import Any
+
+    from agent_doc.document.textlike import TextLike
 
 LIMIT = 4
 """Edits remembered (a memo may be a few versions behind the newest text)."""
@@ -48,11 +53,13 @@ class Agreement:
 
 
 _lock = threading.Lock()
-_notes: list[tuple[str, str, Agreement]] = []
+_notes: list[tuple[TextLike, TextLike, Agreement]] = []
 """``(after, before, agreement)``, the newest first."""
 
 
-def note_edit(before: str, after: str, head: int, tail: int, head_lines: int) -> None:
+def note_edit(
+    before: TextLike, after: TextLike, head: int, tail: int, head_lines: int
+) -> None:
     """Record that ``after`` is an edit of ``before`` that kept their first
     ``head`` characters (``head_lines`` newlines among them) and their last
     ``tail`` characters. A note that cannot hold (ends overlapping, negative
@@ -62,13 +69,15 @@ def note_edit(before: str, after: str, head: int, tail: int, head_lines: int) ->
     if head + tail > min(len(before), len(after)):
         return
     with _lock:
+        if any(note[0] is after and note[1] is before for note in _notes):
+            return  # noted already (a view's join, then the document's text)
         _notes.insert(0, (after, before, Agreement(head, tail, head_lines)))
         if len(before) >= LONG_TEXT:  # the edit that made ``before`` goes
             _notes[1:] = [note for note in _notes[1:] if note[0] is not before]
         del _notes[LIMIT:]
 
 
-def common_ends(old: str, new: str) -> Agreement | None:
+def common_ends(old: TextLike, new: TextLike) -> Agreement | None:
     """What ``old`` and ``new`` are known to share, when ``new`` was noted as
     an edit of ``old`` (directly or through the texts noted between them);
     ``None`` when that is not known (``old is new`` included: test identity
@@ -92,13 +101,13 @@ def common_ends(old: str, new: str) -> Agreement | None:
     return None
 
 
-def edited_from(text: str) -> str | None:
+def edited_from(text: TextLike) -> TextLike | None:
     """The text ``text`` was last noted as an edit of (``None``: not noted)."""
     with _lock:
         return next((note[1] for note in _notes if note[0] is text), None)
 
 
-def is_noted(text: str) -> bool:
+def is_noted(text: TextLike) -> bool:
     """Whether ``text`` was noted as an edit of another (a text the language
     server handed out): worth remembering for the next version."""
     with _lock:

@@ -1,9 +1,11 @@
 """The window where another text differs from a fixed one, found without copies.
 
 The "will be sent" marks compare the same snapshot with every version of a
-buffer. :class:`FixedText` cuts the snapshot once into pieces, so the common
-prefix and suffix of the snapshot and a version cost one ``memcmp`` pass of
-``str.startswith`` over the version (no slice of it, no line split), and
+buffer. :class:`FixedText` compares the snapshot piece by piece, so the
+common prefix and suffix of the snapshot and a version cost one ``memcmp``
+pass of ``str.startswith`` over the version (no slice of it, no line split;
+a piece of the snapshot is sliced for the comparison, not kept: the snapshot
+is held once), and
 :meth:`FixedText.window` widens them to whole lines: everything outside the
 window is the same lines, at the same offsets (shifted by the length change
 after it), in both texts.
@@ -20,6 +22,8 @@ from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import common_prefix
 from agent_doc.document.linediff import common_suffix
 from agent_doc.document.linediff import split_lines
+from agent_doc.document.textlike import ChunkView
+from agent_doc.document.textlike import TextLike
 
 PIECE = 1 << 15
 """Characters per piece of the fixed text."""
@@ -41,44 +45,49 @@ class Window:
 
 
 class FixedText:
-    """A text compared with many others: its pieces and its line starts."""
+    """A text compared with many others, piece by piece, and its line starts."""
 
-    __slots__ = ("_pieces", "size", "starts", "text")
+    __slots__ = ("_count", "size", "starts", "text")
 
     def __init__(self, text: str, size: int = PIECE) -> None:
         self.text = text
         """The fixed text."""
         self.size = max(size, 1)
         """Characters per piece."""
-        self._pieces = [text[i : i + self.size] for i in range(0, len(text), self.size)]
+        self._count = -(-len(text) // self.size)
         self.starts = [0, *accumulate(map(len, split_lines(text)))]
         """Offset of every line (``split_lines``), then the text's length."""
 
-    def common_prefix(self, other: str, known: int = 0) -> int:
+    def common_prefix(self, other: TextLike, known: int = 0) -> int:
         """Number of equal leading characters of the fixed text and ``other``
         (the first ``known`` ones are known to be equal: not compared)."""
-        first = min(max(known, 0) // self.size, len(self._pieces))
+        if isinstance(other, ChunkView):
+            return self._view_prefix(other, known)
+        first = min(max(known, 0) // self.size, self._count)
         at = first * self.size
-        for piece in self._pieces[first:]:
+        for index in range(first, self._count):
+            piece = self._piece(index)
             if not other.startswith(piece, at):
                 end = at + self.size
                 return at + common_prefix(self.text[at:end], other[at:end], 0, 512)
             at += len(piece)
         return at
 
-    def common_suffix(self, other: str, limit: int, known: int = 0) -> int:
+    def common_suffix(self, other: TextLike, limit: int, known: int = 0) -> int:
         """Number of equal trailing characters, at most ``limit`` (the last
         ``known`` ones are known to be equal: not compared)."""
+        if isinstance(other, ChunkView):
+            return self._view_suffix(other, limit, known)
         delta = len(other) - len(self.text)
         found = 0
-        for index in range(len(self._pieces) - 1, -1, -1):
-            piece = self._pieces[index]
+        for index in range(self._count - 1, -1, -1):
             at = index * self.size
-            if at >= len(self.text) - known:
-                found += len(piece)
+            if at >= len(self.text) - known:  # known equal: not sliced
+                found += min(self.size, len(self.text) - at)
                 if found >= limit:
                     break
                 continue
+            piece = self._piece(index)
             if at + delta < 0 or not other.startswith(piece, at + delta):
                 mine = piece
                 theirs = other[max(at + delta, 0) : at + delta + len(piece)]
@@ -89,7 +98,7 @@ class FixedText:
                 break
         return min(found, limit)
 
-    def window(self, other: str, ends: tuple[int, int] | None = None) -> Window:
+    def window(self, other: TextLike, ends: tuple[int, int] | None = None) -> Window:
         """The smallest run of whole lines outside which ``other`` equals the
         fixed text (line for line, offsets shifted after the window);
         ``ends``: their common prefix and suffix, when known (the suffix may
@@ -110,6 +119,38 @@ class FixedText:
         return Window(
             first, starts[first], fixed_end, fixed_end + len(other) - len(text)
         )
+
+    def _view_prefix(self, other: ChunkView, known: int) -> int:
+        """:meth:`common_prefix` of a view: its chunks are compared with the
+        fixed text in place (no slice of either until one differs)."""
+        text = self.text
+        for start, chunk in other.chunk_spans(max(known, 0)):
+            if not text.startswith(chunk, start):
+                end = start + len(chunk)
+                return start + common_prefix(text[start:end], chunk, 0, 512)
+        return min(len(text), len(other))
+
+    def _view_suffix(self, other: ChunkView, limit: int, known: int) -> int:
+        """:meth:`common_suffix` of a view, compared chunk by chunk in place."""
+        text, delta = self.text, len(other) - len(self.text)
+        found = min(max(known, 0), limit)
+        end = len(other) - found  # what lies before ``end`` is compared
+        for start, chunk in other.chunk_spans(end - 1, backwards=True):
+            if found >= limit or end <= 0:
+                break
+            piece = chunk if start + len(chunk) == end else chunk[: end - start]
+            at = start - delta  # where ``piece`` would lie in the fixed text
+            if at < 0 or not text.startswith(piece, at):
+                mine = text[max(at, 0) : end - delta]
+                found += common_suffix(mine, piece, min(len(mine), len(piece)), 512)
+                break
+            found += len(piece)
+            end = start
+        return min(found, limit)
+
+    def _piece(self, index: int) -> str:
+        """Piece ``index`` of the fixed text (sliced when compared)."""
+        return self.text[index * self.size : (index + 1) * self.size]
 
     def line_count(self) -> int:
         """Number of lines (``split_lines``)."""

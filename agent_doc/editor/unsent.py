@@ -5,7 +5,10 @@ and the document, comments stripped. :func:`unsent_changes` marks, in the live
 text, the line regions that diff will carry (code ``unsent``) and the HTML
 comments the person added, which it will not (code ``private``), and counts the
 changes and lines of the diff itself for the Submit lens. Pure: text in, plain
-values out; the caller caches the snapshot.
+values out; the caller caches the snapshot. The version may be a ``str`` or
+a :class:`~agent_doc.document.textlike.ChunkView` of the server's chunks, read
+only in the changed window, unless a person's comment lies there (inline code
+is told on the whole text) or a carriage return (the full comparison).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import Hunk
 from agent_doc.document.linediff import diff_lines
 from agent_doc.document.linediff import split_lines
+from agent_doc.document.textlike import TextLike
+from agent_doc.document.textlike import same_text
 from agent_doc.editor._textwindow import FixedText
 from agent_doc.editor.model import Problem
 
@@ -105,18 +110,22 @@ def _without_comment_lines(lines: list[str], j1: int, j2: int) -> tuple[int, int
     return j1, j2
 
 
-def _private_comments(text: str, start: int, end: int) -> list[Problem]:
-    """The person's comments inside ``text[start:end]`` (markers excluded)."""
+def _private_comments(text: TextLike, start: int, end: int) -> list[Problem]:
+    """The person's comments inside ``text[start:end]`` (markers excluded).
+    Only that span is read, unless it holds one: whether it sits in inline
+    code is asked of the whole text (a view is joined then)."""
     found: list[Problem] = []
     code: CodeIndex | None = None
-    for m in _COMMENT.finditer(text, start, end):
+    span = text[start:end]
+    if "<!--" not in span:
+        return found
+    for m in _COMMENT.finditer(span):
         if _MARKER.fullmatch(m.group(1)):
             continue
-        code = code or CodeIndex(text)
-        if not code.contains(m.start()):
-            found.append(
-                Problem(m.start(), m.end(), "private, not sent", "hint", PRIVATE)
-            )
+        code = code or CodeIndex(str(text))
+        at, end_at = start + m.start(), start + m.end()
+        if not code.contains(at):
+            found.append(Problem(at, end_at, "private, not sent", "hint", PRIVATE))
     return found
 
 
@@ -172,7 +181,7 @@ class UnsentBaseline:
         self._fixed = FixedText(snapshot) if plain else None
         self._context = _Blocks(snapshot, [], [0]) if plain else None
         self._full: FullBaseline | None = None
-        self._last: tuple[str, int, int] | None = None
+        self._last: tuple[TextLike, int, int] | None = None
         """The last version compared, its common prefix with the snapshot and
         its common suffix (not limited by the prefix)."""
 
@@ -181,17 +190,18 @@ class UnsentBaseline:
             self._full = FullBaseline(self.snapshot)
         return self._full
 
-    def changes(self, current: str) -> UnsentSummary:
-        """What the next diff will carry from the snapshot to ``current``."""
-        if current == self.snapshot:
+    def changes(self, current: TextLike) -> UnsentSummary:
+        """What the next diff will carry from the snapshot to ``current``
+        (a ``str`` or a view: read only in the changed window)."""
+        if same_text(current, self.snapshot):
             return UnsentSummary(True, 0, 0, 0, ())
         fixed, context = self._fixed, self._context
         if fixed is None or context is None:
-            return self._full_baseline().changes(current)
+            return self._full_baseline().changes(str(current))
         window = fixed.window(current, self._ends(fixed, current))
         part = current[window.start : window.other_end]
         if "\r" in part:
-            return self._full_baseline().changes(current)
+            return self._full_baseline().changes(str(current))
         old = split_lines(self.snapshot[window.start : window.fixed_end])
         new = split_lines(part)
         old_starts = [*accumulate(map(len, old), initial=window.start)]
@@ -213,7 +223,7 @@ class UnsentBaseline:
             window.first,
         )
 
-    def _ends(self, fixed: FixedText, current: str) -> tuple[int, int]:
+    def _ends(self, fixed: FixedText, current: TextLike) -> tuple[int, int]:
         """The common prefix and suffix of the snapshot and ``current``: the
         last version's where ``current`` was noted as an edit of it that left
         them alone, else compared from where the note says they agree."""
@@ -288,7 +298,7 @@ def _summarize(
     old: _Blocks,
     new: _Blocks,
     starts: _Starts,
-    current: str,
+    current: TextLike,
     base: int,
 ) -> UnsentSummary:
     """The summary of ``hunks`` (line numbers relative to ``base``, the first
@@ -378,7 +388,7 @@ class _Blocks:
         return strip_comments(part)
 
 
-def unsent_changes(snapshot: str | None, current: str) -> UnsentSummary:
+def unsent_changes(snapshot: str | None, current: TextLike) -> UnsentSummary:
     """What the next diff will carry from ``snapshot`` to ``current``.
 
     Marks: one ``unsent`` hint per changed line region whose change survives

@@ -16,7 +16,9 @@ of the last run are kept with the document's structure key: while every change
 since was neutral (typing inside one prose line,
 :mod:`agent_doc.document.neutral_edit`) and none of them lies on an edited
 line, a run reuses them as they are and reads the text only if a provider
-(the unsent marks) needs it.
+(the unsent marks) needs it, and then through the chunks' view
+(:class:`~agent_doc.document.textlike.ChunkView`): a prose keystroke's run
+joins no text.
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ class Reading:
     """What a diagnostics run reads on the event loop, for :func:`check`."""
 
     buffer: Buffer
-    """The buffer; its text is only the head (no join) when :attr:`kept`
-    answers and no provider runs."""
+    """The buffer: its :attr:`~Buffer.view` of the chunks (no join), or only
+    its head when :attr:`kept` answers and no provider runs."""
     key: StructureKey | None
     """The document's structure key when it was read."""
     config_error: str | None
@@ -89,8 +91,9 @@ def read(
     ls: AgentDocLanguageServer, uri: str, providers: list[ProblemProvider] | None = None
 ) -> Reading | None:
     """Read what a run of ``uri`` needs (on the loop; ``providers`` default to
-    :attr:`Hooks.problems`). The text is joined only when a provider needs it
-    or the structure diagnostics kept for the document are not exact any more."""
+    :attr:`Hooks.problems`). The text is joined only when the structure
+    diagnostics kept for the document are not exact any more (a provider
+    reads the buffer's view)."""
     key = ls.structure_key(uri)
     _configs, config_error = ls.configs_for(uri)
     providers = list(ls.hooks.problems) if providers is None else providers
@@ -117,7 +120,7 @@ def read(
         make_index = None
     else:
         buffer = ls.buffers.get(uri)
-        make_index = None if buffer is None else ls.line_index_maker(uri, buffer.text)
+        make_index = None if buffer is None else ls.line_index_maker(uri, buffer.view)
     if buffer is None:
         return None
     return Reading(buffer, key, config_error, providers, found, make_index)

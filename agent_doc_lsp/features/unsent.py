@@ -6,7 +6,8 @@ documents, the marks of :func:`agent_doc.editor.unsent.unsent_changes`: Hint
 diagnostics with source ``agent-doc`` and code ``unsent`` ("will be sent") or
 ``private`` ("private, not sent"). The snapshot is read once per change of its
 file (:class:`~agent_doc.editor.snapshots.SnapshotCache`) and prepared once
-(:class:`~agent_doc.editor.unsent.UnsentBaseline`); the result is cached per
+(:class:`~agent_doc.editor.unsent.UnsentBaseline`) and compared with the
+buffer's view of the server's chunks (no join); the result is cached per
 document version, so the Submit lens (``Submit · 3 changes (+12 −2
 lines)``) costs nothing more. After each agent-status poll, a changed snapshot
 (an agent write or a commit) re-runs the diagnostics of that document.
@@ -23,8 +24,10 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from agent_doc.document.textlike import contains
 from agent_doc.editor import is_session_document
 from agent_doc.editor.model import Problem
+from agent_doc.editor.outline import is_session_head
 from agent_doc.editor.snapshots import SnapshotCache
 from agent_doc.editor.unsent import UnsentBaseline
 from agent_doc.editor.unsent import UnsentSummary
@@ -84,7 +87,7 @@ def summary(ls: AgentDocLanguageServer, uri: str) -> UnsentSummary | None:
 def summary_of(ls: AgentDocLanguageServer, buffer: Buffer) -> UnsentSummary | None:
     """The unsent changes of ``buffer`` (cached per version; thread-safe: two
     threads asking at once both compute, and either result is kept)."""
-    if buffer.path is None or not is_session_document(buffer.text):
+    if buffer.path is None or not _is_session(buffer):
         return None
     state = state_of(ls)
     snapshot = state.snapshots.get(buffer.path)
@@ -97,9 +100,18 @@ def summary_of(ls: AgentDocLanguageServer, buffer: Buffer) -> UnsentSummary | No
         baseline = state.baselines.get(buffer.uri)
         if baseline is None or baseline.snapshot is not snapshot:
             baseline = state.baselines[buffer.uri] = UnsentBaseline(snapshot)
-        result = baseline.changes(buffer.text)
+        result = baseline.changes(buffer.view)
     state.summaries[buffer.uri] = (buffer.version, snapshot, result)
     return result
+
+
+def _is_session(buffer: Buffer) -> bool:
+    """Whether ``buffer`` is a session document, told by its frontmatter
+    (read from its head); only a document without one that holds component
+    markers is read whole (its components are scanned)."""
+    if is_session_head(buffer.head()):
+        return True
+    return contains(buffer.view, "<!-- agent:") and is_session_document(buffer.text)
 
 
 def submit_title(ls: AgentDocLanguageServer, uri: str) -> str:

@@ -276,3 +276,80 @@ def test_line_before_matches_the_joined_text(data, text, encoding):
         assert fast.line_before(pos) == (b, expected[line_start:b])
     past = types.Position(line=fast.source.count("\n") + 1, character=0)
     assert fast.line_before(past) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), text=texts, encoding=encodings)
+def test_views_stay_their_version_and_are_noted_as_edits(data, text, encoding):
+    """The unsent marks read ``view()``: each view keeps its version while
+    edits go on, is noted as an edit of the view handed out before (what the
+    note says is shared is), converts positions as the joined text does, and
+    its join is noted as an edit of the ``str`` handed out before."""
+    from agent_doc.document.lineage import common_ends
+    from agent_doc.document.lineage import forget_edits
+    from agent_doc.document.textlike import same_text
+
+    forget_edits()
+    codec = PositionCodec(encoding)
+    doc = TinyChunks("file:///f.md", text, version=1, position_codec=codec)
+    doc.chunk()
+    views = [(doc.view(), text)]
+    handed = [(doc.source, text)]
+    for _ in range(data.draw(st.integers(1, 10), label="edits")):
+        a = data.draw(st.integers(0, len(text)), label="start")
+        b = data.draw(st.integers(a, min(len(text), a + 20)), label="end")
+        if _inside_crlf(text, a) or _inside_crlf(text, b):
+            continue
+        new = data.draw(texts, label="new")
+        doc._apply_incremental_change(_change(text, a, b, new, encoding))
+        text = text[:a] + new + text[b:]
+        if data.draw(st.booleans(), label="view"):
+            view = doc.view()
+            (before, old), agreed = views[-1], common_ends(views[-1][0], view)
+            assert agreed is not None
+            assert old[: agreed.head] == text[: agreed.head]
+            assert old[len(old) - agreed.tail :] == text[len(text) - agreed.tail :]
+            assert agreed.head_lines == text.count("\n", 0, agreed.head)
+            views.append((view, text))
+            starts = ChunkLineStarts(doc.line_start_parts())
+            index, plain = LineIndex(view, encoding, starts), LineIndex(text, encoding)
+            at = data.draw(st.integers(0, len(text)), label="offset")
+            assert index.position(at) == plain.position(at)
+            assert index.offset(plain.position(at)) == plain.offset(plain.position(at))
+            if data.draw(st.booleans(), label="join"):
+                born_joined = view.joined is not None  # cut from a str just now
+                joined = str(view)
+                before = handed[-1][0]
+                if not born_joined and joined is not before:  # noted by the join
+                    assert common_ends(before, joined) is not None
+                assert doc.source is joined
+                handed.append((joined, text))
+    for view, version in views:  # every view still reads its own version
+        assert same_text(view, version)
+        assert view[: len(version)] == version
+    forget_edits()
+
+
+def test_a_view_is_not_joined_by_the_unsent_marks_of_prose_typing():
+    """Typing in prose: the marks read the chunks' view, the text is never
+    joined (``joined`` stays false), and the marks are those of the text."""
+    from agent_doc.editor.unsent import FullBaseline
+    from agent_doc.editor.unsent import UnsentBaseline
+
+    snapshot = "<!-- agent:exchange -->\n" + "## User\n\nsome 😀 prose\n\n" * 400
+    snapshot += "<!-- /agent:exchange -->\n"
+    doc = FastTextDocument("file:///f.md", snapshot, version=1)
+    doc.chunk_size = 512
+    doc.chunk()
+    baseline = UnsentBaseline(snapshot)
+    text = snapshot
+    at = snapshot.rindex("<!-- /agent")
+    for key in range(5):
+        doc._apply_incremental_change(_change(text, at + key, at + key, "x", "utf-16"))
+        text = text[: at + key] + "x" + text[at + key :]
+        if key % 2:
+            continue  # a debounced run skips versions
+        summary = baseline.changes(doc.view())
+        assert summary == FullBaseline(snapshot).changes(text)
+        assert doc._text is not None
+        assert not doc.joined

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 from agent_doc.store.state import StateStore
 from tests.lsp.editor_client import Editor
 from tests.lsp.editor_client import range_to_str
+from tests.lsp.editor_client import start_editor
 
 SNAPSHOT = """---
 agent_doc_session: 11111111-2222-4333-8444-555555555555
@@ -167,3 +169,46 @@ def test_the_recheck_after_a_status_poll_does_not_join_the_text(tmp_path: Path):
         for timer in server.diagnostic_timers.values():
             timer.cancel()
         loop.close()
+
+
+async def test_prose_typed_in_a_long_document_is_marked_without_joining_its_text(
+    client: LanguageClient, tmp_path: Path
+):
+    """issue 37 item 3: the debounced run after prose keystrokes reads the
+    server's chunks through a view: the marks are right and no version is
+    joined (each join is logged at debug level; a folding request, which
+    reads the whole text, shows that the log is on)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    editor = await start_editor(
+        client, root=root, settings={"logLevel": "debug", "diagnosticsDebounceMs": 50}
+    )
+    turns = "".join(f"### Re: q{n}\n\nanswer {n} 🚀 text\n\n" for n in range(6000))
+    text = SNAPSHOT.replace(
+        "an answer\n", "an answer\n\n" + turns + "## User\n\nlast\n"
+    )
+    assert len(text) > 3 * 65536  # several chunks
+    doc = root / "plan.md"
+    doc.write_text(text)
+    StateStore.for_document(doc).save_snapshot(doc, text)
+    uri = doc.as_uri()
+    editor.open(uri, text)
+    assert _hints(await editor.diagnostics(uri, version=1), "unsent") == []
+    line = text.count("\n", 0, text.rindex("last\n"))
+
+    def joins() -> list[str]:
+        return [m.message for m in client.log_messages if "joined a text" in m.message]
+
+    editor.type(uri, line, 4, ",")
+    await client.text_document_folding_range_async(
+        types.FoldingRangeParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    await editor.wait_for(lambda: joins(), what="the folding request's join logged")
+    before = len(joins())
+    for column, char in enumerate(" and more", start=5):
+        editor.type(uri, line, column, char)
+    diags = await editor.diagnostics(uri)
+    (hint,) = _hints(diags, "unsent")
+    assert range_to_str(hint.range) == f"{line}:0-{line}:14"
+    assert editor.text(uri).splitlines()[line] == "last, and more"
+    assert len(joins()) == before  # the run read the chunks in place

@@ -1,0 +1,204 @@
+"""A text read without joining it: the protocol, and a view over pieces.
+
+The language server keeps an open document as chunks
+(:class:`agent_doc_lsp.chunked_text.ChunkedText`); joining them into one
+``str`` costs a pass and a copy of the whole text per version (≈ 35 ms and
+75 MB for 19 MB stored at 4 bytes a character). The readers that only look
+at a window of a version (the "will be sent" marks) accept a
+:class:`TextLike`: a ``str``, or a :class:`ChunkView` of one version's
+chunks, which slices and compares without joining.
+
+A view is frozen: it holds the version's chunks (immutable ``str`` objects)
+and their end offsets, so it stays valid, and safe to read from another
+thread, while the document goes on being edited. ``str(view)`` joins once
+(kept in the view) for a reader that needs the whole text, and logs it at
+debug level (the language server's ``logLevel: debug`` shows each join).
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import Protocol
+from typing import overload
+
+logger = logging.getLogger(__name__)
+
+_JOIN = threading.Lock()
+"""Held while a view joins (one ``str`` per version, whoever asks first)."""
+
+
+class TextLike(Protocol):
+    """What the window readers use of a text; ``str`` satisfies it.
+
+    ``text[a:b]`` is a ``str``; ``str(text)`` is the whole text (a join for
+    a view: only for a reader that needs it all)."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, key: slice, /) -> str: ...
+    def startswith(self, prefix: str, start: int, /) -> bool: ...
+
+
+class ChunkView:
+    """One version of a chunked text, read in place (see the module doc)."""
+
+    __slots__ = ("_chunks", "_ends", "_joined", "_on_join")
+
+    def __init__(
+        self,
+        chunks: Sequence[str],
+        ends: Sequence[int] | None = None,
+        joined: str | None = None,
+    ) -> None:
+        """``chunks`` in order (none empty unless it is the only one);
+        ``ends``: their cumulative end offsets, when the caller keeps them;
+        ``joined``: their join, when it is already made."""
+        self._chunks = tuple(chunks)
+        self._ends = tuple(accumulate(map(len, chunks)) if ends is None else ends)
+        self._joined = joined
+        self._on_join: Callable[[str], None] | None = None
+
+    def when_joined(self, callback: Callable[[str], None]) -> None:
+        """Have ``callback(text)`` called once the view is joined (the
+        server notes the joined ``str``'s lineage then)."""
+        self._on_join = callback
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @property
+    def joined(self) -> str | None:
+        """The whole text when it was already joined (``None``: not yet)."""
+        return self._joined
+
+    def __str__(self) -> str:
+        """The whole text (joined once, then kept)."""
+        if self._joined is not None:
+            return self._joined
+        with _JOIN:  # a worker thread and the loop may ask at once: one join
+            if self._joined is None:
+                joined = "".join(self._chunks)
+                logger.debug(
+                    "joined a text of %d characters from %d chunks",
+                    len(joined),
+                    len(self._chunks),
+                )
+                if self._on_join is not None:
+                    self._on_join(joined)
+                    self._on_join = None
+                self._joined = joined
+            return self._joined
+
+    def _chunk_at(self, offset: int) -> int:
+        """Index of the chunk holding ``offset`` (the last one at the end)."""
+        return min(bisect.bisect_right(self._ends, offset), len(self._chunks) - 1)
+
+    def _start(self, index: int) -> int:
+        return self._ends[index - 1] if index else 0
+
+    @overload
+    def __getitem__(self, key: int, /) -> str: ...
+    @overload
+    def __getitem__(self, key: slice, /) -> str: ...
+    def __getitem__(self, key: int | slice, /) -> str:
+        """A character or a slice (a step other than 1 joins the text)."""
+        if isinstance(key, int):
+            size = len(self)
+            at = key + size if key < 0 else key
+            if not 0 <= at < size:
+                raise IndexError("ChunkView index out of range")
+            return self.slice(at, at + 1)
+        start, end, step = key.indices(len(self))
+        if step != 1:
+            return str(self)[key]
+        return self.slice(start, end)
+
+    def chunk_spans(
+        self, offset: int = 0, *, backwards: bool = False
+    ) -> Iterator[tuple[int, str]]:
+        """``(start, chunk)`` of each chunk, from the one holding ``offset``
+        to the last (or, ``backwards``, to the first)."""
+        if not self._chunks:
+            return
+        index = self._chunk_at(max(offset, 0))
+        order = range(index, -1, -1) if backwards else range(index, len(self._chunks))
+        for at in order:
+            yield self._start(at), self._chunks[at]
+
+    def slice(self, start: int, end: int) -> str:
+        """``str(self)[start:end]`` (non-negative offsets), joining only the
+        chunks that cover it."""
+        if self._joined is not None:
+            return self._joined[start:end]
+        start, end = max(start, 0), min(end, len(self))
+        if start >= end:
+            return ""
+        first, last = self._chunk_at(start), self._chunk_at(end - 1)
+        base = self._start(first)
+        if first == last:
+            return self._chunks[first][start - base : end - base]
+        parts = [self._chunks[first][start - base :]]
+        parts.extend(self._chunks[first + 1 : last])
+        parts.append(self._chunks[last][: end - self._start(last)])
+        return "".join(parts)
+
+    def startswith(self, prefix: str, start: int = 0, /) -> bool:
+        """``str(self).startswith(prefix, start)`` (``start`` ≥ 0), compared
+        chunk by chunk in place."""
+        if self._joined is not None:
+            return self._joined.startswith(prefix, start)
+        size, count = len(self), len(prefix)
+        if start > size or start + count > size:
+            return False
+        done = 0
+        index = self._chunk_at(start)
+        while done < count:
+            chunk = self._chunks[index]
+            inside = start + done - self._start(index)
+            step = min(len(chunk) - inside, count - done)
+            if step == count:  # all of it in this chunk: no copy
+                return chunk.startswith(prefix, inside)
+            if inside == 0 and step == len(chunk):
+                if not prefix.startswith(chunk, done):
+                    return False
+            elif not chunk.startswith(prefix[done : done + step], inside):
+                return False
+            done += step
+            index += 1
+        return True
+
+    def contains(self, sub: str) -> bool:
+        """``sub in str(self)``, searched chunk by chunk (and across each
+        boundary) in place."""
+        if self._joined is not None:
+            return sub in self._joined
+        if not sub:
+            return True
+        reach = len(sub) - 1
+        before = ""
+        for chunk in self._chunks:
+            if sub in chunk or (reach and sub in before + chunk[:reach]):
+                return True
+            if reach:
+                tail = chunk[-reach:]
+                before = tail if len(tail) == reach else (before + tail)[-reach:]
+        return False
+
+
+def contains(text: TextLike, sub: str) -> bool:
+    """``sub in text`` for a ``str`` or a view (no join)."""
+    if isinstance(text, ChunkView):
+        return text.contains(sub)
+    return sub in str(text)
+
+
+def same_text(text: TextLike, other: str) -> bool:
+    """``text == other`` for a ``str`` or a view (no join)."""
+    if isinstance(text, str):
+        return text == other
+    return len(text) == len(other) and text.startswith(other, 0)
