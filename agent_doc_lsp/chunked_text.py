@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import overload
 
 from agent_doc.document.textlike import ChunkView
+from agent_doc.document.textlike import slice_chunks
 
 CHUNK = 1 << 16
 """Target size of a chunk, in characters (pieces stay within ¼–2× of it)."""
@@ -110,17 +111,7 @@ class ChunkedText:
         """``text()[start:end]`` without joining the whole text."""
         if self._text is not None:
             return self._text[start:end]
-        start, end = max(start, 0), min(end, len(self))
-        if start >= end:
-            return ""
-        first, last = self._chunk_at(start), self._chunk_at(end - 1)
-        base = self._start(first)
-        if first == last:
-            return self._chunks[first][start - base : end - base]
-        parts = [self._chunks[first][start - base :]]
-        parts.extend(self._chunks[first + 1 : last])
-        parts.append(self._chunks[last][: end - self._start(last)])
-        return "".join(parts)
+        return slice_chunks(self._chunks, self._ends, start, end)
 
     def equals(self, other: str) -> bool:
         """Whether the text is ``other`` (compared chunk by chunk, no join)."""

@@ -135,17 +135,7 @@ class ChunkView:
         chunks that cover it."""
         if self._joined is not None:
             return self._joined[start:end]
-        start, end = max(start, 0), min(end, len(self))
-        if start >= end:
-            return ""
-        first, last = self._chunk_at(start), self._chunk_at(end - 1)
-        base = self._start(first)
-        if first == last:
-            return self._chunks[first][start - base : end - base]
-        parts = [self._chunks[first][start - base :]]
-        parts.extend(self._chunks[first + 1 : last])
-        parts.append(self._chunks[last][: end - self._start(last)])
-        return "".join(parts)
+        return slice_chunks(self._chunks, self._ends, start, end)
 
     def startswith(self, prefix: str, start: int = 0, /) -> bool:
         """``str(self).startswith(prefix, start)`` (``start`` ≥ 0), compared
@@ -188,6 +178,26 @@ class ChunkView:
                 tail = chunk[-reach:]
                 before = tail if len(tail) == reach else (before + tail)[-reach:]
         return False
+
+
+def slice_chunks(
+    chunks: Sequence[str], ends: Sequence[int], start: int, end: int
+) -> str:
+    """``"".join(chunks)[start:end]`` (``ends``: the chunks' cumulative end
+    offsets), joining only the chunks that cover it."""
+    start, end = max(start, 0), min(end, ends[-1] if ends else 0)
+    if start >= end:
+        return ""
+    count = len(chunks)
+    first = min(bisect.bisect_right(ends, start), count - 1)
+    last = min(bisect.bisect_right(ends, end - 1), count - 1)
+    base = ends[first - 1] if first else 0
+    if first == last:
+        return chunks[first][start - base : end - base]
+    parts = [chunks[first][start - base :]]
+    parts.extend(chunks[first + 1 : last])
+    parts.append(chunks[last][: end - (ends[last - 1] if last else 0)])
+    return "".join(parts)
 
 
 def contains(text: TextLike, sub: str) -> bool:
