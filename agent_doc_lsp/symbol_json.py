@@ -112,7 +112,7 @@ class _Kept:
         if line >= len(starts):
             return False
         lo = starts[line]
-        hi = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.index.text)
+        hi = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.index.source)
         for part in self.parts[: bisect_right(self.bases, hi)]:
             if part.base + part.length >= lo and _touches(
                 part.symbol, lo - part.base, hi - part.base
