@@ -60,7 +60,9 @@ def test_the_cli_shows_them_with_agent_doc_debug(tmp_path: Path) -> None:
     assert "Task exception was never retrieved" in result.stderr
 
 
-SERVER = "sys.argv = ['agent-doc-lsp']\nfrom agent_doc_lsp.__main__ import main\nmain()\n"
+SERVER = (
+    "sys.argv = ['agent-doc-lsp']\nfrom agent_doc_lsp.__main__ import main\nmain()\n"
+)
 
 
 @pytest.mark.parametrize("debug", [False, True])

@@ -82,9 +82,7 @@ async def test_dont_send_sends_nothing_and_changes_nothing(
     assert doc.read_text() == before
 
 
-async def test_yes_sends_without_asking(
-    client: LanguageClient, tmp_path: Path
-) -> None:
+async def test_yes_sends_without_asking(client: LanguageClient, tmp_path: Path) -> None:
     session, log = await limited(client, tmp_path)
     session.pick = "Don't send"  # never asked
     _doc, uri = session.open_document()

@@ -56,7 +56,9 @@ async def test_the_log_is_one_line_per_event_and_ours(project: Path) -> None:
     lines = served.lines
     assert all(line.startswith("agent-doc serve: ") for line in lines), lines
     assert not [ln for ln in lines if any(w in ln for w in UVICORN_WORDS)], lines
-    refusals = [ln for ln in lines if " 403" in ln or "refused" in ln]  # not a port 403xx
+    refusals = [
+        ln for ln in lines if " 403" in ln or "refused" in ln
+    ]  # not a port 403xx
     assert len(refusals) == 1, lines
     assert len([ln for ln in lines if "joined room" in ln]) == 1, lines
     assert lines[-1] == "agent-doc serve: stopped; every room is written to its file"
