@@ -25,7 +25,14 @@ from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
 
-__all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_index", "code_ranges"]
+__all__ = [
+    "CodeIndex",
+    "CodeRanges",
+    "block_ranges",
+    "code_index",
+    "code_ranges",
+    "scan_block_ranges",
+]
 
 # Block openers. Lines are searched as "\n" + line so the pattern has a
 # literal prefix (fast search); the first line is matched as "\n" + its copy.
@@ -74,6 +81,11 @@ def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     """
     fences, comments = _block_ranges_memo(text)
     return list(fences), list(comments)
+
+
+def scan_block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`block_ranges` of ``text``, scanned and not remembered."""
+    return _scan_blocks(text)
 
 
 _BLOCKS: TextMemo[tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]]

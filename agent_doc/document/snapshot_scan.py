@@ -92,5 +92,3 @@ def same_after_scanned(
     old = a[start:end].decode("utf-8")
     new = b[start : end + len(b) - len(a)].decode("utf-8")
     return bare(old) == bare(new)
-
-

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
+from array import array
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -162,6 +163,20 @@ class ChunkView:
             index += 1
         return True
 
+    def join_unkept(self) -> str:
+        """The whole text as one ``str``, joined for the caller and not kept
+        (the view stays small: a reader that needs it all once, such as the
+        block scan of a snapshot, lets it go after)."""
+        if self._joined is not None:
+            return self._joined
+        joined = "".join(self._chunks)
+        logger.debug(
+            "joined a text of %d characters from %d chunks (not kept)",
+            len(joined),
+            len(self._chunks),
+        )
+        return joined
+
     def contains(self, sub: str) -> bool:
         """``sub in str(self)``, searched chunk by chunk (and across each
         boundary) in place."""
@@ -207,8 +222,65 @@ def contains(text: TextLike, sub: str) -> bool:
     return sub in str(text)
 
 
-def same_text(text: TextLike, other: str) -> bool:
-    """``text == other`` for a ``str`` or a view (no join)."""
-    if isinstance(text, str):
+def same_text(text: TextLike, other: TextLike) -> bool:
+    """``text == other`` for ``str`` objects or views (no join)."""
+    if isinstance(text, str) and isinstance(other, str):
         return text == other
-    return len(text) == len(other) and text.startswith(other, 0)
+    if len(text) != len(other):
+        return False
+    if isinstance(other, str):
+        return text.startswith(other, 0)
+    return all(other.startswith(chunk, start) for start, chunk in spans(text))
+
+
+def spans(text: TextLike) -> Iterator[tuple[int, str]]:
+    """``(start, piece)`` of the pieces of ``text`` in order: a view's
+    chunks, or a ``str`` as one piece."""
+    if isinstance(text, ChunkView):
+        yield from text.chunk_spans()
+    else:
+        yield 0, str(text)
+
+
+def whole(text: TextLike) -> str:
+    """``text`` as one ``str``: itself, or a view's join, which the view does
+    not keep (see :meth:`ChunkView.join_unkept`)."""
+    if isinstance(text, ChunkView):
+        return text.join_unkept()
+    return str(text)
+
+
+def line_starts_array(text: TextLike) -> array[int]:
+    """Offset of every line start of ``text`` (lines split after each
+    ``\\n``), then its length when it does not end with one: the cumulative
+    line lengths of ``linediff.split_lines``, 8 bytes a line."""
+    starts = array("q", [0])
+    for start, piece in spans(text):
+        lengths = map(len, piece.split("\n")[:-1])
+        after = accumulate(map((1).__add__, lengths), initial=start)
+        next(after)  # the piece's own start
+        starts.extend(after)
+    if starts[-1] != len(text):
+        starts.append(len(text))
+    return starts
+
+
+PIECE_BYTES = 1 << 16
+"""UTF-8 bytes per piece of :func:`decoded_pieces` (about as many characters)."""
+
+
+def decoded_pieces(data: bytes, size: int = PIECE_BYTES) -> ChunkView:
+    """``data`` (UTF-8) as a view of pieces decoded one by one: each a
+    ``str`` of its own narrowest kind (an ASCII piece costs a byte a
+    character however wide the rest), and no whole ``str`` made. Raises
+    ``UnicodeDecodeError`` as ``data.decode()`` would."""
+    pieces: list[str] = []
+    at, total = 0, len(data)
+    window = memoryview(data)
+    while at < total:
+        end = min(at + max(size, 4), total)
+        while end < total and data[end] & 0xC0 == 0x80:  # inside a character
+            end += 1
+        pieces.append(str(window[at:end], "utf-8"))
+        at = end
+    return ChunkView(pieces or [""])

@@ -5,7 +5,8 @@ thread) adds, for session
 documents, the marks of :func:`agent_doc.editor.unsent.unsent_changes`: Hint
 diagnostics with source ``agent-doc`` and code ``unsent`` ("will be sent") or
 ``private`` ("private, not sent"). The snapshot is read once per change of its
-file (:class:`~agent_doc.editor.snapshots.SnapshotCache`) and prepared once
+file (:class:`~agent_doc.editor.snapshots.SnapshotCache`, as a view of pieces,
+not one ``str``) and prepared once
 (:class:`~agent_doc.editor.unsent.UnsentBaseline`) and compared with the
 buffer's view of the server's chunks (no join); the result is cached per
 document version, so the Submit lens (``Submit · 3 changes (+12 −2
@@ -24,6 +25,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from agent_doc.document.textlike import TextLike
 from agent_doc.document.textlike import contains
 from agent_doc.editor import is_session_document
 from agent_doc.editor.model import Problem
@@ -45,7 +47,7 @@ class UnsentState:
 
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
     """Snapshot texts, re-read only when their file changes."""
-    summaries: dict[str, tuple[int | None, str | None, UnsentSummary]] = field(
+    summaries: dict[str, tuple[int | None, TextLike | None, UnsentSummary]] = field(
         default_factory=dict
     )
     """URI → (buffer version, snapshot it was computed from, summary)."""
