@@ -269,7 +269,7 @@ PIECE_BYTES = 1 << 16
 """UTF-8 bytes per piece of :func:`decoded_pieces` (about as many characters)."""
 
 
-def decoded_pieces(data: bytes, size: int = PIECE_BYTES) -> ChunkView:
+def decoded_pieces(data: bytes | memoryview, size: int = PIECE_BYTES) -> ChunkView:
     """``data`` (UTF-8) as a view of pieces decoded one by one: each a
     ``str`` of its own narrowest kind (an ASCII piece costs a byte a
     character however wide the rest), and no whole ``str`` made. Raises
@@ -284,3 +284,45 @@ def decoded_pieces(data: bytes, size: int = PIECE_BYTES) -> ChunkView:
         pieces.append(str(window[at:end], "utf-8"))
         at = end
     return ChunkView(pieces or [""])
+
+
+def decoded_like(data: bytes, like: ChunkView, size: int = PIECE_BYTES) -> ChunkView:
+    """:func:`decoded_pieces` of ``data``, holding the very chunks of
+    ``like`` wherever ``data`` holds their text at the same place from its
+    start, then from its end (a snapshot read while its document is open
+    shares the document's chunks: only the part they differ in costs memory
+    of its own). Raises ``UnicodeDecodeError`` as ``data.decode()`` would."""
+    chunks = [chunk for _start, chunk in like.chunk_spans()]
+    head: list[str] = []
+    at = 0
+    for chunk in chunks:
+        encoded = _utf8(chunk)
+        if encoded is None or not data.startswith(encoded, at):
+            break
+        head.append(chunk)
+        at += len(encoded)
+    tail: list[str] = []
+    end = len(data)
+    for chunk in reversed(chunks[len(head) :]):
+        encoded = _utf8(chunk)
+        if encoded is None or end - len(encoded) < at:
+            break
+        if not data.endswith(encoded, at, end):
+            break
+        tail.append(chunk)
+        end -= len(encoded)
+    middle: list[str] = []
+    if at < end:
+        middle = [
+            c for _s, c in decoded_pieces(memoryview(data)[at:end], size).chunk_spans()
+        ]
+    pieces = [c for c in (*head, *middle, *reversed(tail)) if c]
+    return ChunkView(pieces or [""])
+
+
+def _utf8(text: str) -> bytes | None:
+    """``text`` as UTF-8 (``None``: it holds a lone surrogate)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None

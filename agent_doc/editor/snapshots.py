@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_doc.document.textlike import ChunkView
+from agent_doc.document.textlike import decoded_like
 from agent_doc.document.textlike import decoded_pieces
 from agent_doc.errors import StateError
 from agent_doc.store.state import StateStore
@@ -27,29 +28,51 @@ class SnapshotCache:
         self._cache: dict[Path, tuple[tuple[int, int] | None, ChunkView | None]] = {}
         self._files: dict[Path, Path] = {}
 
-    def get(self, doc: Path) -> ChunkView | None:
+    def get(self, doc: Path, like: ChunkView | None = None) -> ChunkView | None:
         """The snapshot of ``doc`` as a view of its pieces (``None``: no
         snapshot yet; :class:`~agent_doc.store.state.StateError` when it is
-        not UTF-8)."""
+        not UTF-8). Read anew when its file changed: then the chunks of
+        ``like`` (the open document's view) are held wherever the snapshot
+        holds their text (:func:`~agent_doc.document.textlike.decoded_like`)."""
+        snapshot, stamp = self._stamp(doc)
+        cached = self._cache.get(doc)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        data = StateStore.for_document(doc).load_snapshot_bytes(doc) if stamp else None
+        try:
+            if data is None:
+                text = None
+            elif like is None:
+                text = decoded_pieces(data)
+            else:
+                text = decoded_like(data, like)
+        except UnicodeDecodeError as exc:
+            raise StateError(f"corrupt state file {snapshot}: not valid UTF-8") from exc
+        self._cache[doc] = (stamp, text)
+        return text
+
+    def holds(self, doc: Path, snapshot: object) -> bool:
+        """Whether ``snapshot`` is what :meth:`get` gives for ``doc`` now
+        (its file unchanged since it was read), without reading the file."""
+        cached = self._cache.get(doc)
+        return (
+            cached is not None
+            and cached[1] is snapshot
+            and cached[0] == self._stamp(doc)[1]
+        )
+
+    def _stamp(self, doc: Path) -> tuple[Path, tuple[int, int] | None]:
+        """The snapshot file of ``doc`` and its (mtime, size), ``None``
+        when there is none."""
         snapshot = self._files.get(doc)
         if snapshot is None:
             snapshot = StateStore.for_document(doc).snapshot_path(doc)
             self._files[doc] = snapshot
         try:
             st = snapshot.stat()
-            stamp: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
         except OSError:
-            stamp = None
-        cached = self._cache.get(doc)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        data = StateStore.for_document(doc).load_snapshot_bytes(doc) if stamp else None
-        try:
-            text = None if data is None else decoded_pieces(data)
-        except UnicodeDecodeError as exc:
-            raise StateError(f"corrupt state file {snapshot}: not valid UTF-8") from exc
-        self._cache[doc] = (stamp, text)
-        return text
+            return snapshot, None
+        return snapshot, (st.st_mtime_ns, st.st_size)
 
     def forget(self, doc: Path) -> None:
         """Drop the cached snapshot of ``doc``."""

@@ -25,6 +25,7 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from agent_doc.document.textlike import ChunkView
 from agent_doc.document.textlike import TextLike
 from agent_doc.document.textlike import contains
 from agent_doc.editor import is_session_document
@@ -79,7 +80,7 @@ def summary(ls: AgentDocLanguageServer, uri: str) -> UnsentSummary | None:
         head.path is not None
         and cached
         and cached[0] == head.version
-        and cached[1] is state.snapshots.get(head.path)
+        and state.snapshots.holds(head.path, cached[1])
     ):
         return cached[2]
     buffer = ls.buffers.get(uri)
@@ -92,7 +93,9 @@ def summary_of(ls: AgentDocLanguageServer, buffer: Buffer) -> UnsentSummary | No
     if buffer.path is None or not _is_session(buffer):
         return None
     state = state_of(ls)
-    snapshot = state.snapshots.get(buffer.path)
+    view = buffer.view  # a snapshot read anew shares its chunks
+    like = view if isinstance(view, ChunkView) else None
+    snapshot = state.snapshots.get(buffer.path, like)
     cached = state.summaries.get(buffer.uri)
     if cached and cached[0] == buffer.version and cached[1] is snapshot:
         return cached[2]
@@ -102,7 +105,7 @@ def summary_of(ls: AgentDocLanguageServer, buffer: Buffer) -> UnsentSummary | No
         baseline = state.baselines.get(buffer.uri)
         if baseline is None or baseline.snapshot is not snapshot:
             baseline = state.baselines[buffer.uri] = UnsentBaseline(snapshot)
-        result = baseline.changes(buffer.view)
+        result = baseline.changes(view)
     state.summaries[buffer.uri] = (buffer.version, snapshot, result)
     return result
 
@@ -155,7 +158,7 @@ def recheck(ls: AgentDocLanguageServer, uri: str, *_: Any) -> None:
     cached = state_of(ls).summaries.get(uri)
     if buffer is None or buffer.path is None or cached is None:
         return
-    if state_of(ls).snapshots.get(buffer.path) is not cached[1]:
+    if not state_of(ls).snapshots.holds(buffer.path, cached[1]):
         diagnostics.schedule(ls, uri)
 
 

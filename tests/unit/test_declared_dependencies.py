@@ -206,7 +206,10 @@ def test_a_test_only_module_would_be_reported() -> None:
 
 
 USED_BY_NAME = {
-    "websockets": ('ws="websockets-sansio"', REPO / "agent_doc" / "share" / "server.py"),
+    "websockets": (
+        'ws="websockets-sansio"',
+        REPO / "agent_doc" / "share" / "server.py",
+    ),
 }
 """Distributions the code never imports but names for another library to load
 (uvicorn imports its websocket protocol by name): where the name stands."""

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from agent_doc.document.linediff import split_lines
 from agent_doc.document.textlike import ChunkView
 from agent_doc.document.textlike import contains
+from agent_doc.document.textlike import decoded_like
 from agent_doc.document.textlike import decoded_pieces
 from agent_doc.document.textlike import line_starts_array
 from agent_doc.document.textlike import same_text
@@ -109,3 +110,25 @@ def test_invalid_utf8_fails_as_a_whole_decode_does() -> None:
         except UnicodeDecodeError:
             continue
         raise AssertionError(f"size {size} decoded invalid UTF-8")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, edit=texts, data=st.data())
+def test_a_snapshot_decoded_like_a_view_shares_its_equal_chunks(
+    text: str, edit: str, data: st.DataObject
+) -> None:
+    """The snapshot read while its document is open: it reads as its own
+    text, and holds the document's very chunks before and after where the
+    two differ."""
+    at = data.draw(st.integers(0, len(text)))
+    document = data.draw(chunked(text[:at] + edit + text[at:]))
+    snapshot = decoded_like(text.encode(), document, data.draw(st.integers(1, 9)))
+    assert snapshot.join_unkept() == text
+    assert snapshot.joined is None
+    mine = {id(chunk) for _start, chunk in snapshot.chunk_spans()}
+    theirs = [chunk for _start, chunk in document.chunk_spans()]
+    first = theirs[0]
+    if text.startswith(first) and first:
+        assert id(first) in mine
+    if not edit and text:
+        assert all(id(chunk) in mine for chunk in theirs)

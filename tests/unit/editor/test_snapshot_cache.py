@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_doc.document.textlike import ChunkView
 from agent_doc.editor.snapshots import SnapshotCache
 from agent_doc.errors import StateError
 from agent_doc.store.state import StateStore
@@ -48,3 +49,27 @@ def test_a_snapshot_that_is_not_utf8_is_a_state_error(tmp_path: Path) -> None:
     path.write_bytes(b"fine\n" * 40000 + b"\xff\n")
     with pytest.raises(StateError, match="not valid UTF-8"):
         SnapshotCache().get(doc)
+
+
+def test_a_snapshot_read_while_its_document_is_open_shares_its_chunks(
+    tmp_path: Path,
+) -> None:
+    """Read with the open document's view, the snapshot holds that view's
+    chunk objects where it equals them (no second copy of the text); it is
+    held until its file changes, which :meth:`holds` tells without a read."""
+    doc = _document(tmp_path)
+    text = "# Plan 🚀\n\n" + "a long line of prose — café\n" * 5000
+    StateStore.for_document(doc).save_snapshot(doc, text)
+    typed = text + "a question typed since\n"
+    chunks = [typed[i : i + 4096] for i in range(0, len(typed), 4096)]
+    cache = SnapshotCache()
+    view = cache.get(doc, ChunkView(chunks))
+    assert view is not None
+    assert view.join_unkept() == text
+    shared = {id(c) for _s, c in view.chunk_spans()} & {id(c) for c in chunks}
+    assert len(shared) == len(chunks) - 1  # all but the last, which differs
+    assert cache.holds(doc, view)
+    assert not cache.holds(doc, None)
+    StateStore.for_document(doc).save_snapshot(doc, typed)
+    assert not cache.holds(doc, view)  # changed: told without reading it
+    assert cache.get(doc) is not view
