@@ -93,6 +93,11 @@ class ChunkedText:
             self._view = ChunkView(self._chunks, self._ends, self._text)
         return self._view
 
+    def forget_join(self) -> None:
+        """Let go of the joined text kept for this version (:meth:`text`
+        joins again if asked)."""
+        self._text = None
+
     @property
     def joined(self) -> bool:
         """Whether :meth:`text` is ready without joining."""

@@ -26,9 +26,12 @@ from itertools import count
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter
 from operator import is_not
+from weakref import WeakSet
 
 from lsprotocol import types
 
+from agent_doc.document.lineage import on_let_go
+from agent_doc.document.textlike import TextLike
 from agent_doc.editor import OutlinePart
 from agent_doc.editor.model import Symbol
 from agent_doc_lsp.convert import SYMBOL_KIND
@@ -88,8 +91,8 @@ class _Kept:
     """The last answer, the structure key, configs and outline it was built
     under, and the edited lines known to hold none of its positions."""
 
-    __slots__ = ("answer", "bases", "checked", "configs", "encoding", "index",
-                 "key", "parts")  # fmt: skip
+    __slots__ = ("__weakref__", "answer", "bases", "checked", "configs",
+                 "encoding", "index", "key", "parts")  # fmt: skip
 
     def __init__(
         self,
@@ -104,6 +107,7 @@ class _Kept:
         self.parts, self.answer = parts, answer
         self.bases = [part.base for part in parts]
         self.checked: set[int] = set()
+        _KEPT.add(self)
 
     def has_position_on(self, line: int) -> bool:
         """Whether a position of the answer lies on ``line`` (of the text the
@@ -239,3 +243,18 @@ class SymbolEncoder:
         self._previous = current
         self._by_base = by_base
         return RawJson("[" + ",".join(out) + "]")
+
+
+_KEPT: WeakSet[_Kept] = WeakSet()
+"""Every kept answer, told when the text of its line index is let go."""
+
+
+def _let_go(old: str, view: TextLike) -> None:
+    """A kept answer's line index of ``old`` reads ``view`` (the same text)."""
+    for kept in list(_KEPT):
+        index = kept.index
+        if index.source is old:
+            kept.index = LineIndex(view, index.encoding, index.starts)
+
+
+on_let_go(_let_go)

@@ -77,10 +77,17 @@ class ChunkView:
         """The whole text when it was already joined (``None``: not yet)."""
         return self._joined
 
+    def forget_join(self) -> None:
+        """Let go of the join kept (the view reads its chunks again; a join
+        asked later is made again)."""
+        with _JOIN:
+            self._joined = None
+
     def __str__(self) -> str:
         """The whole text (joined once, then kept)."""
-        if self._joined is not None:
-            return self._joined
+        joined = self._joined
+        if joined is not None:
+            return joined
         with _JOIN:  # a worker thread and the loop may ask at once: one join
             if self._joined is None:
                 joined = "".join(self._chunks)
@@ -134,15 +141,17 @@ class ChunkView:
     def slice(self, start: int, end: int) -> str:
         """``str(self)[start:end]`` (non-negative offsets), joining only the
         chunks that cover it."""
-        if self._joined is not None:
-            return self._joined[start:end]
+        joined = self._joined  # one read: :meth:`forget_join` may clear it
+        if joined is not None:
+            return joined[start:end]
         return slice_chunks(self._chunks, self._ends, start, end)
 
     def startswith(self, prefix: str, start: int = 0, /) -> bool:
         """``str(self).startswith(prefix, start)`` (``start`` ≥ 0), compared
         chunk by chunk in place."""
-        if self._joined is not None:
-            return self._joined.startswith(prefix, start)
+        joined = self._joined
+        if joined is not None:
+            return joined.startswith(prefix, start)
         size, count = len(self), len(prefix)
         if start > size or start + count > size:
             return False
@@ -167,8 +176,9 @@ class ChunkView:
         """The whole text as one ``str``, joined for the caller and not kept
         (the view stays small: a reader that needs it all once, such as the
         block scan of a snapshot, lets it go after)."""
-        if self._joined is not None:
-            return self._joined
+        joined = self._joined
+        if joined is not None:
+            return joined
         joined = "".join(self._chunks)
         logger.debug(
             "joined a text of %d characters from %d chunks (not kept)",
@@ -180,8 +190,9 @@ class ChunkView:
     def contains(self, sub: str) -> bool:
         """``sub in str(self)``, searched chunk by chunk (and across each
         boundary) in place."""
-        if self._joined is not None:
-            return sub in self._joined
+        joined = self._joined
+        if joined is not None:
+            return sub in joined
         if not sub:
             return True
         reach = len(sub) - 1
@@ -240,6 +251,21 @@ def spans(text: TextLike) -> Iterator[tuple[int, str]]:
         yield from text.chunk_spans()
     else:
         yield 0, str(text)
+
+
+def rfind(text: TextLike, char: str, start: int, end: int) -> int:
+    """``text.rfind(char, start, end)`` of one character (``0 <= start``),
+    for a ``str`` or a view (searched chunk by chunk back from ``end``)."""
+    if isinstance(text, str) or not isinstance(text, ChunkView):
+        return str(text).rfind(char, start, end)
+    end = min(end, len(text))
+    for at, chunk in text.chunk_spans(max(end - 1, 0), backwards=True):
+        if end <= start or at + len(chunk) <= start:
+            break
+        found = chunk.rfind(char, max(start - at, 0), end - at)
+        if found >= 0:
+            return at + found
+    return -1
 
 
 def whole(text: TextLike) -> str:

@@ -163,7 +163,12 @@ class FixedText:
 
 
 def prefix_at(
-    old: str, text: str, at: int, size: int = PIECE, lo: int = 0, hi: int | None = None
+    old: TextLike,
+    text: str,
+    at: int,
+    size: int = PIECE,
+    lo: int = 0,
+    hi: int | None = None,
 ) -> int:
     """Number of leading characters of ``old[lo:hi]`` that ``text`` holds at
     ``at`` (pieces of ``old`` tested with ``str.startswith``: no copy of
@@ -180,7 +185,12 @@ def prefix_at(
 
 
 def suffix_at(
-    old: str, text: str, end: int, limit: int, size: int = PIECE, hi: int | None = None
+    old: TextLike,
+    text: str,
+    end: int,
+    limit: int,
+    size: int = PIECE,
+    hi: int | None = None,
 ) -> int:
     """Number of trailing characters of ``old[:hi]`` that ``text`` holds just
     before ``end``, at most ``limit``."""
@@ -200,7 +210,7 @@ def suffix_at(
 
 
 def known_ends(
-    old: str, old_at: int, old_len: int, text: str, at: int, length: int
+    old: TextLike, old_at: int, old_len: int, text: str, at: int, length: int
 ) -> tuple[int, int]:
     """Leading and trailing characters that ``old[old_at:old_at + old_len]``
     and ``text[at:at + length]`` are known to share without reading them:
@@ -223,7 +233,7 @@ def known_ends(
     return head, tail
 
 
-def spans_equal(old: str, old_at: int, text: str, at: int, length: int) -> bool:
+def spans_equal(old: TextLike, old_at: int, text: str, at: int, length: int) -> bool:
     """Whether ``old[old_at:old_at + length] == text[at:at + length]``,
     comparing only what :func:`known_ends` does not know."""
     head, tail = known_ends(old, old_at, length, text, at, length)
@@ -235,7 +245,7 @@ def spans_equal(old: str, old_at: int, text: str, at: int, length: int) -> bool:
 
 
 def span_ends(
-    old: str, old_at: int, old_len: int, text: str, at: int, length: int
+    old: TextLike, old_at: int, old_len: int, text: str, at: int, length: int
 ) -> tuple[int, int]:
     """``(head, tail)``: the leading characters of ``old[old_at:old_at +
     old_len]`` that ``text`` holds at ``at``, then the trailing ones it holds
