@@ -48,6 +48,7 @@ from agent_doc_lsp.chunked_text import ChunkedText
 from agent_doc_lsp.chunked_text import LineStartParts
 from agent_doc_lsp.chunked_text import newlines
 from agent_doc_lsp.convert import codepoints
+from agent_doc_lsp.heap import release_free_memory
 
 logger = logging.getLogger(__name__)
 
@@ -257,6 +258,7 @@ class FastTextDocument(TextDocument):
         text.forget_join()
         let_go(handed, view)
         self._handed = view
+        release_free_memory()
 
     def _note_structure(
         self, text: ChunkedText, start: int, end: int, new: str

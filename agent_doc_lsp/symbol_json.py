@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from bisect import bisect_right
+from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,32 +47,35 @@ def symbol_json(index: LineIndex, symbol: Symbol, base: int = 0) -> str:
     """The JSON text lsprotocol's converter makes of
     ``document_symbol(index, shifted(symbol, base))`` (``base`` is added to
     every offset of ``symbol``), written directly: no intermediate objects."""
-    point, quote = index.point, encode_basestring_ascii
+    point = index.point
 
     def position(offset: int) -> str:
         line, character = point(base + offset)
         return f'{{"line":{line},"character":{character}}}'
 
-    def convert(symbol: Symbol) -> str:
-        start, end = position(symbol.start), position(symbol.end)
-        full = f'{{"start":{start},"end":{end}}}'
-        if symbol.sel_start == symbol.start and symbol.sel_end == symbol.end:
-            selection = full
-        else:
-            start, end = position(symbol.sel_start), position(symbol.sel_end)
-            selection = f'{{"start":{start},"end":{end}}}'
-        name = quote(symbol.name)
-        kind = _KIND_VALUE.get(symbol.kind, _OTHER_KIND)
-        text = (
-            f'{{"name":{name},"kind":{kind},"range":{full},"selectionRange":{selection}'
-        )
-        if symbol.detail:
-            text += ',"detail":' + quote(symbol.detail)
-        if symbol.children:
-            text += ',"children":[' + ",".join(map(convert, symbol.children)) + "]"
-        return text + "}"
+    return _symbol_text(symbol, position)
 
-    return convert(symbol)
+
+def _symbol_text(symbol: Symbol, position: Callable[[int], str]) -> str:
+    """The JSON of ``symbol`` and its children (a module function, not a
+    recursive closure: one refers to itself, a cycle that would keep the
+    line index and its text alive until a full collection)."""
+    start, end = position(symbol.start), position(symbol.end)
+    full = f'{{"start":{start},"end":{end}}}'
+    if symbol.sel_start == symbol.start and symbol.sel_end == symbol.end:
+        selection = full
+    else:
+        start, end = position(symbol.sel_start), position(symbol.sel_end)
+        selection = f'{{"start":{start},"end":{end}}}'
+    name = encode_basestring_ascii(symbol.name)
+    kind = _KIND_VALUE.get(symbol.kind, _OTHER_KIND)
+    text = f'{{"name":{name},"kind":{kind},"range":{full},"selectionRange":{selection}'
+    if symbol.detail:
+        text += ',"detail":' + encode_basestring_ascii(symbol.detail)
+    if symbol.children:
+        parts = [_symbol_text(child, position) for child in symbol.children]
+        text += ',"children":[' + ",".join(parts) + "]"
+    return text + "}"
 
 
 @dataclass(slots=True)
