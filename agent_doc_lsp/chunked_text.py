@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from array import array
 from collections.abc import Sequence
 from typing import overload
 
@@ -26,15 +27,14 @@ CHUNK = 1 << 16
 """Target size of a chunk, in characters (pieces stay within ¼–2× of it)."""
 
 
-def newlines(text: str) -> list[int]:
-    """Offsets of every ``\\n`` in ``text``."""
-    found = []
-    find = text.find
-    pos = find("\n")
-    while pos != -1:
-        found.append(pos)
-        pos = find("\n", pos + 1)
-    return found
+def newlines(text: str) -> array[int]:
+    """Offsets of every ``\\n`` in ``text``, in an array (4 bytes each for a
+    chunk: a list of ints costs about 40)."""
+    ends = itertools.accumulate(
+        map((1).__add__, map(len, text.split("\n")[:-1])), initial=-1
+    )
+    next(ends)  # the -1 it starts from
+    return array("I" if len(text) < 1 << 32 else "q", ends)
 
 
 def _pieces(text: str, size: int) -> list[str]:
@@ -51,7 +51,7 @@ class ChunkedText:
         self._size = max(size, 4)
         self._chunks: list[str] = []
         self._text: str | None = text
-        self._marks: list[list[int] | None] = []
+        self._marks: list[array[int] | None] = []
         self._ends: list[int] = []
         self._lines: list[int] = []
         self._view: ChunkView | None = None
@@ -92,6 +92,11 @@ class ChunkedText:
         if self._view is None:
             self._view = ChunkView(self._chunks, self._ends, self._text)
         return self._view
+
+    def forget_join(self) -> None:
+        """Let go of the joined text kept for this version (:meth:`text`
+        joins again if asked)."""
+        self._text = None
 
     @property
     def joined(self) -> bool:
@@ -163,7 +168,7 @@ class ChunkedText:
         """Number of lines (newlines + 1)."""
         return (self._lines[-1] if self._lines else 0) + 1
 
-    def _marks_of(self, index: int) -> list[int]:
+    def _marks_of(self, index: int) -> array[int]:
         found = self._marks[index]
         if found is None:
             found = self._marks[index] = newlines(self._chunks[index])
@@ -210,7 +215,7 @@ class ChunkedText:
         ]
 
 
-LineStartParts = list[tuple[int, list[int]]]
+LineStartParts = list[tuple[int, Sequence[int]]]
 """Per chunk: its offset + 1 and the offsets of its newlines in it."""
 
 

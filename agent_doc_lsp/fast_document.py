@@ -33,6 +33,8 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace import Workspace
 
+from agent_doc.document.lineage import LONG_TEXT
+from agent_doc.document.lineage import let_go
 from agent_doc.document.lineage import note_edit
 from agent_doc.document.neutral_edit import FRONTMATTER_SPAN
 from agent_doc.document.neutral_edit import NEXT_LINE_HEAD
@@ -46,6 +48,7 @@ from agent_doc_lsp.chunked_text import ChunkedText
 from agent_doc_lsp.chunked_text import LineStartParts
 from agent_doc_lsp.chunked_text import newlines
 from agent_doc_lsp.convert import codepoints
+from agent_doc_lsp.heap import release_free_memory
 
 logger = logging.getLogger(__name__)
 
@@ -79,8 +82,9 @@ class FastTextDocument(TextDocument):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._text: ChunkedText | None = None
-        self._handed: str | None = None
-        """The text :attr:`source` last returned (the chunks' join)."""
+        self._handed: TextLike | None = None
+        """The text :attr:`source` last returned (the chunks' join), or, once
+        the document moved on from a long one, its version's view."""
         self._kept: tuple[int, int] | None = None
         """Characters of :attr:`_handed` at its start and its end that every
         change since it left alone (``None``: no change since)."""
@@ -227,6 +231,7 @@ class FastTextDocument(TextDocument):
         start = self._offset(change.range.start)
         end = max(start, self._offset(change.range.end))
         text = self._chunked()
+        self._let_go_handed(text)
         tail = len(text) - end
         new = scrub_surrogates(change.text)
         self._note_structure(text, start, end, new)
@@ -237,6 +242,23 @@ class FastTextDocument(TextDocument):
         if self._handed_view is not None:
             kept = self._view_kept or (start, tail)
             self._view_kept = (min(kept[0], start), min(kept[1], tail))
+
+    def _let_go_handed(self, text: ChunkedText) -> None:
+        """Before the first change after a long text was handed out: have
+        everything that kept it hold the view of its version instead
+        (:func:`~agent_doc.document.lineage.let_go`: the chunks, which this
+        document shares, not one ``str`` at up to 4 bytes a character)."""
+        handed = self._handed
+        if self._kept is not None or not isinstance(handed, str):
+            return
+        if len(handed) < LONG_TEXT or len(handed) != len(text):
+            return
+        view = text.view()  # this version's: the one ``handed`` was joined from
+        view.forget_join()
+        text.forget_join()
+        let_go(handed, view)
+        self._handed = view
+        release_free_memory()
 
     def _note_structure(
         self, text: ChunkedText, start: int, end: int, new: str

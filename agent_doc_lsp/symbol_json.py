@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from bisect import bisect_right
+from collections.abc import Callable
 from collections.abc import Collection
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,9 +27,12 @@ from itertools import count
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter
 from operator import is_not
+from weakref import WeakSet
 
 from lsprotocol import types
 
+from agent_doc.document.lineage import on_let_go
+from agent_doc.document.textlike import TextLike
 from agent_doc.editor import OutlinePart
 from agent_doc.editor.model import Symbol
 from agent_doc_lsp.convert import SYMBOL_KIND
@@ -43,32 +47,35 @@ def symbol_json(index: LineIndex, symbol: Symbol, base: int = 0) -> str:
     """The JSON text lsprotocol's converter makes of
     ``document_symbol(index, shifted(symbol, base))`` (``base`` is added to
     every offset of ``symbol``), written directly: no intermediate objects."""
-    point, quote = index.point, encode_basestring_ascii
+    point = index.point
 
     def position(offset: int) -> str:
         line, character = point(base + offset)
         return f'{{"line":{line},"character":{character}}}'
 
-    def convert(symbol: Symbol) -> str:
-        start, end = position(symbol.start), position(symbol.end)
-        full = f'{{"start":{start},"end":{end}}}'
-        if symbol.sel_start == symbol.start and symbol.sel_end == symbol.end:
-            selection = full
-        else:
-            start, end = position(symbol.sel_start), position(symbol.sel_end)
-            selection = f'{{"start":{start},"end":{end}}}'
-        name = quote(symbol.name)
-        kind = _KIND_VALUE.get(symbol.kind, _OTHER_KIND)
-        text = (
-            f'{{"name":{name},"kind":{kind},"range":{full},"selectionRange":{selection}'
-        )
-        if symbol.detail:
-            text += ',"detail":' + quote(symbol.detail)
-        if symbol.children:
-            text += ',"children":[' + ",".join(map(convert, symbol.children)) + "]"
-        return text + "}"
+    return _symbol_text(symbol, position)
 
-    return convert(symbol)
+
+def _symbol_text(symbol: Symbol, position: Callable[[int], str]) -> str:
+    """The JSON of ``symbol`` and its children (a module function, not a
+    recursive closure: one refers to itself, a cycle that would keep the
+    line index and its text alive until a full collection)."""
+    start, end = position(symbol.start), position(symbol.end)
+    full = f'{{"start":{start},"end":{end}}}'
+    if symbol.sel_start == symbol.start and symbol.sel_end == symbol.end:
+        selection = full
+    else:
+        start, end = position(symbol.sel_start), position(symbol.sel_end)
+        selection = f'{{"start":{start},"end":{end}}}'
+    name = encode_basestring_ascii(symbol.name)
+    kind = _KIND_VALUE.get(symbol.kind, _OTHER_KIND)
+    text = f'{{"name":{name},"kind":{kind},"range":{full},"selectionRange":{selection}'
+    if symbol.detail:
+        text += ',"detail":' + encode_basestring_ascii(symbol.detail)
+    if symbol.children:
+        parts = [_symbol_text(child, position) for child in symbol.children]
+        text += ',"children":[' + ",".join(parts) + "]"
+    return text + "}"
 
 
 @dataclass(slots=True)
@@ -88,8 +95,8 @@ class _Kept:
     """The last answer, the structure key, configs and outline it was built
     under, and the edited lines known to hold none of its positions."""
 
-    __slots__ = ("answer", "bases", "checked", "configs", "encoding", "index",
-                 "key", "parts")  # fmt: skip
+    __slots__ = ("__weakref__", "answer", "bases", "checked", "configs",
+                 "encoding", "index", "key", "parts")  # fmt: skip
 
     def __init__(
         self,
@@ -104,6 +111,7 @@ class _Kept:
         self.parts, self.answer = parts, answer
         self.bases = [part.base for part in parts]
         self.checked: set[int] = set()
+        _KEPT.add(self)
 
     def has_position_on(self, line: int) -> bool:
         """Whether a position of the answer lies on ``line`` (of the text the
@@ -239,3 +247,18 @@ class SymbolEncoder:
         self._previous = current
         self._by_base = by_base
         return RawJson("[" + ",".join(out) + "]")
+
+
+_KEPT: WeakSet[_Kept] = WeakSet()
+"""Every kept answer, told when the text of its line index is let go."""
+
+
+def _let_go(old: str, view: TextLike) -> None:
+    """A kept answer's line index of ``old`` reads ``view`` (the same text)."""
+    for kept in list(_KEPT):
+        index = kept.index
+        if index.source is old:
+            kept.index = LineIndex(view, index.encoding, index.starts)
+
+
+on_let_go(_let_go)

@@ -15,8 +15,10 @@ a compare.
 from __future__ import annotations
 
 import threading
+import weakref
 
 from agent_doc.document.lineage import common_ends
+from agent_doc.document.lineage import on_let_go
 from agent_doc.document.lineage import trim_versions
 from agent_doc.document.linediff import common_prefix
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from typing import Any
     from typing import Generic
     from typing import TypeVar
+
+    from agent_doc.document.textlike import TextLike
 
     T = TypeVar("T")
 
@@ -38,16 +42,20 @@ class _TextMemo:
     :func:`~agent_doc.document.lineage.trim_versions`; typed as
     :class:`TextMemo` ``[T]``)."""
 
-    __slots__ = ("_items", "_lock", "_size", "_versions")
+    __slots__ = ("__weakref__", "_holds_text", "_items", "_lock", "_size", "_versions")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, holds_text: bool = False) -> None:
         self._size = size
-        self._items: list[tuple[str, Any]] = []
+        self._holds_text = holds_text
+        """Whether a value refers to its text (dropped, not re-keyed, when
+        the text is let go)."""
+        self._items: list[tuple[TextLike, Any]] = []
         self._versions: set[int] = set()
         """Ids of the long texts held that are a document's versions."""
         self._lock = threading.Lock()  # the language server checks in a thread
+        _MEMOS.add(self)
 
-    def get(self, text: str) -> Any:
+    def get(self, text: TextLike) -> Any:
         """The value remembered for ``text`` (the same or an equal string)."""
         with self._lock:
             items = self._items
@@ -69,7 +77,7 @@ class _TextMemo:
             self._items.insert(0, (text, value))
             trim_versions(self._items, self._size, self._versions)
 
-    def latest_like(self, text: str) -> tuple[str, Any] | None:
+    def latest_like(self, text: str) -> tuple[TextLike, Any] | None:
         """The text ``text`` was noted as an edit of (the newest such), else
         the most recently used text of about ``text``'s size, and its value:
         the one most likely to begin like ``text`` (a small text scanned
@@ -91,27 +99,55 @@ class _TextMemo:
             self._items.clear()
             self._versions.clear()
 
+    def let_go(self, old: str, view: TextLike) -> None:
+        """Key ``old``'s value on ``view`` (the same text), or drop it when
+        the value refers to ``old`` (:func:`agent_doc.document.lineage.let_go`)."""
+        with self._lock:
+            if not any(known is old for known, _value in self._items):
+                return
+            if self._holds_text:
+                self._items[:] = [item for item in self._items if item[0] is not old]
+            else:
+                self._items[:] = [
+                    (view if known is old else known, value)
+                    for known, value in self._items
+                ]
+            if id(old) in self._versions:
+                self._versions.discard(id(old))
+                self._versions.add(id(view))
+
+
+_MEMOS: weakref.WeakSet[_TextMemo] = weakref.WeakSet()
+"""Every memo made, told when a text is let go."""
+
+
+def _let_go(old: str, view: TextLike) -> None:
+    for memo in list(_MEMOS):
+        memo.let_go(old, view)
+    if any(old is pair[0] or old is pair[1] for pair in _LAST_PAIR):
+        _LAST_PAIR.clear()
+
 
 if TYPE_CHECKING:  # the values' type for the checker; a plain class at run time
 
     class TextMemo(_TextMemo, Generic[T]):
         """:class:`_TextMemo` holding values of type ``T``."""
 
-        def get(self, text: str) -> T | None:
+        def get(self, text: TextLike) -> T | None:
             """The value remembered for ``text`` (the same or an equal string)."""
 
         def put(self, text: str, value: T) -> None:
             """Remember ``value`` for ``text``; the least recent past ``size``
             go (and the older versions of a long document)."""
 
-        def latest_like(self, text: str) -> tuple[str, T] | None:
+        def latest_like(self, text: str) -> tuple[TextLike, T] | None:
             """The most recently used text of about ``text``'s size, and its value."""
 
 else:
     TextMemo = _TextMemo
 
 
-def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:
+def restart_point(old: TextLike, new: str, blocks: list[tuple[int, int]]) -> int:
     """Where a scan of ``new`` may start, reusing the scan of ``old`` before it.
 
     A line start that both texts reach with the same text before it, right
@@ -125,7 +161,7 @@ def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:
     differ = _differ_at(old, new)
     if 2 * differ < len(new):
         return 0
-    restart = old.rfind("\n\n", 0, differ) + 2
+    restart = new.rfind("\n\n", 0, differ) + 2  # both alike before ``differ``
     if restart < 2:
         return 0
     for start, end in reversed(blocks):
@@ -136,7 +172,7 @@ def restart_point(old: str, new: str, blocks: list[tuple[int, int]]) -> int:
     return restart
 
 
-def _differ_at(old: str, new: str) -> int:
+def _differ_at(old: TextLike, new: str) -> int:
     """Where ``old`` and ``new`` first differ; the last pair's answer is kept
     (the code blocks, then the markers of one new text ask about the same pair)."""
     for known_old, known_new, differ in _LAST_PAIR:
@@ -148,7 +184,7 @@ def _differ_at(old: str, new: str) -> int:
     return differ
 
 
-def newlines_before(old: str, new: str, offset: int) -> int | None:
+def newlines_before(old: TextLike, new: str, offset: int) -> int | None:
     """Number of ``\\n`` in ``new[:offset]`` when ``new`` was noted as an edit
     of ``old`` equal up to at least ``offset`` (counted from that note's end of
     the equal part back to ``offset``); ``None`` otherwise (count them)."""
@@ -158,7 +194,7 @@ def newlines_before(old: str, new: str, offset: int) -> int | None:
     return agreed.head_lines - new.count("\n", offset, agreed.head)
 
 
-def _common_start(old: str, new: str) -> int:
+def _common_start(old: TextLike, new: str) -> int:
     """Number of equal leading characters of ``old`` and ``new``: pieces of
     ``old`` tested with ``new.startswith`` (no copy of ``new``), then the
     differing piece halved."""
@@ -175,5 +211,7 @@ _PIECE = 1 << 16
 """Characters of ``old`` tested at once by :func:`_common_start`."""
 
 
-_LAST_PAIR: list[tuple[str, str, int]] = []
+_LAST_PAIR: list[tuple[TextLike, str, int]] = []
 """The texts and answer of the last :func:`_differ_at` call."""
+
+on_let_go(_let_go)

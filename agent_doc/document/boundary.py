@@ -13,13 +13,15 @@ import threading
 
 from agent_doc._runtime.record import Record
 from agent_doc.document._textmemo import restart_point
-from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.codeblocks import code_index
+from agent_doc.document.codeblocks import known_block_ranges
 from agent_doc.document.components import find_component
 from agent_doc.document.components import scan_components
 from agent_doc.document.lineage import common_ends
 from agent_doc.document.lineage import is_noted
+from agent_doc.document.lineage import on_let_go
 from agent_doc.document.splice import splice
+from agent_doc.document.textlike import TextLike
 
 __all__ = [
     "BOUNDARY_PREFIX",
@@ -88,9 +90,18 @@ def find_boundaries(text: str) -> list[Boundary]:
 
 
 _lock = threading.Lock()
-_last: list[tuple[str, tuple[Boundary, ...]]] = []
+_last: list[tuple[TextLike, tuple[Boundary, ...]]] = []
 """The last two noted texts searched and their boundaries (other texts are
-not kept: a command's document is not held past its use)."""
+not kept: a command's document is not held past its use); a version let go
+(:func:`agent_doc.document.lineage.let_go`) by its view."""
+
+
+def _let_go(old: str, view: TextLike) -> None:
+    with _lock:
+        _last[:] = [(view if text is old else text, found) for text, found in _last]
+
+
+on_let_go(_let_go)
 
 
 def _known_before(text: str) -> tuple[int, list[Boundary]]:
@@ -104,10 +115,10 @@ def _known_before(text: str) -> tuple[int, list[Boundary]]:
     for old, found in known:
         if old is text:
             return len(text), list(found)
-        if common_ends(old, text) is None:
+        blocks = None if common_ends(old, text) is None else known_block_ranges(old)
+        if blocks is None:
             continue
-        fences, comments = block_ranges(old)
-        restart = restart_point(old, text, sorted(fences + comments))
+        restart = restart_point(old, text, sorted(blocks[0] + blocks[1]))
         if restart:
             return restart, [b for b in found if b.start < restart]
     return 0, []

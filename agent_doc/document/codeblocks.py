@@ -24,6 +24,7 @@ from bisect import bisect_right
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
+from agent_doc.document.textlike import TextLike
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_index", "code_ranges"]
 
@@ -74,6 +75,22 @@ def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]
     """
     fences, comments = _block_ranges_memo(text)
     return list(fences), list(comments)
+
+
+def known_block_ranges(
+    text: TextLike,
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]] | None:
+    """:func:`block_ranges` of a ``str``; of a view (a version let go, see
+    :func:`agent_doc.document.lineage.let_go`) only when remembered."""
+    if isinstance(text, str):
+        return block_ranges(text)
+    found = _BLOCKS.get(text)
+    return None if found is None else (list(found[0]), list(found[1]))
+
+
+def scan_block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """:func:`block_ranges` of ``text``, scanned and not remembered."""
+    return _scan_blocks(text)
 
 
 _BLOCKS: TextMemo[tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]]
@@ -356,7 +373,7 @@ def code_index(text: str) -> CodeIndex:
     return index
 
 
-_INDEXES: TextMemo[CodeIndex] = TextMemo(2)
+_INDEXES: TextMemo[CodeIndex] = TextMemo(2, holds_text=True)
 
 
 def _paragraph(text: str, offset: int, lo: int, hi: int) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from agent_doc.document.codeblocks import CodeIndex
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.codeblocks import clear_block_memo
 from agent_doc.document.codeblocks import code_index
+from agent_doc.document.codeblocks import known_block_ranges
 from agent_doc.document.splice import splice
 from agent_doc.errors import ComponentError
 
@@ -231,10 +232,10 @@ def _markers(text: str) -> list[_Marker]:
     blocks = block_ranges(text)
     found = None
     latest = _MARKERS.latest_like(text)
-    if latest is not None:
+    old_blocks = None if latest is None else known_block_ranges(latest[0])
+    if latest is not None and old_blocks is not None:
         old, markers = latest
-        old_fences, old_comments = block_ranges(old)
-        restart = restart_point(old, text, sorted(old_fences + old_comments))
+        restart = restart_point(old, text, sorted(old_blocks[0] + old_blocks[1]))
         if restart:
             kept = [m for m in markers if m.start < restart]
             line = newlines_before(old, text, restart)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from agent_doc.document.textlike import TextLike
@@ -114,13 +115,43 @@ def is_noted(text: TextLike) -> bool:
         return any(note[0] is text for note in _notes)
 
 
+def let_go(old: str, view: TextLike) -> None:
+    """Have every holder that registered (:func:`on_let_go`) hold ``view``
+    instead of ``old`` (the same text; the language server's frozen view of
+    that version, whose chunks the live document shares), and the notes
+    name ``view`` where they named ``old``: the one long ``str`` of a version
+    is let go once the document moved on, and what was kept for it still
+    serves the next version (the notes say where the two differ)."""
+    with _lock:
+        _notes[:] = [
+            (view if after is old else after, view if before is old else before, a)
+            for after, before, a in _notes
+        ]
+        holders = list(_HOLDERS)
+    for holder in holders:
+        holder(old, view)
+
+
+def on_let_go(holder: Callable[[str, TextLike], None]) -> None:
+    """Register ``holder(old, view)``: it replaces (or drops) what it keeps
+    of ``old`` by ``view`` (see :func:`let_go`)."""
+    with _lock:
+        _HOLDERS.append(holder)
+
+
+_HOLDERS: list[Callable[[str, TextLike], None]] = []
+"""What :func:`let_go` tells, in order of registration."""
+
+
 def forget_edits() -> None:
     """Forget every note (tests, benchmarks of the plain path)."""
     with _lock:
         _notes.clear()
 
 
-def trim_versions(items: list[tuple[str, Any]], size: int, versions: set[int]) -> None:
+def trim_versions(
+    items: list[tuple[TextLike, Any]], size: int, versions: set[int]
+) -> None:
     """Keep the first ``size`` of ``items`` (``(text, value)``, most recent
     first). When the first is a long text
     (:data:`LONG_TEXT`) noted as an edit of

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
+from array import array
 from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Sequence
@@ -76,10 +77,17 @@ class ChunkView:
         """The whole text when it was already joined (``None``: not yet)."""
         return self._joined
 
+    def forget_join(self) -> None:
+        """Let go of the join kept (the view reads its chunks again; a join
+        asked later is made again)."""
+        with _JOIN:
+            self._joined = None
+
     def __str__(self) -> str:
         """The whole text (joined once, then kept)."""
-        if self._joined is not None:
-            return self._joined
+        joined = self._joined
+        if joined is not None:
+            return joined
         with _JOIN:  # a worker thread and the loop may ask at once: one join
             if self._joined is None:
                 joined = "".join(self._chunks)
@@ -133,15 +141,17 @@ class ChunkView:
     def slice(self, start: int, end: int) -> str:
         """``str(self)[start:end]`` (non-negative offsets), joining only the
         chunks that cover it."""
-        if self._joined is not None:
-            return self._joined[start:end]
+        joined = self._joined  # one read: :meth:`forget_join` may clear it
+        if joined is not None:
+            return joined[start:end]
         return slice_chunks(self._chunks, self._ends, start, end)
 
     def startswith(self, prefix: str, start: int = 0, /) -> bool:
         """``str(self).startswith(prefix, start)`` (``start`` ≥ 0), compared
         chunk by chunk in place."""
-        if self._joined is not None:
-            return self._joined.startswith(prefix, start)
+        joined = self._joined
+        if joined is not None:
+            return joined.startswith(prefix, start)
         size, count = len(self), len(prefix)
         if start > size or start + count > size:
             return False
@@ -162,11 +172,27 @@ class ChunkView:
             index += 1
         return True
 
+    def join_unkept(self) -> str:
+        """The whole text as one ``str``, joined for the caller and not kept
+        (the view stays small: a reader that needs it all once, such as the
+        block scan of a snapshot, lets it go after)."""
+        joined = self._joined
+        if joined is not None:
+            return joined
+        joined = "".join(self._chunks)
+        logger.debug(
+            "joined a text of %d characters from %d chunks (not kept)",
+            len(joined),
+            len(self._chunks),
+        )
+        return joined
+
     def contains(self, sub: str) -> bool:
         """``sub in str(self)``, searched chunk by chunk (and across each
         boundary) in place."""
-        if self._joined is not None:
-            return sub in self._joined
+        joined = self._joined
+        if joined is not None:
+            return sub in joined
         if not sub:
             return True
         reach = len(sub) - 1
@@ -207,8 +233,122 @@ def contains(text: TextLike, sub: str) -> bool:
     return sub in str(text)
 
 
-def same_text(text: TextLike, other: str) -> bool:
-    """``text == other`` for a ``str`` or a view (no join)."""
-    if isinstance(text, str):
+def same_text(text: TextLike, other: TextLike) -> bool:
+    """``text == other`` for ``str`` objects or views (no join)."""
+    if isinstance(text, str) and isinstance(other, str):
         return text == other
-    return len(text) == len(other) and text.startswith(other, 0)
+    if len(text) != len(other):
+        return False
+    if isinstance(other, str):
+        return text.startswith(other, 0)
+    return all(other.startswith(chunk, start) for start, chunk in spans(text))
+
+
+def spans(text: TextLike) -> Iterator[tuple[int, str]]:
+    """``(start, piece)`` of the pieces of ``text`` in order: a view's
+    chunks, or a ``str`` as one piece."""
+    if isinstance(text, ChunkView):
+        yield from text.chunk_spans()
+    else:
+        yield 0, str(text)
+
+
+def rfind(text: TextLike, char: str, start: int, end: int) -> int:
+    """``text.rfind(char, start, end)`` of one character (``0 <= start``),
+    for a ``str`` or a view (searched chunk by chunk back from ``end``)."""
+    if isinstance(text, str) or not isinstance(text, ChunkView):
+        return str(text).rfind(char, start, end)
+    end = min(end, len(text))
+    for at, chunk in text.chunk_spans(max(end - 1, 0), backwards=True):
+        if end <= start or at + len(chunk) <= start:
+            break
+        found = chunk.rfind(char, max(start - at, 0), end - at)
+        if found >= 0:
+            return at + found
+    return -1
+
+
+def whole(text: TextLike) -> str:
+    """``text`` as one ``str``: itself, or a view's join, which the view does
+    not keep (see :meth:`ChunkView.join_unkept`)."""
+    if isinstance(text, ChunkView):
+        return text.join_unkept()
+    return str(text)
+
+
+def line_starts_array(text: TextLike) -> array[int]:
+    """Offset of every line start of ``text`` (lines split after each
+    ``\\n``), then its length when it does not end with one: the cumulative
+    line lengths of ``linediff.split_lines``, 8 bytes a line."""
+    starts = array("q", [0])
+    for start, piece in spans(text):
+        lengths = map(len, piece.split("\n")[:-1])
+        after = accumulate(map((1).__add__, lengths), initial=start)
+        next(after)  # the piece's own start
+        starts.extend(after)
+    if starts[-1] != len(text):
+        starts.append(len(text))
+    return starts
+
+
+PIECE_BYTES = 1 << 16
+"""UTF-8 bytes per piece of :func:`decoded_pieces` (about as many characters)."""
+
+
+def decoded_pieces(data: bytes | memoryview, size: int = PIECE_BYTES) -> ChunkView:
+    """``data`` (UTF-8) as a view of pieces decoded one by one: each a
+    ``str`` of its own narrowest kind (an ASCII piece costs a byte a
+    character however wide the rest), and no whole ``str`` made. Raises
+    ``UnicodeDecodeError`` as ``data.decode()`` would."""
+    pieces: list[str] = []
+    at, total = 0, len(data)
+    window = memoryview(data)
+    while at < total:
+        end = min(at + max(size, 4), total)
+        while end < total and data[end] & 0xC0 == 0x80:  # inside a character
+            end += 1
+        pieces.append(str(window[at:end], "utf-8"))
+        at = end
+    return ChunkView(pieces or [""])
+
+
+def decoded_like(data: bytes, like: ChunkView, size: int = PIECE_BYTES) -> ChunkView:
+    """:func:`decoded_pieces` of ``data``, holding the very chunks of
+    ``like`` wherever ``data`` holds their text at the same place from its
+    start, then from its end (a snapshot read while its document is open
+    shares the document's chunks: only the part they differ in costs memory
+    of its own). Raises ``UnicodeDecodeError`` as ``data.decode()`` would."""
+    chunks = [chunk for _start, chunk in like.chunk_spans()]
+    head: list[str] = []
+    at = 0
+    for chunk in chunks:
+        encoded = _utf8(chunk)
+        if encoded is None or not data.startswith(encoded, at):
+            break
+        head.append(chunk)
+        at += len(encoded)
+    tail: list[str] = []
+    end = len(data)
+    for chunk in reversed(chunks[len(head) :]):
+        encoded = _utf8(chunk)
+        if encoded is None or end - len(encoded) < at:
+            break
+        if not data.endswith(encoded, at, end):
+            break
+        tail.append(chunk)
+        end -= len(encoded)
+    middle: list[str] = []
+    if at < end:
+        middle = [
+            c for _s, c in decoded_pieces(memoryview(data)[at:end], size).chunk_spans()
+        ]
+    pieces = [c for c in (*head, *middle, *reversed(tail)) if c]
+    return ChunkView(pieces or [""])
+
+
+def _utf8(text: str) -> bytes | None:
+    """``text`` as UTF-8 (``None``: it holds a lone surrogate)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None

@@ -22,6 +22,8 @@ from operator import itemgetter
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.components import Component
+from agent_doc.document.textlike import TextLike
+from agent_doc.document.textlike import rfind
 from agent_doc.editor._textwindow import span_ends
 from agent_doc.editor.model import Symbol
 
@@ -33,7 +35,7 @@ _CLOSING = lazy_compile(r"(?:^|[ \t]+)#+[ \t]*$")
 CompKey = tuple[str, tuple[tuple[str, str], ...], int, int, int, int]
 """A component's name, attributes and marker offsets relative to its base."""
 Ranges = list[tuple[int, int]]
-OldSpan = tuple[str, int, int]
+OldSpan = tuple[TextLike, int, int]
 """A component's text as ``(text, start, length)``: ``text[start:start + length]``."""
 
 
@@ -99,7 +101,7 @@ def patched_headings(
         return None
     if [(a + delta, b + delta) for a, b in old_split[1]] != new_split[1]:
         return None
-    newline = old_text.rfind("\n", old_at, old_at + head)
+    newline = rfind(old_text, "\n", old_at, old_at + head)
     lo = max(newline - old_at if newline >= 0 else -1, new_comp[3] - 1)
     start = attrgetter("start")  # the headings are in document order
     before = old_heads[: bisect_left(old_heads, lo + 1, key=start)]

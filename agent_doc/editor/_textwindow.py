@@ -5,7 +5,8 @@ buffer. :class:`FixedText` compares the snapshot piece by piece, so the
 common prefix and suffix of the snapshot and a version cost one ``memcmp``
 pass of ``str.startswith`` over the version (no slice of it, no line split;
 a piece of the snapshot is sliced for the comparison, not kept: the snapshot
-is held once), and
+is held once, as a ``str`` or as the view of pieces the language server keeps,
+see :class:`~agent_doc.editor.snapshots.SnapshotCache`), and
 :meth:`FixedText.window` widens them to whole lines: everything outside the
 window is the same lines, at the same offsets (shifted by the length change
 after it), in both texts.
@@ -13,17 +14,17 @@ after it), in both texts.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
 
 from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import common_prefix
 from agent_doc.document.linediff import common_suffix
-from agent_doc.document.linediff import split_lines
 from agent_doc.document.textlike import ChunkView
 from agent_doc.document.textlike import TextLike
+from agent_doc.document.textlike import line_starts_array
 
 PIECE = 1 << 15
 """Characters per piece of the fixed text."""
@@ -45,18 +46,22 @@ class Window:
 
 
 class FixedText:
-    """A text compared with many others, piece by piece, and its line starts."""
+    """A text compared with many others, piece by piece, and its line starts.
+
+    The text is a ``str`` or a view (the language server's snapshot, held as
+    pieces): both are read only by slices and ``startswith``."""
 
     __slots__ = ("_count", "size", "starts", "text")
 
-    def __init__(self, text: str, size: int = PIECE) -> None:
+    def __init__(self, text: TextLike, size: int = PIECE) -> None:
         self.text = text
         """The fixed text."""
         self.size = max(size, 1)
         """Characters per piece."""
         self._count = -(-len(text) // self.size)
-        self.starts = [0, *accumulate(map(len, split_lines(text)))]
-        """Offset of every line (``split_lines``), then the text's length."""
+        self.starts: array[int] = line_starts_array(text)
+        """Offset of every line (``split_lines``), then the text's length
+        (8 bytes a line: a list of ints costs about 40)."""
 
     def common_prefix(self, other: TextLike, known: int = 0) -> int:
         """Number of equal leading characters of the fixed text and ``other``
@@ -110,7 +115,7 @@ class FixedText:
         else:
             head, tail = ends[0], min(ends[1], min(len(text), len(other)) - ends[0])
         first = bisect_right(starts, head) - 1
-        if first == len(starts) - 1 and text and not text.endswith("\n"):
+        if first == len(starts) - 1 and len(text) and text[-1:] != "\n":
             first -= 1  # the end of an unfinished last line: that line
         # the window ends at a line start whose "\n" lies in the common tail
         cut = bisect_left(starts, len(text) - tail + 1)
@@ -158,7 +163,12 @@ class FixedText:
 
 
 def prefix_at(
-    old: str, text: str, at: int, size: int = PIECE, lo: int = 0, hi: int | None = None
+    old: TextLike,
+    text: str,
+    at: int,
+    size: int = PIECE,
+    lo: int = 0,
+    hi: int | None = None,
 ) -> int:
     """Number of leading characters of ``old[lo:hi]`` that ``text`` holds at
     ``at`` (pieces of ``old`` tested with ``str.startswith``: no copy of
@@ -175,7 +185,12 @@ def prefix_at(
 
 
 def suffix_at(
-    old: str, text: str, end: int, limit: int, size: int = PIECE, hi: int | None = None
+    old: TextLike,
+    text: str,
+    end: int,
+    limit: int,
+    size: int = PIECE,
+    hi: int | None = None,
 ) -> int:
     """Number of trailing characters of ``old[:hi]`` that ``text`` holds just
     before ``end``, at most ``limit``."""
@@ -195,7 +210,7 @@ def suffix_at(
 
 
 def known_ends(
-    old: str, old_at: int, old_len: int, text: str, at: int, length: int
+    old: TextLike, old_at: int, old_len: int, text: str, at: int, length: int
 ) -> tuple[int, int]:
     """Leading and trailing characters that ``old[old_at:old_at + old_len]``
     and ``text[at:at + length]`` are known to share without reading them:
@@ -218,7 +233,7 @@ def known_ends(
     return head, tail
 
 
-def spans_equal(old: str, old_at: int, text: str, at: int, length: int) -> bool:
+def spans_equal(old: TextLike, old_at: int, text: str, at: int, length: int) -> bool:
     """Whether ``old[old_at:old_at + length] == text[at:at + length]``,
     comparing only what :func:`known_ends` does not know."""
     head, tail = known_ends(old, old_at, length, text, at, length)
@@ -230,7 +245,7 @@ def spans_equal(old: str, old_at: int, text: str, at: int, length: int) -> bool:
 
 
 def span_ends(
-    old: str, old_at: int, old_len: int, text: str, at: int, length: int
+    old: TextLike, old_at: int, old_len: int, text: str, at: int, length: int
 ) -> tuple[int, int]:
     """``(head, tail)``: the leading characters of ``old[old_at:old_at +
     old_len]`` that ``text`` holds at ``at``, then the trailing ones it holds

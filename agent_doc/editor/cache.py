@@ -17,12 +17,14 @@ from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.components import ComponentScan
 from agent_doc.document.components import scan_components
+from agent_doc.document.lineage import on_let_go
 from agent_doc.document.lineage import trim_versions
+from agent_doc.document.textlike import TextLike
 
 T = TypeVar("T")
 _SIZE = 4
 _lock = threading.Lock()
-_entries: dict[str, list[tuple[str, object]]] = {}
+_entries: dict[str, list[tuple[TextLike, object]]] = {}
 _versions: dict[str, set[int]] = {}
 
 
@@ -47,3 +49,15 @@ def scan(text: str) -> ComponentScan:
 def fences(text: str) -> CodeRanges:
     """Fenced code block ranges of ``text``, memoized per text object."""
     return _memo("fences", text, lambda t: CodeRanges(block_ranges(t)[0]))
+
+
+def _let_go(old: str, _view: TextLike) -> None:
+    """Drop what was kept for ``old`` (looked up by identity: of no use
+    once the text is let go for its view)."""
+    with _lock:
+        for kind, entries in _entries.items():
+            entries[:] = [entry for entry in entries if entry[0] is not old]
+            _versions.get(kind, set()).discard(id(old))
+
+
+on_let_go(_let_go)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass
 
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.components import Component
+from agent_doc.document.lineage import on_let_go
+from agent_doc.document.textlike import TextLike
 from agent_doc.editor._heading_patch import patched_headings
 from agent_doc.editor._heading_patch import rescan_headings as _rescan
 from agent_doc.editor._textwindow import spans_equal
@@ -39,7 +42,7 @@ class _Entry:
     configs: _Configs
     comps: list[_CompKey]
     code: list[tuple[int, int]]
-    kept: tuple[str, int]
+    kept: tuple[TextLike, int]
     """The component's text (a copy) and 0, or the whole text it lay in and
     where it starts there (one attribute: read and replaced at once)."""
     part: OutlinePart
@@ -52,7 +55,7 @@ class _Entry:
         return len(self.kept[0])
 
 
-def _kept_text(text: str, base: int, length: int) -> tuple[str, int]:
+def _kept_text(text: str, base: int, length: int) -> tuple[TextLike, int]:
     """What an entry keeps of ``text[base:base + length]``: a copy of a short
     one, the whole text (shared with the caller) for a long one."""
     if length < COPY_BELOW:
@@ -65,7 +68,7 @@ def _unchanged(entry: _Entry, text: str, base: int, length: int) -> bool:
     copy is compared at once, a reference only where the edit notes do not
     say (:func:`~agent_doc.editor._textwindow.spans_equal`)."""
     kept, at = entry.kept
-    if len(kept) == length and length < COPY_BELOW:
+    if isinstance(kept, str) and len(kept) == length and length < COPY_BELOW:
         return text.startswith(kept, base)
     return spans_equal(kept, at, text, base, length)
 
@@ -96,6 +99,15 @@ class PartMemo:
         self._pass_chars = 0
         """Characters of the entries handed out in the current pass."""
         self._lock = threading.Lock()
+        _MEMOS.add(self)
+
+    def let_go(self, old: str, view: TextLike) -> None:
+        """Entries that refer to ``old`` refer to ``view`` (the same text)
+        instead (:func:`agent_doc.document.lineage.let_go`)."""
+        with self._lock:
+            for entry in self._entries.values():
+                if entry.kept[0] is old:
+                    entry.kept = (view, entry.kept[1])
 
     def new_pass(self) -> None:
         """Start an outline pass: the parts it hands out are not evicted
@@ -240,3 +252,15 @@ class PartMemo:
         if heads is None:
             return None
         return component_symbol(text, top, configs, base, heads), slot
+
+
+_MEMOS: weakref.WeakSet[PartMemo] = weakref.WeakSet()
+"""Every part memo made, told when a text is let go."""
+
+
+def _let_go(old: str, view: TextLike) -> None:
+    for memo in list(_MEMOS):
+        memo.let_go(old, view)
+
+
+on_let_go(_let_go)

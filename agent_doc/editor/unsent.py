@@ -14,20 +14,23 @@ is told on the whole text) or a carriage return (the full comparison).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Protocol
 
 from agent_doc.document.codeblocks import CodeIndex
-from agent_doc.document.codeblocks import CodeRanges
-from agent_doc.document.codeblocks import block_ranges
 from agent_doc.document.diff import strip_comments
 from agent_doc.document.lineage import common_ends
 from agent_doc.document.linediff import Hunk
 from agent_doc.document.linediff import diff_lines
 from agent_doc.document.linediff import split_lines
 from agent_doc.document.textlike import TextLike
+from agent_doc.document.textlike import contains
 from agent_doc.document.textlike import same_text
+from agent_doc.document.textlike import whole
+from agent_doc.editor._sent_blocks import Blocks
+from agent_doc.editor._sent_blocks import outside_blocks
 from agent_doc.editor._textwindow import FixedText
 from agent_doc.editor.model import Problem
 
@@ -145,7 +148,7 @@ class FullBaseline:
         """The snapshot text."""
         self._lines = _lines(snapshot)
         text = snapshot.replace("\r\n", "\n")
-        self._blocks = _Blocks(text, self._lines, _starts(self._lines))
+        self._blocks = Blocks(text, self._lines, _starts(self._lines))
 
     def changes(self, current: str) -> UnsentSummary:
         """What the next diff will carry from the snapshot to ``current``."""
@@ -155,7 +158,7 @@ class FullBaseline:
         text = current.replace("\r\n", "\n") if crlf else current
         new = split_lines(text)
         starts = _line_starts(current) if crlf else _starts(new)
-        blocks = _Blocks(text, new, starts if not crlf else _starts(new))
+        blocks = Blocks(text, new, starts if not crlf else _starts(new))
         hunks = diff_lines(self._lines, new)
         return _summarize(hunks, self._blocks, blocks, starts, current, 0)
 
@@ -174,12 +177,12 @@ class UnsentBaseline:
     not say it equals that one.
     """
 
-    def __init__(self, snapshot: str) -> None:
+    def __init__(self, snapshot: TextLike) -> None:
         self.snapshot = snapshot
-        """The snapshot text."""
-        plain = "\r" not in snapshot
+        """The snapshot text (a ``str`` or a view: never joined and kept)."""
+        plain = not contains(snapshot, "\r")
         self._fixed = FixedText(snapshot) if plain else None
-        self._context = _Blocks(snapshot, [], [0]) if plain else None
+        self._context = Blocks(snapshot, [], [0]) if plain else None
         self._full: FullBaseline | None = None
         self._last: tuple[TextLike, int, int] | None = None
         """The last version compared, its common prefix with the snapshot and
@@ -187,7 +190,7 @@ class UnsentBaseline:
 
     def _full_baseline(self) -> FullBaseline:
         if self._full is None:
-            self._full = FullBaseline(self.snapshot)
+            self._full = FullBaseline(whole(self.snapshot))
         return self._full
 
     def changes(self, current: TextLike) -> UnsentSummary:
@@ -212,12 +215,12 @@ class UnsentBaseline:
         )  # fmt: skip
         # the blocks of the version: scanned from a line start outside every
         # block of the snapshot (the texts are equal before the window)
-        restart = _outside_blocks(window.start, context, len(self.snapshot))
+        restart = outside_blocks(window.start, context, len(self.snapshot))
         local = current[restart : window.other_end]
         return _summarize(
             diff_lines(old, new),
-            _Blocks(self.snapshot, old, old_starts, context),
-            _Blocks(local, new, new_starts, shift=restart),
+            Blocks(self.snapshot, old, old_starts, context),
+            Blocks(local, new, new_starts, shift=restart),
             starts,
             current,
             window.first,
@@ -243,19 +246,6 @@ class UnsentBaseline:
         return head, tail
 
 
-def _outside_blocks(offset: int, blocks: _Blocks, size: int) -> int:
-    """``offset`` (a line start), or the start of the fenced code or comment
-    block of ``blocks`` (a text of ``size`` characters) holding it or left
-    open before it (one reaching the end may go on in another text)."""
-    restart = offset
-    for ranges in blocks.ranges():
-        if ranges.contains(offset):
-            restart = min(restart, offset + ranges.within(offset, offset + 1)[0][0])
-        elif ranges.ranges and ranges.ranges[-1][1] >= size:
-            restart = min(restart, ranges.ranges[-1][0])
-    return restart
-
-
 class _ShiftedStarts:
     """Line starts of a version, from the snapshot's outside the window."""
 
@@ -263,7 +253,7 @@ class _ShiftedStarts:
 
     def __init__(
         self,
-        snapshot: list[int],
+        snapshot: Sequence[int],
         first: int,
         window: list[int],
         line_shift: int,
@@ -295,8 +285,8 @@ class _Starts(Protocol):
 
 def _summarize(
     hunks: list[Hunk],
-    old: _Blocks,
-    new: _Blocks,
+    old: Blocks,
+    new: Blocks,
     starts: _Starts,
     current: TextLike,
     base: int,
@@ -323,72 +313,7 @@ def _summarize(
     return UnsentSummary(True, changes, added, removed, tuple(marks))
 
 
-class _Blocks:
-    """Fenced code and HTML comment blocks of one text, looked up by line.
-
-    ``lines`` are lines of a text (all of them or a window) and ``starts``
-    their offsets in it, then the end of the last. ``text`` is that text, or
-    the part of it from ``shift`` on (a line start outside every block) past
-    the lines; ``context`` shares the block ranges of another
-    :class:`_Blocks` of the same text.
-    """
-
-    def __init__(
-        self,
-        text: str,
-        lines: list[str],
-        starts: list[int],
-        context: _Blocks | None = None,
-        shift: int = 0,
-    ) -> None:
-        self._text = text
-        self._shift = shift
-        self.lines = lines
-        """The lines looked up."""
-        self._starts = starts
-        self._context = context
-        self._ranges: tuple[CodeRanges, CodeRanges] | None = None
-        self._has_comment: bool | None = None
-
-    def ranges(self) -> tuple[CodeRanges, CodeRanges]:
-        """The fenced code and HTML comment blocks (absolute offsets)."""
-        return self._blocks()
-
-    def _blocks(self) -> tuple[CodeRanges, CodeRanges]:
-        if self._context is not None:
-            return self._context._blocks()
-        if self._ranges is None:  # only for regions that hold comment syntax
-            fences, comments = block_ranges(self._text)
-            if shift := self._shift:
-                fences = [(a + shift, b + shift) for a, b in fences]
-                comments = [(a + shift, b + shift) for a, b in comments]
-            self._ranges = CodeRanges(fences), CodeRanges(comments)
-        return self._ranges
-
-    def _in_comment(self, start: int, end: int) -> bool:
-        """Whether ``[start, end)`` lies inside an HTML comment block."""
-        if self._has_comment is None:
-            self._has_comment = "<!--" in self._text
-        if not self._has_comment:
-            return False
-        comments = self._blocks()[1]
-        return comments.contains(start) and comments.contains(end - 1)
-
-    def sent_text(self, first: int, last: int) -> str:
-        """Lines ``[first, last)`` as the agent would see them (comments out)."""
-        part = "".join(self.lines[first:last])
-        if first == last:
-            return part
-        start, end = self._starts[first], self._starts[last]
-        if "<!--" not in part and "-->" not in part and "[//]:" not in part:
-            return "" if self._in_comment(start, end) else part
-        fences, _comments = self._blocks()
-        if fences.contains(start) and fences.contains(end - 1):
-            return part  # inside fenced code: content
-        return strip_comments(part)
-
-
-def unsent_changes(snapshot: str | None, current: TextLike) -> UnsentSummary:
+def unsent_changes(snapshot: TextLike | None, current: TextLike) -> UnsentSummary:
     """What the next diff will carry from ``snapshot`` to ``current``.
 
     Marks: one ``unsent`` hint per changed line region whose change survives

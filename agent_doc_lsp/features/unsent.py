@@ -5,7 +5,8 @@ thread) adds, for session
 documents, the marks of :func:`agent_doc.editor.unsent.unsent_changes`: Hint
 diagnostics with source ``agent-doc`` and code ``unsent`` ("will be sent") or
 ``private`` ("private, not sent"). The snapshot is read once per change of its
-file (:class:`~agent_doc.editor.snapshots.SnapshotCache`) and prepared once
+file (:class:`~agent_doc.editor.snapshots.SnapshotCache`, as a view of pieces,
+not one ``str``) and prepared once
 (:class:`~agent_doc.editor.unsent.UnsentBaseline`) and compared with the
 buffer's view of the server's chunks (no join); the result is cached per
 document version, so the Submit lens (``Submit · 3 changes (+12 −2
@@ -24,6 +25,8 @@ from typing import Any
 
 from pygls.uris import to_fs_path
 
+from agent_doc.document.textlike import ChunkView
+from agent_doc.document.textlike import TextLike
 from agent_doc.document.textlike import contains
 from agent_doc.editor import is_session_document
 from agent_doc.editor.model import Problem
@@ -45,7 +48,7 @@ class UnsentState:
 
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
     """Snapshot texts, re-read only when their file changes."""
-    summaries: dict[str, tuple[int | None, str | None, UnsentSummary]] = field(
+    summaries: dict[str, tuple[int | None, TextLike | None, UnsentSummary]] = field(
         default_factory=dict
     )
     """URI → (buffer version, snapshot it was computed from, summary)."""
@@ -77,7 +80,7 @@ def summary(ls: AgentDocLanguageServer, uri: str) -> UnsentSummary | None:
         head.path is not None
         and cached
         and cached[0] == head.version
-        and cached[1] is state.snapshots.get(head.path)
+        and state.snapshots.holds(head.path, cached[1])
     ):
         return cached[2]
     buffer = ls.buffers.get(uri)
@@ -90,7 +93,9 @@ def summary_of(ls: AgentDocLanguageServer, buffer: Buffer) -> UnsentSummary | No
     if buffer.path is None or not _is_session(buffer):
         return None
     state = state_of(ls)
-    snapshot = state.snapshots.get(buffer.path)
+    view = buffer.view  # a snapshot read anew shares its chunks
+    like = view if isinstance(view, ChunkView) else None
+    snapshot = state.snapshots.get(buffer.path, like)
     cached = state.summaries.get(buffer.uri)
     if cached and cached[0] == buffer.version and cached[1] is snapshot:
         return cached[2]
@@ -100,7 +105,7 @@ def summary_of(ls: AgentDocLanguageServer, buffer: Buffer) -> UnsentSummary | No
         baseline = state.baselines.get(buffer.uri)
         if baseline is None or baseline.snapshot is not snapshot:
             baseline = state.baselines[buffer.uri] = UnsentBaseline(snapshot)
-        result = baseline.changes(buffer.view)
+        result = baseline.changes(view)
     state.summaries[buffer.uri] = (buffer.version, snapshot, result)
     return result
 
@@ -153,7 +158,7 @@ def recheck(ls: AgentDocLanguageServer, uri: str, *_: Any) -> None:
     cached = state_of(ls).summaries.get(uri)
     if buffer is None or buffer.path is None or cached is None:
         return
-    if state_of(ls).snapshots.get(buffer.path) is not cached[1]:
+    if not state_of(ls).snapshots.holds(buffer.path, cached[1]):
         diagnostics.schedule(ls, uri)
 
 

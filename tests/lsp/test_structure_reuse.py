@@ -16,8 +16,10 @@ encoder), and the kept path must have been taken without reading the text.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
+import sys
 
 import pytest
 from lsprotocol import types
@@ -27,6 +29,7 @@ from agent_doc.document.neutral_edit import prose_line
 from agent_doc.editor import outline_parts
 from agent_doc.editor import problems
 from agent_doc_lsp import convert
+from agent_doc_lsp import fast_document
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
@@ -303,3 +306,62 @@ def test_a_kept_outline_is_not_given_for_an_edited_line_holding_a_position() -> 
     assert encoder.kept(key, {}, "utf-8", ()) is None  # another encoding
     assert encoder.kept(object(), {}, index.encoding, ()) is None  # another key
     assert encoder.kept(key, {}, index.encoding, None) is None  # lines unknown
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_answers_stay_exact_when_every_version_is_let_go(
+    seed: int, tiny_chunks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 37 item 3: the long text a version was handed out as is let go
+    at the next change (the scan memos, the outline's parts and kept line
+    index and the notes hold the version's view instead,
+    :func:`agent_doc.document.lineage.let_go`). Here every text counts as
+    long, so every joined version is let go and the next plain path restarts
+    from a view: each answer is still the plain computation's."""
+    let_go = fast_document.let_go
+    calls: list[int] = []
+
+    def counted(old: str, view: object) -> None:
+        calls.append(len(old))
+        let_go(old, view)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fast_document, "LONG_TEXT", 1)
+    monkeypatch.setattr(fast_document, "let_go", counted)
+    rnd = random.Random(seed)
+    run = _Run(DOC)
+    try:
+        run.check()
+        for _step in range(120):
+            for _ in range(rnd.choice([1, 1, 2])):
+                run.apply(*_edit(rnd, run.text))
+            run.check()
+        assert len(calls) >= 20  # the plain path joined, then let go, often
+    finally:
+        run.close()
+
+
+def test_the_open_text_is_let_go_at_the_first_change() -> None:
+    """After the open's run (which scans the text pygls handed over), the
+    outline and diagnostics of a prose keystroke: nothing but this test
+    refers to that long ``str`` any more (its view, whose chunks the
+    document shares, is kept instead)."""
+    turns = "".join(f"## Turn {i}\n\nprose line {i} — é\n\n" for i in range(40000))
+    text = DOC + turns
+    assert len(text) > fast_document.LONG_TEXT
+    run = _Run(text)
+    try:
+        run.loop.run_until_complete(symbols.symbols(run.server, URI))
+        reading = diagnostics.read(run.server, URI, [])
+        assert reading is not None
+        diagnostics.settle(
+            run.server, URI, reading, diagnostics.check(run.server, reading)
+        )
+        held = sys.getrefcount(text)
+        at = text.rindex("prose line")
+        run.apply(at, at, "x")
+        run.check()
+        gc.collect()
+        assert sys.getrefcount(text) == 2 < held  # this name and the call's
+        assert run.text != text
+    finally:
+        run.close()

@@ -7,6 +7,7 @@ of every kind, with lsprotocol's serialization of freshly built objects.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from pathlib import Path
@@ -18,10 +19,12 @@ from lsprotocol import types
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor import outline
 from agent_doc.editor import outline_parts
+from agent_doc.editor.model import Symbol
 from agent_doc_lsp import convert
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import converter
 from agent_doc_lsp.symbol_json import SymbolEncoder
+from agent_doc_lsp.symbol_json import symbol_json
 from bench._fixtures import structured_document
 from bench._lspclient import StdioClient
 from tests.lsp.test_symbols import DOC
@@ -168,3 +171,20 @@ def test_a_long_component_typed_in_keeps_its_children_json_exact() -> None:
         pos = text.rindex("<!-- /agent:exchange") if at < 0 else at
         text = text[:pos] + typed + text[pos:]
         assert encoded(encoder, text) == expected(text, configs=CONFIGS)
+
+
+def test_the_json_of_a_symbol_leaves_nothing_holding_its_line_index() -> None:
+    """issue 37 item 3: writing a symbol's JSON makes no reference cycle (a
+    recursive closure did), so the line index, and the long text it reads,
+    go as soon as the answer is made, not at the next full collection."""
+    leaf = Symbol("b", "", "component", 2, 3, 2, 3)
+    tree = Symbol("a", "x", "component", 0, 4, 0, 1, (leaf, leaf))
+    index = convert.LineIndex("a\nb\nc\n")
+    held = sys.getrefcount(index)
+    gc.disable()
+    try:
+        text = symbol_json(index, tree, 1)
+        assert sys.getrefcount(index) == held
+    finally:
+        gc.enable()
+    assert json.loads(text)["children"][0]["name"] == "b"

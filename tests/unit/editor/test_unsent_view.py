@@ -7,7 +7,10 @@ pieces of ``test_unsent_window``: fences, comments, markers, boundaries,
 carriage returns, astral characters), each version cut into random chunks and
 noted as an edit of the one before (as the server notes them, views with
 views and strs with strs): after every edit the two give the same summary,
-and the same as the whole-text computation.
+and the same as the whole-text computation. The server also holds the
+snapshot as a view (of pieces decoded one by one,
+:class:`~agent_doc.editor.snapshots.SnapshotCache`): a baseline made from
+that view gives the same summaries, and never joins it for good.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from hypothesis import strategies as st
 from agent_doc.document.lineage import forget_edits
 from agent_doc.document.lineage import note_edit
 from agent_doc.document.textlike import ChunkView
+from agent_doc.document.textlike import decoded_pieces
 from agent_doc.editor._textwindow import FixedText
 from agent_doc.editor.unsent import FullBaseline
 from agent_doc.editor.unsent import UnsentBaseline
@@ -49,10 +53,13 @@ def test_a_view_and_its_text_give_the_same_marks(
 ) -> None:
     forget_edits()
     on_views, on_strs = UnsentBaseline(snapshot), UnsentBaseline(snapshot)
+    kept = _view(snapshot, data.draw(st.integers(1, 24)))  # the server's form
+    on_pieces = UnsentBaseline(kept)
     full = FullBaseline(snapshot)
     text = snapshot
     view = _view(text, size)
     assert on_views.changes(view) == on_strs.changes(text)
+    assert on_pieces.changes(view) == on_strs.changes(text)
     for _ in range(data.draw(st.integers(1, 6))):
         start, end, new = data.draw(edit(text))
         tail = len(text) - end
@@ -66,6 +73,9 @@ def test_a_view_and_its_text_give_the_same_marks(
         from_view = on_views.changes(view)
         assert from_view == on_strs.changes(text)
         assert from_view == full.changes(text)
+        assert on_pieces.changes(view) == from_view
+        assert on_pieces.changes(text) == from_view
+    assert kept.joined is None  # a join for a scan is not kept
     forget_edits()
 
 
@@ -79,6 +89,10 @@ def test_a_keystroke_in_prose_reads_only_the_window() -> None:
     assert summary == FullBaseline(snapshot).changes(current)
     assert [current[m.start : m.end] for m in summary.marks] == ["typed"]
     assert view.joined is None  # compared in place, never joined
+    kept = decoded_pieces(snapshot.encode(), 4000)  # as the server keeps it
+    assert UnsentBaseline(kept).changes(view) == summary
+    assert kept.joined is None
+    assert view.joined is None
 
 
 @settings(max_examples=600, deadline=None)
@@ -92,14 +106,21 @@ def test_fixed_text_finds_the_same_ends_in_a_view(
     compared in place) are those with the same text as a ``str``, from any
     known part on."""
     fixed, view = FixedText(a, size), _view(b, chunk)
+    on_pieces = FixedText(_view(a, data.draw(st.integers(1, 9))), size)
+    assert list(on_pieces.starts) == list(fixed.starts)
     head = fixed.common_prefix(b)
     assert a[:head] == b[:head]
     assert head == min(len(a), len(b)) or a[head] != b[head]
     known = data.draw(st.integers(0, head))
     assert fixed.common_prefix(view, known) == head
+    assert on_pieces.common_prefix(view, known) == head
+    assert on_pieces.common_prefix(b, known) == head
     limit = data.draw(st.integers(0, min(len(a), len(b))))
     tail = fixed.common_suffix(b, limit)
     known = data.draw(st.integers(0, tail))
     assert fixed.common_suffix(view, limit, known) == tail
+    assert on_pieces.common_suffix(view, limit, known) == tail
+    assert on_pieces.common_suffix(b, limit, known) == tail
     assert fixed.window(view) == fixed.window(b)
+    assert on_pieces.window(view) == on_pieces.window(b) == fixed.window(b)
     assert view.joined is None
