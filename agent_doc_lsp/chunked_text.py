@@ -93,6 +93,12 @@ class ChunkedText:
             self._view = ChunkView(self._chunks, self._ends, self._text)
         return self._view
 
+    def kept_join(self) -> str | None:
+        """The joined text kept for this version (``None``: none is)."""
+        if self._text is not None:
+            return self._text
+        return None if self._view is None else self._view.joined
+
     def forget_join(self) -> None:
         """Let go of the joined text kept for this version (:meth:`text`
         joins again if asked)."""

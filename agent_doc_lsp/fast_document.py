@@ -105,10 +105,13 @@ class FastTextDocument(TextDocument):
             return super().source
         text = self._text.text()
         if text is not self._handed:
-            if self._handed is not None and self._kept is not None:
-                head, tail = self._kept
+            handed, kept = self._handed, self._kept
+            if kept is None and isinstance(handed, ChunkView):
+                kept = (len(text), 0)  # joined again after :meth:`let_go_text`
+            if handed is not None and kept is not None:
+                head, tail = kept
                 lines = self._text.newlines_before(head)
-                note_edit(self._handed, text, head, tail, lines)
+                note_edit(handed, text, head, tail, lines)
             self._handed, self._kept = text, None
         return text
 
@@ -230,8 +233,8 @@ class FastTextDocument(TextDocument):
         # (pygls#131: documents are extended by subclassing).
         start = self._offset(change.range.start)
         end = max(start, self._offset(change.range.end))
+        self.let_go_text()  # before the first change of a version joined
         text = self._chunked()
-        self._let_go_handed(text)
         tail = len(text) - end
         new = scrub_surrogates(change.text)
         self._note_structure(text, start, end, new)
@@ -243,22 +246,30 @@ class FastTextDocument(TextDocument):
             kept = self._view_kept or (start, tail)
             self._view_kept = (min(kept[0], start), min(kept[1], tail))
 
-    def _let_go_handed(self, text: ChunkedText) -> None:
-        """Before the first change after a long text was handed out: have
-        everything that kept it hold the view of its version instead
+    def let_go_text(self) -> str | None:
+        """Let go of the current version's ``str`` when it is long: everything
+        that kept it holds the version's view instead
         (:func:`~agent_doc.document.lineage.let_go`: the chunks, which this
-        document shares, not one ``str`` at up to 4 bytes a character)."""
-        handed = self._handed
-        if self._kept is not None or not isinstance(handed, str):
-            return
-        if len(handed) < LONG_TEXT or len(handed) != len(text):
-            return
-        view = text.view()  # this version's: the one ``handed`` was joined from
+        document shares, not one ``str`` at up to 4 bytes a character). The
+        next reader of :attr:`source` joins again, noted as equal to the
+        view. Returns the ``str`` let go (``None``: none was kept)."""
+        text = self._text
+        old = None if text is None else text.kept_join()
+        if text is None or old is None or len(old) < LONG_TEXT:
+            return None
+        view = text.view()  # this version's: the one ``old`` was joined from
         view.forget_join()
         text.forget_join()
-        let_go(handed, view)
-        self._handed = view
+        let_go(old, view)
+        self._handed, self._kept = view, None
+        lines = text.newlines_before(len(text))
+
+        def note(joined: str) -> None:  # a worker's join of the same version
+            note_edit(view, joined, len(joined), 0, lines)
+
+        view.when_joined(note)
         release_free_memory()
+        return old
 
     def _note_structure(
         self, text: ChunkedText, start: int, end: int, new: str

@@ -12,16 +12,20 @@ open buffers are read through :attr:`AgentDocLanguageServer.buffers`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import logging
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from urllib.parse import unquote
+from weakref import WeakSet
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -30,6 +34,7 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
+from agent_doc.document.lineage import on_let_go
 from agent_doc.document.textlike import ChunkView
 from agent_doc.document.textlike import TextLike
 from agent_doc.editor.model import Problem
@@ -137,6 +142,9 @@ class AgentDocLanguageServer(LanguageServer):
         self.symbol_encoders: dict[str, SymbolEncoder] = {}
         """URI → the encoder of its ``documentSymbol`` answers (reuses JSON)."""
         self._indexes: dict[str, tuple[int | None, TextLike, LineIndex]] = {}
+        self._readers: dict[str, int] = {}
+        """URI → runs and requests reading its text in a worker thread."""
+        _SERVERS.add(self)
 
     @property
     def encoding(self) -> str:
@@ -239,9 +247,40 @@ class AgentDocLanguageServer(LanguageServer):
             paths = [workspace.root_path]
         return [Path(p) for p in paths if p]
 
+    @contextlib.contextmanager
+    def reading(self, uri: str) -> Iterator[None]:
+        """Around a run or request that reads the text of ``uri`` (in a worker
+        thread, or memos keyed by it): when the last one ends and no
+        diagnostics run is waiting, the document is at rest and the long
+        ``str`` of its version is let go (:meth:`rest`)."""
+        self._readers[uri] = self._readers.get(uri, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._readers.pop(uri, 1) - 1
+            if left:
+                self._readers[uri] = left
+            else:
+                self.rest(uri)
+
+    def rest(self, uri: str) -> None:
+        """Let go of the long ``str`` of the current version of ``uri``
+        (:meth:`FastTextDocument.let_go_text`) unless a reader of it is
+        running or a diagnostics run is due: every holder keeps the version's
+        view, and a request that needs the whole text joins it again."""
+        if self._readers.get(uri) or uri in self.diagnostic_timers:
+            return
+        try:
+            doc = self.workspace.text_documents.get(unquote(uri))
+        except RuntimeError:  # not initialized
+            return
+        if isinstance(doc, FastTextDocument) and doc.let_go_text() is not None:
+            logger.debug("%s at rest: its text is let go", uri)
+
     def forget(self, uri: str) -> None:
         """Drop per-document state of a closed document."""
         self._indexes.pop(uri, None)
+        self._readers.pop(uri, None)
         self.symbol_encoders.pop(uri, None)
         self.last_edit.pop(uri, None)
         timer = self.diagnostic_timers.pop(uri, None)
@@ -267,6 +306,23 @@ class AgentDocLanguageServer(LanguageServer):
         )
         if not isinstance(error, AgentDocError):
             super().report_server_error(error, source)
+
+
+
+_SERVERS: WeakSet[AgentDocLanguageServer] = WeakSet()
+"""Every server, told when the text of a kept line index is let go."""
+
+
+def _let_go(old: str, view: TextLike) -> None:
+    """A kept line index of ``old`` reads ``view`` (the same text)."""
+    for server in list(_SERVERS):
+        for uri, (version, text, index) in list(server._indexes.items()):
+            if text is old:
+                kept = LineIndex(view, index.encoding, index.starts)
+                server._indexes[uri] = (version, view, kept)
+
+
+on_let_go(_let_go)
 
 
 FEATURES: tuple[str, ...] = (

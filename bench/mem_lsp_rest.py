@@ -10,7 +10,10 @@ worker thread) and ``documentSymbol``; 15 keystrokes with a run and an outline
 refresh after every fifth. After ``gc.collect()``, prints the RSS above the
 process before the open, ÷ the document's UTF-8 size, after the open and after
 the keystrokes, and the ``str`` objects over 1 M characters still alive with
-the types of what refers to them.
+the types of what refers to them. Between the two, the CPU ms of the first
+requests after the open that need the whole text (folding ranges, then a
+code action and a hover at the typed line, as their handlers read it): the
+first joins the text when the open's ``str`` was let go.
 
 With ``--wire``, also the real ``agent-doc-lsp`` over stdio on the same
 repository (:func:`bench._long_lsp.measure_server`): its peak (reached in
@@ -91,6 +94,30 @@ def _run(server: Any, uri: str, loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(symbols.symbols(server, uri))
 
 
+def _first_requests(server: Any, uri: str, line: int, column: int) -> None:
+    """Print the CPU ms of folding, code action and hover after the open."""
+    import time
+
+    from agent_doc.editor import folds
+    from agent_doc.editor import hover
+    from agent_doc.editor import quick_fixes
+
+    pos = types.Position(line=line, character=column)
+    timed = []
+    for name in ("folding", "code action", "hover"):
+        start = time.process_time()
+        _doc, index = server.document(uri)
+        if name == "folding":
+            folds(index.text)
+        elif name == "code action":
+            at = index.offset(pos)
+            quick_fixes(index.text, at, at)
+        else:
+            hover(index.text, index.offset(pos), server.configs_for(uri)[0])
+        timed.append(f"{name} {(time.process_time() - start) * 1000:.1f} ms")
+    print("first requests after the open: " + ", ".join(timed))
+
+
 def main(argv: list[str]) -> int:
     """Print the measures for the turns in ``argv`` (default 5,000)."""
     logging.getLogger("pygls").setLevel(logging.CRITICAL)
@@ -128,6 +155,7 @@ def main(argv: list[str]) -> int:
     _run(server, uri, loop)
     opened = at_rest() - base
     print(f"after the open and its run: {opened:.0f} MB = {opened / size:.1f}×")
+    _first_requests(server, uri, line, column)
     for key in range(KEYS):
         pos = types.Position(line=line, character=column + key)
         server.workspace.update_text_document(

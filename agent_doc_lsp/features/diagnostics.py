@@ -195,16 +195,17 @@ async def _run(ls: AgentDocLanguageServer, uri: str) -> None:
     """Publish ``uri``, once more if its debounce fired meanwhile."""
     runs = state_of(ls)
     try:
-        while True:
-            runs.again.discard(uri)
-            try:
-                await publish(ls, uri)
-            except AgentDocError as exc:
-                logger.warning("diagnostics of %s failed: %s", uri, exc)
-            except Exception:
-                logger.exception("diagnostics of %s failed", uri)
-            if uri not in runs.again:
-                return
+        with ls.reading(uri):  # at rest after it: the long text is let go
+            while True:
+                runs.again.discard(uri)
+                try:
+                    await publish(ls, uri)
+                except AgentDocError as exc:
+                    logger.warning("diagnostics of %s failed: %s", uri, exc)
+                except Exception:
+                    logger.exception("diagnostics of %s failed", uri)
+                if uri not in runs.again:
+                    return
     finally:
         if runs.tasks.get(uri) is asyncio.current_task():
             del runs.tasks[uri]

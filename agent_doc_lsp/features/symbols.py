@@ -53,20 +53,26 @@ def _outline(
 async def symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
     """The ``documentSymbol`` answer of ``uri``, built off the event loop."""
     lock = _LOCKS.setdefault(ls, {}).setdefault(uri, asyncio.Lock())
-    async with lock:
-        key, encoder = ls.structure_key(uri), ls.symbol_encoder(uri)
-        configs, _error = ls.configs_for(uri)
-        edited = None if key is None else key.lines
-        kept = encoder.kept(key, configs, ls.encoding, edited)
-        if kept is not None:  # only prose lines edited since: no text read
-            return kept
-        doc, text = ls.document_text(uri)
-        index = ls.cached_index(uri, doc.version, text)
-        if index is None:
-            index = await asyncio.to_thread(ls.line_index_maker(uri, text))
-            if uri in ls.buffers:
-                ls.keep_index(uri, doc.version, index)
-        return await asyncio.to_thread(_outline, index, configs, encoder, key)
+    with ls.reading(uri):  # at rest after it: the long text is let go
+        async with lock:
+            return await _symbols(ls, uri)
+
+
+async def _symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
+    """As :func:`symbols`, holding the document's lock."""
+    key, encoder = ls.structure_key(uri), ls.symbol_encoder(uri)
+    configs, _error = ls.configs_for(uri)
+    edited = None if key is None else key.lines
+    kept = encoder.kept(key, configs, ls.encoding, edited)
+    if kept is not None:  # only prose lines edited since: no text read
+        return kept
+    doc, text = ls.document_text(uri)
+    index = ls.cached_index(uri, doc.version, text)
+    if index is None:
+        index = await asyncio.to_thread(ls.line_index_maker(uri, text))
+        if uri in ls.buffers:
+            ls.keep_index(uri, doc.version, index)
+    return await asyncio.to_thread(_outline, index, configs, encoder, key)
 
 
 def forget(ls: AgentDocLanguageServer, uri: str) -> None:
