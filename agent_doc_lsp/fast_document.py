@@ -105,13 +105,10 @@ class FastTextDocument(TextDocument):
             return super().source
         text = self._text.text()
         if text is not self._handed:
-            handed, kept = self._handed, self._kept
-            if kept is None and isinstance(handed, ChunkView):
-                kept = (len(text), 0)  # joined again after :meth:`let_go_text`
-            if handed is not None and kept is not None:
-                head, tail = kept
+            if self._handed is not None and self._kept is not None:
+                head, tail = self._kept
                 lines = self._text.newlines_before(head)
-                note_edit(handed, text, head, tail, lines)
+                note_edit(self._handed, text, head, tail, lines)
             self._handed, self._kept = text, None
         return text
 
@@ -246,17 +243,17 @@ class FastTextDocument(TextDocument):
             kept = self._view_kept or (start, tail)
             self._view_kept = (min(kept[0], start), min(kept[1], tail))
 
-    def let_go_text(self) -> str | None:
+    def let_go_text(self) -> bool:
         """Let go of the current version's ``str`` when it is long: everything
         that kept it holds the version's view instead
         (:func:`~agent_doc.document.lineage.let_go`: the chunks, which this
         document shares, not one ``str`` at up to 4 bytes a character). The
         next reader of :attr:`source` joins again, noted as equal to the
-        view. Returns the ``str`` let go (``None``: none was kept)."""
+        view. Whether a ``str`` was let go."""
         text = self._text
         old = None if text is None else text.kept_join()
         if text is None or old is None or len(old) < LONG_TEXT:
-            return None
+            return False
         view = text.view()  # this version's: the one ``old`` was joined from
         view.forget_join()
         text.forget_join()
@@ -264,12 +261,13 @@ class FastTextDocument(TextDocument):
         self._handed, self._kept = view, None
         lines = text.newlines_before(len(text))
 
-        def note(joined: str) -> None:  # a worker's join of the same version
+        def note(joined: str) -> None:  # the next join (``source`` or a worker's)
             note_edit(view, joined, len(joined), 0, lines)
 
         view.when_joined(note)
+        del old  # its pages are free once nothing holds it
         release_free_memory()
-        return old
+        return True
 
     def _note_structure(
         self, text: ChunkedText, start: int, end: int, new: str

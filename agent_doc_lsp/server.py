@@ -274,7 +274,7 @@ class AgentDocLanguageServer(LanguageServer):
             doc = self.workspace.text_documents.get(unquote(uri))
         except RuntimeError:  # not initialized
             return
-        if isinstance(doc, FastTextDocument) and doc.let_go_text() is not None:
+        if isinstance(doc, FastTextDocument) and doc.let_go_text():
             logger.debug("%s at rest: its text is let go", uri)
 
     def forget(self, uri: str) -> None:
@@ -306,7 +306,6 @@ class AgentDocLanguageServer(LanguageServer):
         )
         if not isinstance(error, AgentDocError):
             super().report_server_error(error, source)
-
 
 
 _SERVERS: WeakSet[AgentDocLanguageServer] = WeakSet()

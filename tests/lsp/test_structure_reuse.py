@@ -24,6 +24,7 @@ import sys
 import pytest
 from lsprotocol import types
 
+from agent_doc.document import lineage
 from agent_doc.document.neutral_edit import neutral_line_edit
 from agent_doc.document.neutral_edit import prose_line
 from agent_doc.editor import outline_parts
@@ -363,5 +364,51 @@ def test_the_open_text_is_let_go_at_the_first_change() -> None:
         gc.collect()
         assert sys.getrefcount(text) == 2 < held  # this name and the call's
         assert run.text != text
+    finally:
+        run.close()
+
+
+def test_the_open_text_is_let_go_at_rest_without_a_change() -> None:
+    """issue 37 item 3: once the open's debounced run and outline, which
+    read the text pygls handed over, are over and no run is due, nothing but
+    this test refers to that long ``str`` (every holder keeps the version's
+    view); the outline and diagnostics asked again (one join, noted as equal
+    to the view), and those after a structural edit, are still the plain
+    computation's."""
+    turns = "".join(f"## Turn {i}\n\nprose line {i} — é\n\n" for i in range(40000))
+    text = DOC + turns
+    assert len(text) > fast_document.LONG_TEXT
+    run = _Run(text)
+    run.text = (text + ".")[:-1]  # a copy: only the server holds ``text``
+    server = run.server
+    try:
+        diagnostics.schedule(server, URI)  # as didOpen does
+        run.loop.run_until_complete(symbols.symbols(server, URI))
+        assert sys.getrefcount(text) > 3  # a run is due: the text is kept
+
+        async def debounced_run() -> None:
+            diagnostics.start(server, URI)  # the debounce ends
+            await diagnostics.state_of(server).tasks[URI]
+
+        run.loop.run_until_complete(debounced_run())
+        gc.collect()
+        assert sys.getrefcount(text) == 2  # this name and the call's
+        document = _doc(server)
+        assert not document.joined
+        view = document.view()
+        joined = document.source  # a request that needs the whole text
+        assert lineage.common_ends(view, joined) == lineage.Agreement(
+            len(text), 0, text.count("\n")
+        )  # the memos kept for the view serve it as they are
+        del joined
+        run.check()  # both join the text once, then let it go again
+        gc.collect()
+        assert sys.getrefcount(text) == 2
+        at = text.index("## Turn 20000")
+        run.apply(at, at, "<!-- agent:added -->\n")  # structural
+        run.check()
+        at = run.text.index("prose line 30000")
+        run.apply(at, at + 5, "\n\n# ")
+        run.check()
     finally:
         run.close()
