@@ -11,7 +11,8 @@ line of the same character, at least as long, with nothing but spaces after;
 an unclosed fence runs to the end of the document. HTML comment blocks (a line
 starting with ``<!--`` up to the line holding ``-->``) are tracked too, since
 fences and code spans cannot start inside them. Inline code spans pair
-backtick strings of equal length within one paragraph. Fences nested in list
+backtick strings of equal length within one paragraph
+(:mod:`agent_doc.document.codespans`). Fences nested in list
 items or block quotes are recognised only when indented by at most 3 spaces.
 """
 
@@ -24,6 +25,9 @@ from bisect import bisect_right
 from agent_doc._runtime.lazy import lazy_compile
 from agent_doc.document._textmemo import TextMemo
 from agent_doc.document._textmemo import restart_point
+from agent_doc.document.codespans import inline_ranges as _inline_ranges
+from agent_doc.document.codespans import line_end as _line_end
+from agent_doc.document.codespans import paragraph as _paragraph
 from agent_doc.document.textlike import TextLike
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_index", "code_ranges"]
@@ -46,23 +50,6 @@ def _closer(char: str, length: int) -> re.Pattern[str]:
         pattern = re.compile(r"\n {0,3}" + run + r"[ \t]*(?=\n|\Z)")
         _CLOSERS[(char, length)] = pattern
     return pattern
-
-
-# Lines that end a paragraph. Group 1: the line is a block of its own
-# (ATX heading, setext underline, thematic break, one-line HTML comment):
-# the paragraph cannot go
-# on after it either. Group 2: a list item start. Otherwise a blank line.
-_BARRIER_BODY = (
-    r"(?:( {0,3}(?:#{1,6}(?=[ \t\n]|\Z)[^\n]*"
-    r"|=+[ \t]*(?=\n|\Z)"
-    r"|(?:-[ \t]*){3,}(?=\n|\Z)|(?:\*[ \t]*){3,}(?=\n|\Z)|(?:_[ \t]*){3,}(?=\n|\Z)"
-    r"|<!--[^\n]*))"
-    r"|[ \t]*(?=\n|\Z)"
-    r"|( {0,3}(?:[-+*]|\d{1,9}[.)]))(?=[ \t\n]|\Z))"
-)
-_BARRIER_LINE = lazy_compile("\n" + _BARRIER_BODY)
-_BARRIER_AT = lazy_compile(_BARRIER_BODY)
-_BACKTICKS = lazy_compile(r"`+")
 
 
 def block_ranges(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -178,72 +165,9 @@ def _opener_at(text: str, start: int) -> tuple[str, int] | None:
     return None if m is None else (m.group(1) or m.group(2) or "", start + m.end() - 1)
 
 
-def _indent(text: str, pos: int) -> int:
-    """Number of spaces (at most 3) starting at ``pos``."""
-    n = 0
-    while n < 3 and text.startswith(" ", pos + n):
-        n += 1
-    return n
-
-
-def _line_end(text: str, pos: int) -> int:
-    """Offset just past the ``\\n`` ending the line that holds ``pos``."""
-    nl = text.find("\n", pos)
-    return len(text) if nl < 0 else nl + 1
-
-
 def _merge(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Merge two sorted, disjoint range lists into one sorted list."""
     return sorted(a + b) if a and b else (a or b)
-
-
-def _spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """Code spans within one paragraph ``text[lo:hi]`` (CommonMark pairing)."""
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, lo, hi)]
-    if len(runs) < 2:
-        return []
-    by_len: dict[int, list[int]] = {}
-    for i, (s, e) in enumerate(runs):
-        by_len.setdefault(e - s, []).append(i)
-    out: list[tuple[int, int]] = []
-    i = 0
-    while i < len(runs):
-        start, end = runs[i]
-        # A backslash escapes the first backtick of an opener (only there:
-        # inside a span backslashes are literal).
-        slashes = 0
-        while start - slashes - 1 >= lo and text[start - slashes - 1] == "\\":
-            slashes += 1
-        if slashes % 2:
-            start += 1
-        same = by_len.get(end - start)
-        j = -1
-        if same is not None and start < end:
-            k = bisect_right(same, i)
-            j = same[k] if k < len(same) else -1
-        if j < 0:
-            i += 1
-            continue
-        out.append((start, runs[j][1]))
-        i = j + 1
-    return out
-
-
-def _paragraph_cuts(text: str, lo: int, hi: int) -> list[int]:
-    """Sorted offsets in ``[lo, hi)`` where a paragraph cannot continue."""
-    cuts: list[int] = []
-    # Search "\n"-prefixed lines; a line at ``lo`` itself is checked directly.
-    first = _BARRIER_AT.match(text, lo)
-    if first is not None and (lo == 0 or text[lo - 1] == "\n"):
-        cuts.append(lo)
-        if first.group(1) is not None:
-            cuts.append(_line_end(text, lo))
-    for m in _BARRIER_LINE.finditer(text, lo, hi):
-        start = m.start() + 1
-        cuts.append(start)
-        if m.group(1) is not None:
-            cuts.append(_line_end(text, start))
-    return cuts
 
 
 def code_ranges(text: str) -> list[tuple[int, int]]:
@@ -262,20 +186,6 @@ def code_ranges(text: str) -> list[tuple[int, int]]:
         if is_fence:
             out.append((start, end))
         pos = max(pos, end)
-    return out
-
-
-def _inline_ranges(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    """Code spans in the block-free stretch ``text[lo:hi]``."""
-    if text.find("`", lo, hi) < 0:
-        return []
-    out: list[tuple[int, int]] = []
-    prev = lo
-    for cut in [*_paragraph_cuts(text, lo, hi), hi]:
-        if cut > prev:
-            if not text.startswith("<!--", prev + _indent(text, prev)):
-                out.extend(_spans(text, prev, cut))
-            prev = cut
     return out
 
 
@@ -374,30 +284,3 @@ def code_index(text: str) -> CodeIndex:
 
 
 _INDEXES: TextMemo[CodeIndex] = TextMemo(2, holds_text=True)
-
-
-def _paragraph(text: str, offset: int, lo: int, hi: int) -> tuple[int, int]:
-    """Bounds of the paragraph holding ``offset`` within ``text[lo:hi]``.
-
-    Consistent with :func:`_paragraph_cuts`: a barrier line starts a new
-    paragraph; a heading-like barrier line is a paragraph of its own.
-    """
-    line = text.rfind("\n", lo, offset) + 1
-    line = max(line, lo)
-    here = _BARRIER_AT.match(text, line)
-    start = line
-    if here is None:
-        while start > lo:
-            prev = max(text.rfind("\n", lo, start - 1) + 1, lo)
-            m = _BARRIER_AT.match(text, prev)
-            if m is not None:
-                if m.group(2) is not None:
-                    start = prev  # a list item line opens this paragraph
-                break
-            start = prev
-    if here is not None and here.group(1) is not None:
-        return start, min(_line_end(text, line), hi)
-    end = _line_end(text, line)
-    while end < hi and _BARRIER_AT.match(text, end) is None:
-        end = _line_end(text, end)
-    return start, min(end, hi)
