@@ -17,7 +17,8 @@ first joins the text when the open's ``str`` was let go.
 
 With ``--wire``, also the real ``agent-doc-lsp`` over stdio on the same
 repository (:func:`bench._long_lsp.measure_server`): its peak (reached in
-the open) and its RSS at rest after the keystrokes, above the idle server.
+the open), its RSS after the open's run and first outline and at rest after
+the keystrokes, above the idle server, and the time of that first outline.
 
 Run: ``.venv/bin/python bench/mem_lsp_rest.py [--wire] [TURNS]``.
 """
@@ -183,6 +184,8 @@ def _wire(root: Path, doc: Path, size: float) -> None:
     server = str(Path(sys.executable).with_name("agent-doc-lsp"))
     row = measure_server(server, root, doc, doc.read_text("utf-8"))
     idle = row["server idle MB"]
+    print(f"over stdio, the first documentSymbol (after the open's run): "
+          f"{row['documentSymbol first']:.1f} ms")  # fmt: skip
     for name in ("server open peak MB", "server opened MB", "server peak MB",
                  "server rest MB"):  # fmt: skip
         above = row[name] - idle
