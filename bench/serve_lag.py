@@ -35,7 +35,10 @@ import json
 import os
 import sys
 import tempfile
+from bisect import bisect_left
+from bisect import bisect_right
 from collections import Counter
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +63,9 @@ def overlap(a0: float, a1: float, b0: float, b1: float) -> float:
     return max(0.0, min(a1, b1) - max(a0, b0))
 
 
-def cause_of(span: tuple[float, float], probe: dict[str, Any]) -> tuple[str, dict[str, float]]:
+def cause_of(
+    span: tuple[float, float], probe: dict[str, Any]
+) -> tuple[str, dict[str, float]]:
     """The cause of a lag over ``span`` (see the module's docstring), and the
     stalled time within it by part (seconds)."""
     s0, s1 = span
@@ -76,7 +81,10 @@ def cause_of(span: tuple[float, float], probe: dict[str, Any]) -> tuple[str, dic
         parts["blocked"] += max(0.0, (t1 - t0) - oncpu - runq) * scale
     for t0, took, _gen, _n in probe["gcs"]:
         parts["gc"] += overlap(s0, s1, t0, t0 + took)
-    for t0, t1, _name in probe["threads"]:
+    starts, calls = probe["thread_starts"], probe["work_calls"]
+    for t0, t1, _name, _cpu in calls[
+        bisect_left(starts, s0 - 1.0) : bisect_right(starts, s1)
+    ]:
         parts["thread"] += overlap(s0, s1, t0, t1)
     if parts["stalled"] < 0.004:
         return "no stall", parts
@@ -88,11 +96,13 @@ def cause_of(span: tuple[float, float], probe: dict[str, Any]) -> tuple[str, dic
     return largest[0], parts
 
 
-def attribute(rounds: list[dict[str, Any]], probe: dict[str, Any], over_ms: float) -> None:
+def attribute(
+    rounds: list[dict[str, Any]], probe: dict[str, Any], over_ms: float
+) -> None:
     """Print each cause's share of the lag events over ``over_ms``."""
     causes: Counter[str] = Counter()
-    lag_ms: Counter[str] = Counter()
-    sums: dict[str, float] = Counter()
+    lag_ms: defaultdict[str, float] = defaultdict(float)
+    sums: defaultdict[str, float] = defaultdict(float)
     total = events = 0
     for got in rounds:
         begin = got["begin_epoch_ms"] / 1000
@@ -114,28 +124,38 @@ def attribute(rounds: list[dict[str, Any]], probe: dict[str, Any], over_ms: floa
     for cause in CAUSES:
         print(f"| {cause} | {causes[cause]} | {100 * causes[cause] / max(events, 1):.0f} % "
               f"| {lag_ms[cause]:.0f} |")  # fmt: skip
-    print("stalled time inside those lags, summed (s): "
-          + ", ".join(f"{k} {v:.2f}" for k, v in sums.items()))
+    print(
+        "stalled time inside those lags, summed (s): "
+        + ", ".join(f"{k} {v:.2f}" for k, v in sums.items())
+    )
 
 
 def suspects(probe: dict[str, Any], spans: list[tuple[float, float]]) -> None:
     """The collections, stalls and worker calls during the loads."""
+
     def inside(t: float) -> bool:
         return any(a <= t <= b for a, b in spans)
 
     gcs = [g for g in probe["gcs"] if inside(g[0])]
     for gen in (0, 1, 2):
-        took = sorted(g[1] * 1000 for g in gcs if g[2] == gen)
-        if took:
-            print(f"GC gen {gen}: {len(took)} collections, {sum(took):.0f} ms in all, "
-                  f"max {took[-1]:.1f} ms, over 5 ms: {sum(t > 5 for t in took)}")  # fmt: skip
-    print("gen 2 collections (ms): " + ", ".join(
-        f"{1000 * g[1]:.0f}" for g in probe["gcs"] if g[2] == 2))
+        pauses = sorted(g[1] * 1000 for g in gcs if g[2] == gen)
+        if pauses:
+            print(f"GC gen {gen}: {len(pauses)} collections, {sum(pauses):.0f} ms in "
+                  f"all, max {pauses[-1]:.1f} ms, over 5 ms: "
+                  f"{sum(t > 5 for t in pauses)}")  # fmt: skip
+    print(
+        "gen 2 collections (ms): "
+        + ", ".join(f"{1000 * g[1]:.0f}" for g in probe["gcs"] if g[2] == 2)
+    )
     if probe.get("heaps"):
-        print("objects at each gen 2 collection: " + ", ".join(
-            str(n) for _, n in probe["heaps"]))
-    print(f"objects at exit: {probe.get('objects')}; "
-          + ", ".join(f"{k} {n}" for k, n in probe.get("census", [])[:15]))
+        print(
+            "objects at each gen 2 collection: "
+            + ", ".join(str(n) for _, n in probe["heaps"])
+        )
+    print(
+        f"objects at exit: {probe.get('objects')}; "
+        + ", ".join(f"{k} {n}" for k, n in probe.get("census", [])[:15])
+    )
     stalls = [s for s in probe["stalls"] if inside(s[0])]
     long = [s for s in stalls if s[1] - s[0] > 0.010]
     print(f"loop stalls (timer > {1000 * 0.004:.0f} ms late): {len(stalls)}, "
@@ -143,13 +163,17 @@ def suspects(probe: dict[str, Any], spans: list[tuple[float, float]]) -> None:
           f"on a core {sum(s[2] for s in long):.2f} s, run queue "
           f"{sum(s[3] for s in long):.2f} s, blocked "
           f"{sum(max(0, s[1] - s[0] - s[2] - s[3]) for s in long):.2f} s")  # fmt: skip
-    calls = Counter(t[2] for t in probe["threads"] if inside(t[0]))
-    took: Counter[str] = Counter()
-    for t0, t1, name in probe["threads"]:
+    calls: Counter[str] = Counter()
+    took: defaultdict[str, float] = defaultdict(float)
+    cpu: defaultdict[str, float] = defaultdict(float)
+    for t0, t1, name, spent in probe["threads"]:
         if inside(t0):
+            calls[name] += 1
             took[name] += t1 - t0
-    print("worker-thread calls: " + ", ".join(
-        f"{name} {n} ({1000 * took[name]:.0f} ms)" for name, n in calls.most_common(8)))
+            cpu[name] += spent
+    print("worker-thread calls (count, wall ms in the thread, its CPU ms): " + ", ".join(
+        f"{name} {n} ({1000 * took[name]:.0f}, {1000 * cpu[name]:.0f})"
+        for name, n in calls.most_common(8)))  # fmt: skip
 
 
 def main() -> None:
@@ -188,6 +212,9 @@ def main() -> None:
         ref.stop()
         ours.stop()
     probe = json.loads(out.read_text())
+    # the worker calls that do work (not the file watcher's wait), by start
+    probe["work_calls"] = sorted(t for t in probe["threads"] if "watch" not in t[2])
+    probe["thread_starts"] = [t[0] for t in probe["work_calls"]]
     suspects(probe, spans)
     attribute(rounds, probe, args.over)
 

@@ -12,7 +12,8 @@ serves the current project on a free port after:
   did during it from ``/proc/thread-self/schedstat`` — on a core, waiting
   for one, or neither: blocked, which under load is the GIL), and every
   worker-thread call (``anyio.to_thread.run_sync``: the stores' SQLite
-  statements, the projections' file reads and writes: its span in the thread).
+  statements, the projections' file reads and writes: its span in the thread
+  and the thread's CPU time in it).
 - ``SERVE_GC=default|freeze|T0[/T1[/T2]]|freeze:T0/T1/T2|off``: the cyclic
   GC set before serve starts its loop (``gc.freeze()`` after the imports),
   on top of serve's own setting (``server.long_lived_heap``); ``SERVE_GC=before``:
@@ -45,7 +46,7 @@ class Probe:
         self.out = out
         self.gcs: list[tuple[float, float, int, int]] = []
         self.stalls: list[tuple[float, float, float, float]] = []
-        self.threads: list[tuple[float, float, str]] = []
+        self.threads: list[tuple[float, float, str, float]] = []
         self.heaps: list[tuple[float, int]] = []
         self._gc_start = 0.0
         self._due = 0.0
@@ -82,7 +83,9 @@ class Probe:
         oncpu, waiting = self._sched()
         if late > STALL_S:
             then, cpu0, wait0 = self._last
-            self.stalls.append((then, now, (oncpu - cpu0) / 1e9, (waiting - wait0) / 1e9))
+            self.stalls.append(
+                (then, now, (oncpu - cpu0) / 1e9, (waiting - wait0) / 1e9)
+            )
         self._last = (now, oncpu, waiting)
         self._due = loop.time() + PROBE_S
         loop.call_later(PROBE_S, self._tick, loop)
@@ -96,11 +99,13 @@ class Probe:
 
         async def run_sync(func: Any, *args: Any, **kwargs: Any) -> Any:
             def timed(*a: Any) -> Any:
-                began = time.time()
+                began, cpu = time.time(), time.thread_time()
                 try:
                     return func(*a)
                 finally:
-                    threads.append((began, time.time(), getattr(func, "__qualname__", "?")))
+                    name = getattr(func, "__qualname__", "?")
+                    spent = time.thread_time() - cpu
+                    threads.append((began, time.time(), name, spent))
 
             return await original(timed, *args, **kwargs)
 
@@ -110,38 +115,12 @@ class Probe:
         """Write what was recorded to :attr:`out`."""
         from collections import Counter
 
-        if os.environ.get("LAG_PROBE_REFS"):
-            held_tracebacks()
+        gc.collect()  # what is alive, not the garbage awaiting a collection
         census = Counter(type(o).__qualname__ for o in gc.get_objects())
         data = {"gcs": self.gcs, "stalls": self.stalls, "threads": self.threads,
                 "heaps": self.heaps, "objects": sum(census.values()),
                 "census": census.most_common(25)}  # fmt: skip
         self.out.write_text(json.dumps(data))
-
-
-def held_tracebacks() -> None:
-    """Print, on stderr, what holds the exceptions still alive at exit."""
-    from collections import Counter
-
-    gc.collect()
-    exceptions = [o for o in gc.get_objects() if isinstance(o, BaseException)]
-    print(f"probe: {len(exceptions)} exceptions alive: "
-          f"{Counter(type(e).__qualname__ for e in exceptions).most_common(5)}",
-          file=sys.stderr)  # fmt: skip
-    holders: Counter[str] = Counter()
-    for exc in exceptions:
-        for ref in gc.get_referrers(exc):
-            if ref is exceptions:
-                continue
-            name = type(ref).__qualname__
-            if isinstance(ref, dict):
-                owners = [type(o).__qualname__ for o in gc.get_referrers(ref) if o is not exceptions]
-                name = f"dict of {owners[:3]} keys {list(ref)[:6]}"
-            elif type(ref).__name__ == "frame":
-                name = f"frame {ref.f_code.co_qualname} {ref.f_code.co_filename.rsplit('/', 3)[-3:]}"
-            holders[name] += 1
-    for name, n in holders.most_common(12):
-        print(f"probe:   {n} held by {name}", file=sys.stderr)
 
 
 def tune_gc(setting: str) -> None:
@@ -151,7 +130,9 @@ def tune_gc(setting: str) -> None:
     if setting == "off":
         gc.disable()
         return
-    freeze, _, thresholds = setting.partition(":") if setting.startswith("freeze") else ("", "", setting)
+    freeze, _, thresholds = (
+        setting.partition(":") if setting.startswith("freeze") else ("", "", setting)
+    )
     if thresholds:
         gc.set_threshold(*(int(t) for t in thresholds.replace("/", ",").split(",")))
     if freeze or setting == "freeze":
@@ -163,7 +144,6 @@ def main() -> None:
     """Serve the current project with the probe and the settings asked for."""
     import anyio.to_thread  # noqa: F401
     import pycrdt.websocket  # noqa: F401
-    import uvicorn  # noqa: F401
     import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
 
     from agent_doc.share import server

@@ -28,6 +28,9 @@ from tests.share.rooms import token_of
 pytestmark = pytest.mark.timeout(90)
 
 MB = 1_000_000
+FROZEN = re.compile(
+    r"(\d+) start-up objects frozen, GC thresholds \((\d+), (\d+), (\d+)\)"
+)
 SMALL_ROOMS = 20
 
 
@@ -99,19 +102,14 @@ async def test_serve_keeps_its_start_up_objects_out_of_the_cyclic_gc(
 ) -> None:
     """serve freezes what it built at start-up and collects its young objects
     every 10,000 allocations, not 700 (``server.long_lived_heap``): with
-    CPython's defaults, full collections stopped its loop for 17–99 ms under
-    50 rooms × 3 typing peers, and the lag p99 was 74 ms instead of 29."""
+    CPython's defaults, full collections stopped its loop for 17–99 ms every
+    6–7 s under 50 rooms × 3 typing peers (7–14 % of the lags over 10 ms)."""
     (project / "pair.md").write_text(DOC, encoding="utf-8")
     served = ServeProcess(project, env={"AGENT_DOC_DEBUG": "1"}).start()
     try:
         async with peer(served.room(), token_of(project)) as joined:
             assert SESSION in str(joined.text)
-        said = [
-            found
-            for line in served.lines
-            if (found := re.search(r"(\d+) start-up objects frozen, GC thresholds "
-                                   r"\((\d+), (\d+), (\d+)\)", line))  # fmt: skip
-        ]
+        said = [found for line in served.lines if (found := FROZEN.search(line))]
         assert said, served.lines
         frozen, *thresholds = (int(n) for n in said[0].groups())
         assert frozen > 10_000, frozen  # the modules, the app, the loop
