@@ -13,6 +13,7 @@ known before the first connection.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import logging
 import platform
@@ -182,8 +183,6 @@ def long_lived_heap() -> tuple[int, tuple[int, int, int]]:
     modules, the app and the loop are never garbage: frozen, a full
     collection no longer walks them.
     """
-    import gc
-
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
