@@ -305,6 +305,11 @@ def load(server: Server, rooms: list[str], modules: Path) -> dict[str, Any]:
         "late_ready": out["late_ready"],
         "server_cpu": server_cpu / window * 100,
         "worker_cpu": out["cpu_s"] / LOAD_S * 100,
+        # each lag and when it was seen (s after the typing began, at
+        # begin_epoch_ms on the wall clock): bench/serve_lag.py's attribution
+        "lags": lags,
+        "lag_times": times,
+        "begin_epoch_ms": out.get("begin_epoch_ms"),
     }
 
 

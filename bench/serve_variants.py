@@ -133,7 +133,9 @@ def measure(
     """One load on ``server``; its figures with CPU seconds by thread."""
     loadavg = os.getloadavg()[0]
     before, cpu0 = thread_cpu(server.pid)[0], server.cpu_s()
+    began = time.monotonic()
     got = bench_share.load(server, rooms, modules)
+    wall = time.monotonic() - began
     after, cpu1 = thread_cpu(server.pid)[0], server.cpu_s()
     # the other threads' share from the process's total: a worker thread
     # that ended during the load is no longer in /proc/PID/task
@@ -142,10 +144,13 @@ def measure(
         main_s=after - before,
         others_s=(cpu1 - cpu0) - (after - before),
         loadavg=loadavg,
+        wall_s=wall,
+        over10=sum(lag > 10 for lag in got["lags"]),
     )
     print(f"{server.name:>24}: load {loadavg:4.1f}  {got['arrived']}/{got['expected']}  "
-          f"p50 {got['p50']:6.1f} p99 {got['p99']:7.1f} ms  CPU {got['cpu_s']:5.2f} s "
-          f"(main {got['main_s']:.2f}, others {got['others_s']:.2f})", flush=True)  # fmt: skip
+          f"p50 {got['p50']:6.1f} p99 {got['p99']:7.1f} ms  >10 ms {got['over10']:5d}  CPU {got['cpu_s']:5.2f} s "
+          f"(main {got['main_s']:.2f}, others {got['others_s']:.2f}) in {wall:.1f} s wall",
+          flush=True)  # fmt: skip
     return got
 
 
@@ -160,9 +165,9 @@ def parse_variant(text: str) -> Variant:
 def summary(variants: list[Variant], figures: dict[str, list[dict[str, Any]]]) -> None:
     """The medians per variant, each CPU against y-websocket's in its rounds."""
     ref = figures[REF]
-    print("\n| variant | CPU s (main + others) | y-websocket CPU s | CPU ratio | "
-          "p50 / p99 ms | delivered |")  # fmt: skip
-    print("|---|---|---|---|---|---|")
+    print("\n| variant | CPU s (main + others) | wall s | y-websocket CPU s | "
+          "CPU ratio | p50 / p99 ms | lags > 10 ms | delivered |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for v in [*variants, Variant(REF, "", "")]:
         runs = figures[v.label]
         ratios = [
@@ -174,9 +179,11 @@ def summary(variants: list[Variant], figures: dict[str, list[dict[str, Any]]]) -
 
         delivered = "all" if all(f["arrived"] == f["expected"] for f in runs) else "NO"
         print(f"| {v.label} | {med('cpu_s'):.2f} ({med('main_s'):.2f} + "
-              f"{med('others_s'):.2f}) | {statistics.median(r['cpu_s'] for r in ref):.2f} | "
+              f"{med('others_s'):.2f}) | {med('wall_s'):.1f} | "
+              f"{statistics.median(r['cpu_s'] for r in ref):.2f} | "
               f"**{statistics.median(ratios):.2f}×** ({', '.join(f'{x:.1f}' for x in ratios)}) | "
-              f"{med('p50'):.1f} / {med('p99'):.1f} | {delivered} |")  # fmt: skip
+              f"{med('p50'):.1f} / {med('p99'):.1f} | {med('over10'):.0f} | "
+              f"{delivered} |")  # fmt: skip
 
 
 def main() -> None:

@@ -194,6 +194,7 @@ function load (url, rooms) {
       expected: expected * all.length,
       lags: lags.map(([, lag]) => Math.round(lag * 100) / 100),
       lag_times: lags.map(([when]) => when),
+      begin_epoch_ms: performance.timeOrigin + begin,
       slip: slips.map((s) => Math.round(s * 100) / 100),
       drain_s: complete === all.length ? (performance.now() - last) / 1000 : null,
       cpu_s: (cpu.user + cpu.system) / 1e6
