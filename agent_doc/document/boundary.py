@@ -21,7 +21,10 @@ from agent_doc.document.lineage import common_ends
 from agent_doc.document.lineage import is_noted
 from agent_doc.document.lineage import on_let_go
 from agent_doc.document.splice import splice
-from agent_doc.document.textlike import TextLike
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from agent_doc.document.textlike import TextLike
 
 __all__ = [
     "BOUNDARY_PREFIX",

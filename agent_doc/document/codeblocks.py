@@ -28,7 +28,10 @@ from agent_doc.document._textmemo import restart_point
 from agent_doc.document.codespans import inline_ranges as _inline_ranges
 from agent_doc.document.codespans import line_end as _line_end
 from agent_doc.document.codespans import paragraph as _paragraph
-from agent_doc.document.textlike import TextLike
+
+TYPE_CHECKING = False  # typing's constant, without importing typing
+if TYPE_CHECKING:
+    from agent_doc.document.textlike import TextLike
 
 __all__ = ["CodeIndex", "CodeRanges", "block_ranges", "code_index", "code_ranges"]
 
