@@ -15,6 +15,7 @@ without spaces; :class:`agent_doc_lsp.raw_json.RawJson` carries it to the wire.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from bisect import bisect_right
 from collections.abc import Callable
@@ -127,8 +128,9 @@ class _Kept:
     def after(self, enters: Sequence[int]) -> RawJson:
         """The answer once the neutral Enters ``enters`` (typed since the
         text was read, none on a line holding a position) moved its lines:
-        the parts and children wholly before the first line they moved are
-        reused, the rest encoded again (the positions are absolute)."""
+        the JSON of the parts and children wholly before the first line they
+        moved is reused, the line numbers in the rest rewritten (the
+        positions are absolute; their characters did not change)."""
         if not enters:
             return self.answer
         if self.shifted is not None and self.shifted[0] == len(enters):
@@ -137,20 +139,22 @@ class _Kept:
         low = min(unshifted_line(at, enters[:i]) for i, at in enumerate(enters))
         starts = index.starts
         edge = starts[low + 1] if low + 1 < len(starts) else len(index.source) + 1
-        point = index.point
 
-        def position(offset: int) -> str:
-            line, character = point(offset)
-            line = shifted_line(line, enters)
-            return f'{{"line":{line},"character":{character}}}'
+        def line(found: re.Match[str]) -> str:
+            return '{"line":' + str(shifted_line(int(found[1]), enters))
 
-        out = []
+        def moved(json: str) -> str:
+            return _LINE.sub(line, json)
+
+        out = ["["]
         for part, done in zip(self.parts, self.encoded, strict=True):
             if part.base + part.length < edge:
                 out.append(done.json)
             else:
-                out.append(_moved_part(part, done, edge, position))
-        answer = RawJson("[" + ",".join(out) + "]")
+                out += _moved_part(part, done, edge, moved)
+            out.append(",")
+        out[-1] = "]" if len(out) > 1 else "[]"
+        answer = RawJson("".join(out))  # one copy of the megabytes kept
         self.shifted = (len(enters), answer)
         return answer
 
@@ -170,24 +174,27 @@ class _Kept:
         return False
 
 
+_CHILDREN = ',"children":['
+_LINE = re.compile(r'\{"line":(\d+)')
+"""A position's line in the JSON (``{"`` never occurs inside a string)."""
+
+
 def _moved_part(
-    part: OutlinePart, done: _Encoded, edge: int, position: Callable[[int], str]
-) -> str:
-    """The JSON of ``part`` (encoded as ``done``) with ``position`` giving
-    each offset's position, reusing the JSON of the children that end
-    before ``edge`` (a text offset: the positions before it did not move)."""
-    symbol, base = part.symbol, part.base
-
-    def at(offset: int) -> str:
-        return position(base + offset)
-
-    kids = symbol.children
-    if base >= edge or not kids or len(done.children) != len(kids):
-        return _symbol_text(symbol, at)
-    first = bisect_left(kids, edge - base, key=attrgetter("end"))
-    children = done.children[:first] + [_symbol_text(kid, at) for kid in kids[first:]]
-    head = _symbol_text(replace(symbol, children=()), at)
-    return head[:-1] + ',"children":[' + ",".join(children) + "]}"
+    part: OutlinePart, done: _Encoded, edge: int, moved: Callable[[str], str]
+) -> list[str]:
+    """The pieces of the JSON of ``part`` (encoded as ``done``) with
+    ``moved`` rewriting its line numbers, except in the children that end
+    before ``edge`` (a text offset: the positions before it did not move):
+    their JSON is one stretch of the part's, sliced as it is."""
+    kids, old = part.symbol.children, done.json
+    if part.base >= edge or not kids or len(done.children) != len(kids):
+        return [moved(old)]
+    first = bisect_left(kids, edge - part.base, key=attrgetter("end"))
+    opened = old.index(_CHILDREN) + len(_CHILDREN)  # names and details are escaped
+    count = len(kids) - first  # the children that moved, then "]}"
+    tail = sum(map(len, done.children[first:])) + count + 1 if count else 2
+    kept = old[opened : len(old) - tail]
+    return [moved(old[:opened]), kept, moved(old[len(old) - tail :])]
 
 
 def _touches(symbol: Symbol, lo: int, hi: int) -> bool:
