@@ -36,10 +36,6 @@ from pygls.workspace import Workspace
 from agent_doc.document.lineage import LONG_TEXT
 from agent_doc.document.lineage import let_go
 from agent_doc.document.lineage import note_edit
-from agent_doc.document.neutral_edit import FRONTMATTER_SPAN
-from agent_doc.document.neutral_edit import NEXT_LINE_HEAD
-from agent_doc.document.neutral_edit import frontmatter_clear
-from agent_doc.document.neutral_edit import neutral_line_edit
 from agent_doc.document.surrogates import scrub_surrogates
 from agent_doc.document.textlike import ChunkView
 from agent_doc.document.textlike import TextLike
@@ -49,19 +45,11 @@ from agent_doc_lsp.chunked_text import LineStartParts
 from agent_doc_lsp.chunked_text import newlines
 from agent_doc_lsp.convert import codepoints
 from agent_doc_lsp.heap import release_free_memory
+from agent_doc_lsp.structure_key import StructureKey
+from agent_doc_lsp.structure_key import neutral_change
+from agent_doc_lsp.structure_key import outside_frontmatter
 
 logger = logging.getLogger(__name__)
-
-
-class StructureKey:
-    """Identity of a document's structure across neutral edits."""
-
-    __slots__ = ("lines",)
-
-    def __init__(self) -> None:
-        self.lines: set[int] | None = set()
-        """The lines edited (neutrally) under this key; ``None`` once it is
-        replaced."""
 
 
 def line_starts(text: str) -> list[int]:
@@ -155,8 +143,9 @@ class FastTextDocument(TextDocument):
         """What an answer derived from the document's structure (outline,
         component problems) is kept under: the same object while every change
         since it was read was neutral (:mod:`agent_doc.document.neutral_edit`:
-        inside one prose line, no line break), so that answer is still exact,
-        positions included. ``None`` before the document is chunked."""
+        inside one prose line, or a neutral Enter), so that answer is still
+        exact once its lines are shifted past :attr:`StructureKey.enters`.
+        ``None`` before the document is chunked."""
         return None if self._text is None else self._structure
 
     def forget_lineage(self) -> None:
@@ -277,33 +266,13 @@ class FastTextDocument(TextDocument):
         line = text.newlines_before(start)
         line_start = text.line_start(line)
         line_end = text.line_end(line)
-        if end > line_end or "\n" in new or line_end - line_start > CHUNK:
-            self._structure.lines = None
-            self._structure = StructureKey()
-            return
-        old_line = text.slice(line_start, line_end)
-        new_line = old_line[: start - line_start] + new + old_line[end - line_start :]
-        next_head = text.slice(line_end + 1, line_end + 1 + NEXT_LINE_HEAD)
-        if neutral_line_edit(old_line, new_line, next_head.split("\n", 1)[0]) and (
-            self._outside_frontmatter(text, start)
-        ):
-            if self._structure.lines is not None:
-                self._structure.lines.add(line)
-            return
+        if end <= line_end and line_end - line_start <= CHUNK:
+            enter = neutral_change(text, line, start, end, new)
+            if enter is not None and outside_frontmatter(text, start):
+                self._structure.note(line, enter)
+                return
         self._structure.lines = None
         self._structure = StructureKey()
-
-    @staticmethod
-    def _outside_frontmatter(text: ChunkedText, start: int) -> bool:
-        """:func:`frontmatter_clear` of an edit at ``start``, reading the
-        text's first 4 K characters when the block closes within them."""
-        if text.slice(0, 4) != "---\n":
-            return True  # no frontmatter: no need to find its end
-        limit = min(start, FRONTMATTER_SPAN) + 5
-        head = text.slice(0, min(limit, 4096))
-        if len(head) < limit and "\n---\n" not in head:
-            head = text.slice(0, limit)
-        return frontmatter_clear(head, start)
 
     def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         super()._apply_full_change(change)

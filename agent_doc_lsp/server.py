@@ -48,11 +48,11 @@ from agent_doc_lsp.chunked_text import ChunkLineStarts
 from agent_doc_lsp.convert import UTF16
 from agent_doc_lsp.convert import LineIndex
 from agent_doc_lsp.fast_document import FastTextDocument
-from agent_doc_lsp.fast_document import StructureKey
 from agent_doc_lsp.log import WindowLogMessageHandler
 from agent_doc_lsp.options import Options
 from agent_doc_lsp.protocol import AgentDocProtocol
 from agent_doc_lsp.raw_json import RawJson
+from agent_doc_lsp.structure_key import StructureKey
 from agent_doc_lsp.symbol_json import SymbolEncoder
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ without spaces; :class:`agent_doc_lsp.raw_json.RawJson` carries it to the wire.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from bisect import bisect_right
 from collections.abc import Callable
@@ -32,6 +33,8 @@ from weakref import WeakSet
 from lsprotocol import types
 
 from agent_doc.document.lineage import on_let_go
+from agent_doc.document.neutral_edit import shifted_line
+from agent_doc.document.neutral_edit import unshifted_line
 from agent_doc.document.textlike import TextLike
 from agent_doc.editor import OutlinePart
 from agent_doc.editor.model import Symbol
@@ -96,7 +99,8 @@ class _Kept:
     under, and the edited lines known to hold none of its positions."""
 
     __slots__ = ("__weakref__", "answer", "bases", "checked", "configs",
-                 "encoding", "index", "key", "parts")  # fmt: skip
+                 "encoded", "encoding", "enters", "index", "key", "parts",
+                 "shifted")  # fmt: skip
 
     def __init__(
         self,
@@ -105,13 +109,54 @@ class _Kept:
         index: LineIndex,
         parts: Sequence[OutlinePart],
         answer: RawJson,
+        encoded: Sequence[_Encoded],
+        enters: int,
     ) -> None:
         self.key, self.configs, self.index = key, configs, index
         self.encoding = index.encoding
         self.parts, self.answer = parts, answer
+        self.encoded = encoded
+        """The JSON of each part of :attr:`answer`."""
+        self.enters = enters
+        """The neutral Enters noted under :attr:`key` when the text was read."""
+        self.shifted: tuple[int, RawJson] | None = None
+        """The answer after that many more Enters, made last."""
         self.bases = [part.base for part in parts]
         self.checked: set[int] = set()
         _KEPT.add(self)
+
+    def after(self, enters: Sequence[int]) -> RawJson:
+        """The answer once the neutral Enters ``enters`` (typed since the
+        text was read, none on a line holding a position) moved its lines:
+        the JSON of the parts and children wholly before the first line they
+        moved is reused, the line numbers in the rest rewritten (the
+        positions are absolute; their characters did not change)."""
+        if not enters:
+            return self.answer
+        if self.shifted is not None and self.shifted[0] == len(enters):
+            return self.shifted[1]
+        index = self.index
+        low = min(unshifted_line(at, enters[:i]) for i, at in enumerate(enters))
+        starts = index.starts
+        edge = starts[low + 1] if low + 1 < len(starts) else len(index.source) + 1
+
+        def line(found: re.Match[str]) -> str:
+            return '{"line":' + str(shifted_line(int(found[1]), enters))
+
+        def moved(json: str) -> str:
+            return _LINE.sub(line, json)
+
+        out = ["["]
+        for part, done in zip(self.parts, self.encoded, strict=True):
+            if part.base + part.length < edge:
+                out.append(done.json)
+            else:
+                out += _moved_part(part, done, edge, moved)
+            out.append(",")
+        out[-1] = "]" if len(out) > 1 else "[]"
+        answer = RawJson("".join(out))  # one copy of the megabytes kept
+        self.shifted = (len(enters), answer)
+        return answer
 
     def has_position_on(self, line: int) -> bool:
         """Whether a position of the answer lies on ``line`` (of the text the
@@ -127,6 +172,29 @@ class _Kept:
             ):
                 return True
         return False
+
+
+_CHILDREN = ',"children":['
+_LINE = re.compile(r'\{"line":(\d+)')
+"""A position's line in the JSON (``{"`` never occurs inside a string)."""
+
+
+def _moved_part(
+    part: OutlinePart, done: _Encoded, edge: int, moved: Callable[[str], str]
+) -> list[str]:
+    """The pieces of the JSON of ``part`` (encoded as ``done``) with
+    ``moved`` rewriting its line numbers, except in the children that end
+    before ``edge`` (a text offset: the positions before it did not move):
+    their JSON is one stretch of the part's, sliced as it is."""
+    kids, old = part.symbol.children, done.json
+    if part.base >= edge or not kids or len(done.children) != len(kids):
+        return [moved(old)]
+    first = bisect_left(kids, edge - part.base, key=attrgetter("end"))
+    opened = old.index(_CHILDREN) + len(_CHILDREN)  # names and details are escaped
+    count = len(kids) - first  # the children that moved, then "]}"
+    tail = sum(map(len, done.children[first:])) + count + 1 if count else 2
+    kept = old[opened : len(old) - tail]
+    return [moved(old[:opened]), kept, moved(old[len(old) - tail :])]
 
 
 def _touches(symbol: Symbol, lo: int, hi: int) -> bool:
@@ -149,7 +217,7 @@ class SymbolEncoder:
     component: found in one C-speed pass of identity tests, not a lookup per
     heading)."""
 
-    __slots__ = ("_by_base", "_kept", "_previous")
+    __slots__ = ("_by_base", "_kept", "_last", "_previous")
 
     def __init__(self) -> None:
         self._kept: _Kept | None = None
@@ -158,6 +226,8 @@ class SymbolEncoder:
         """id of a part's symbol → its encoding, in the previous answer."""
         self._by_base: dict[int, _Encoded] = {}
         """A part's base offset → its encoding, in the previous answer."""
+        self._last: list[_Encoded] = []
+        """The encoding of each part of the previous answer, in order."""
 
     def kept(
         self,
@@ -165,23 +235,28 @@ class SymbolEncoder:
         configs: object,
         encoding: str,
         edited: Collection[int] | None = (),
+        enters: Sequence[int] = (),
     ) -> RawJson | None:
         """The last answer, when it was kept under the structure key ``key``
         (the same object: the document changed only inside the lines
-        ``edited``, none of them moved) with equal ``configs`` and the same
-        ``encoding``, and no position of it lies on an edited line."""
+        ``edited``, numbered as now, and by the neutral Enters ``enters``
+        noted under it) with equal ``configs`` and the same ``encoding``, and
+        no position of it lies on an edited line; its lines shifted past the
+        Enters typed since it was made."""
         kept = self._kept
         if key is None or kept is None or kept.key is not key or edited is None:
             return None
         if kept.encoding != encoding or kept.configs != configs:
             return None
-        for line in edited:
+        since = list(enters[kept.enters :])
+        for now in edited:
+            line = unshifted_line(now, since)
             if line not in kept.checked:
                 if kept.has_position_on(line):
                     self._kept = None
                     return None
                 kept.checked.add(line)
-        return kept.answer
+        return kept.after(since)
 
     def keep(
         self,
@@ -190,10 +265,15 @@ class SymbolEncoder:
         index: LineIndex,
         parts: Sequence[OutlinePart],
         answer: RawJson,
+        enters: int = 0,
     ) -> None:
-        """Remember ``answer``, built from ``parts`` and ``index`` of the text
-        read under ``key``."""
-        self._kept = None if key is None else _Kept(key, configs, index, parts, answer)
+        """Remember ``answer``, built (by :meth:`encode`, just before) from
+        ``parts`` and ``index`` of the text read under ``key`` after
+        ``enters`` neutral Enters noted under it."""
+        if key is None or len(self._last) != len(parts):
+            self._kept = None
+            return
+        self._kept = _Kept(key, configs, index, parts, answer, self._last, enters)
 
     def _part_json(
         self, index: LineIndex, part: OutlinePart, before: _Encoded | None
@@ -228,7 +308,7 @@ class SymbolEncoder:
         previous, encoding = self._previous, index.encoding
         current: dict[int, _Encoded] = {}
         by_base: dict[int, _Encoded] = {}
-        out = []
+        out, last = [], []
         for part in parts:
             position = index.point(part.base)
             known = previous.get(id(part.symbol))
@@ -244,8 +324,10 @@ class SymbolEncoder:
             current[id(part.symbol)] = known
             by_base[part.base] = known
             out.append(known.json)
+            last.append(known)
         self._previous = current
         self._by_base = by_base
+        self._last = last
         return RawJson("[" + ",".join(out) + "]")
 
 

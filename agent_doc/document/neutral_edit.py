@@ -22,10 +22,28 @@ knows. Such an edit moves no offset of any other line, changes no line
 number, and no answer of those features has a position on a prose line, so
 each answer stays exactly what it was (the equality tests in
 ``tests/lsp/test_structure_reuse.py`` drive both paths with the same edits).
+
+Two edits that add a line are neutral too (:func:`neutral_enter`), and the
+answers stay exact once every line after the edited one is numbered one more
+(:func:`shifted_line`): Enter inside a prose line that leaves a prose line on
+both sides (the paragraph keeps its lines, one more of them), and Enter at the
+end of a prose line followed by an empty line, the end of the text or a line
+opening with ``<!--`` (the new empty line ends a paragraph that ended there
+anyway: a blank line or a comment line is a barrier of its own,
+:mod:`agent_doc.document.codespans`). Typing into an empty line is neutral
+when the line above is a prose line and the line below one of those
+(:func:`neutral_line_fill`): the paragraph above gains a line without a
+backtick and still ends where it ended. Enter anywhere else — at the start of
+a line, before a line of the paragraph (a blank line would split it: code
+spans pairing across it, a setext underline or a lazy list line below), in a
+heading, marker or fence line — and typing into an empty line elsewhere
+change the structure as before.
 Anything else is treated as a change of structure: the caller recomputes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from agent_doc.document.frontmatter_text import MAX_FRONTMATTER_CHARS
 
@@ -33,8 +51,12 @@ __all__ = [
     "FRONTMATTER_SPAN",
     "NEXT_LINE_HEAD",
     "frontmatter_clear",
+    "neutral_enter",
     "neutral_line_edit",
+    "neutral_line_fill",
     "prose_line",
+    "shifted_line",
+    "unshifted_line",
 ]
 
 _SPECIAL = frozenset("<>`~#[]|\\\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
@@ -77,8 +99,61 @@ def neutral_line_edit(old_line: str, new_line: str, next_head: str) -> bool:
     indent = _indent(old_line)
     if _indent(new_line) != indent or old_line[:indent] != new_line[:indent]:
         return False
-    # a prose line above a setext underline would be a heading's title
-    return not (next_head.strip(" \t\r") and _UNDERLINE.issuperset(next_head))
+    return not _underline(next_head)
+
+
+def _underline(line_head: str) -> bool:
+    """Whether a line starting ``line_head`` may be a setext underline (a
+    prose line above it would be a heading's title)."""
+    return bool(line_head.strip(" \t\r")) and _UNDERLINE.issuperset(line_head)
+
+
+def _ends_paragraph(next_head: str) -> bool:
+    """Whether the line starting ``next_head`` (``""``: an empty line or the
+    end of the text) ends a paragraph above it whatever is between them."""
+    return next_head == "" or next_head.startswith("<!--")
+
+
+def neutral_enter(old_line: str, column: int, next_head: str) -> bool:
+    """Whether inserting one ``\\n`` at ``column`` of ``old_line`` (without
+    its own ``\\n``) leaves the structure unchanged, every line after it
+    moved down one. ``next_head`` is as for :func:`neutral_line_edit`."""
+    if "\r" in old_line or not prose_line(old_line) or _underline(next_head):
+        return False
+    first, rest = old_line[:column], old_line[column:]
+    if not prose_line(first):
+        return False  # at the start of the line: a blank line above it
+    if rest == "":
+        return _ends_paragraph(next_head)
+    return prose_line(rest)
+
+
+def neutral_line_fill(previous: str, new_line: str, next_head: str) -> bool:
+    """Whether typing ``new_line`` into an empty line leaves the structure
+    unchanged; ``previous`` is the line above it and
+    ``next_head`` as for :func:`neutral_line_edit`."""
+    if "\r" in previous or "\r" in new_line:
+        return False
+    return prose_line(previous) and prose_line(new_line) and _ends_paragraph(next_head)
+
+
+def shifted_line(line: int, enters: Sequence[int]) -> int:
+    """The number of ``line`` after the neutral Enters typed on the lines
+    ``enters`` (in order, each numbered as in the text it was typed in):
+    one more for each typed on a line before it."""
+    for at in enters:
+        if line > at:
+            line += 1
+    return line
+
+
+def unshifted_line(line: int, enters: Sequence[int]) -> int:
+    """The line before the Enters ``enters`` that ``line`` comes from (the
+    line split, for a line an Enter made)."""
+    for at in reversed(enters):
+        if line > at:
+            line -= 1
+    return line
 
 
 def frontmatter_clear(head: str, start: int) -> bool:

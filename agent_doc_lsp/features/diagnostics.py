@@ -13,9 +13,10 @@ document. Closing a document cancels its run and clears its diagnostics.
 
 The structure diagnostics (component, boundary, frontmatter and item problems)
 of the last run are kept with the document's structure key: while every change
-since was neutral (typing inside one prose line,
+since was neutral (typing inside one prose line or a neutral Enter,
 :mod:`agent_doc.document.neutral_edit`) and none of them lies on an edited
-line, a run reuses them as they are and reads the text only if a provider
+line, a run reuses them as they are (their lines shifted past the Enters) and
+reads the text only if a provider
 (the unsent marks) needs it, and then through the chunks' view
 (:class:`~agent_doc.document.textlike.ChunkView`): a prose keystroke's run
 joins no text.
@@ -30,16 +31,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 
+import attrs
 from lsprotocol import types
 
+from agent_doc.document.neutral_edit import shifted_line
 from agent_doc.editor import problems
 from agent_doc.editor.lint import config_problem
 from agent_doc.errors import AgentDocError
 from agent_doc_lsp import convert
 from agent_doc_lsp.buffers import Buffer
-from agent_doc_lsp.fast_document import StructureKey
 from agent_doc_lsp.server import AgentDocLanguageServer
 from agent_doc_lsp.server import ProblemProvider
+from agent_doc_lsp.structure_key import StructureKey
 
 logger = logging.getLogger(__name__)
 
@@ -53,11 +56,12 @@ class DiagnosticRuns:
     again: set[str] = field(default_factory=set)
     """URIs whose debounce fired while their run was still checking."""
     structure: dict[
-        str, tuple[StructureKey, str | None, str, list[types.Diagnostic]]
+        str, tuple[StructureKey, str | None, str, list[types.Diagnostic], int]
     ] = field(default_factory=dict)
     """URI → the structure diagnostics of its last run (component, boundary,
     frontmatter and item problems, config error first) with the structure
-    key, config error and encoding they were made under."""
+    key, config error and encoding they were made under, and the number of
+    neutral Enters noted under the key when the text was read."""
 
 
 _STATE: weakref.WeakKeyDictionary[AgentDocLanguageServer, DiagnosticRuns] = (
@@ -82,9 +86,12 @@ class Reading:
     config_error: str | None
     providers: list[ProblemProvider]
     kept: list[types.Diagnostic] | None
-    """The structure diagnostics kept under :attr:`key` (``None``: compute)."""
+    """The structure diagnostics kept under :attr:`key` (``None``: compute),
+    their lines shifted past the Enters typed since they were made."""
     make_index: Callable[[], convert.LineIndex] | None
     """Builds the line index of the buffer's text (``None`` when unneeded)."""
+    enters: int = 0
+    """The neutral Enters noted under :attr:`key` when the buffer was read."""
 
 
 def read(
@@ -109,7 +116,7 @@ def read(
             ls.encoding,
         )
     ):
-        found = kept[3]
+        found = _shifted(kept[3], key.enters[kept[4] :])
         edited = key.lines
         if edited is None or any(
             d.range.start.line in edited or d.range.end.line in edited for d in found
@@ -123,7 +130,25 @@ def read(
         make_index = None if buffer is None else ls.line_index_maker(uri, buffer.view)
     if buffer is None:
         return None
-    return Reading(buffer, key, config_error, providers, found, make_index)
+    enters = 0 if key is None else len(key.enters)
+    return Reading(buffer, key, config_error, providers, found, make_index, enters)
+
+
+def _shifted(
+    found: list[types.Diagnostic], enters: list[int]
+) -> list[types.Diagnostic]:
+    """``found`` with each position's line moved past the neutral Enters
+    ``enters`` (:func:`~agent_doc.document.neutral_edit.shifted_line`)."""
+    if not enters:
+        return found
+
+    def moved(at: types.Position) -> types.Position:
+        return types.Position(shifted_line(at.line, enters), at.character)
+
+    return [
+        attrs.evolve(d, range=types.Range(moved(d.range.start), moved(d.range.end)))
+        for d in found
+    ]
 
 
 def check(
@@ -164,6 +189,7 @@ def settle(
             reading.config_error,
             ls.encoding,
             structure,
+            reading.enters,
         )
     current = ls.buffers.version(uri)
     if current is None or current != reading.buffer.version:

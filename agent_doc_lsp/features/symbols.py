@@ -6,8 +6,10 @@ its children; the frontmatter is a symbol with its keys as children. The result
 is sent as JSON text, re-encoding only the top-level symbols that changed since
 the document's previous answer (see :mod:`agent_doc_lsp.symbol_json`).
 While every change since that answer was neutral (typing inside one prose
-line: :mod:`agent_doc.document.neutral_edit`), the answer is returned as it is,
-without reading the text (no join of a long document's chunks).
+line, or a neutral Enter: :mod:`agent_doc.document.neutral_edit`), the answer
+is returned as it is, or with the lines after an Enter shifted (the parts and
+children after it encoded again: the positions are absolute), without
+reading the text (no join of a long document's chunks).
 
 The text is read on the event loop (when the request arrives, or when the
 document's previous request is answered: one at a time per document, as they
@@ -26,9 +28,9 @@ from lsprotocol import types
 from agent_doc.document.component_config import ComponentConfig
 from agent_doc.editor import outline_parts
 from agent_doc_lsp.convert import LineIndex
-from agent_doc_lsp.fast_document import StructureKey
 from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import AgentDocLanguageServer
+from agent_doc_lsp.structure_key import StructureKey
 from agent_doc_lsp.symbol_json import SymbolEncoder
 
 _LOCKS: weakref.WeakKeyDictionary[AgentDocLanguageServer, dict[str, asyncio.Lock]] = (
@@ -41,12 +43,14 @@ def _outline(
     configs: dict[str, ComponentConfig],
     encoder: SymbolEncoder,
     key: StructureKey | None,
+    enters: int,
 ) -> RawJson:
-    """The encoded outline of ``index.text``, kept under ``key`` (runs in a
+    """The encoded outline of ``index.text``, kept under ``key`` with the
+    number of ``enters`` noted under it when the text was read (runs in a
     worker thread; one request per document at a time)."""
     parts = outline_parts(index.text, configs)
     answer = encoder.encode(index, parts)
-    encoder.keep(key, configs, index, parts, answer)
+    encoder.keep(key, configs, index, parts, answer, enters)
     return answer
 
 
@@ -63,16 +67,18 @@ async def _symbols(ls: AgentDocLanguageServer, uri: str) -> RawJson:
     key, encoder = ls.structure_key(uri), ls.symbol_encoder(uri)
     configs, _error = ls.configs_for(uri)
     edited = None if key is None else key.lines
-    kept = encoder.kept(key, configs, ls.encoding, edited)
+    enters = [] if key is None else key.enters
+    kept = encoder.kept(key, configs, ls.encoding, edited, enters)
     if kept is not None:  # only prose lines edited since: no text read
         return kept
     doc, text = ls.document_text(uri)
+    read_after = len(enters)  # the Enters the text holds (more may come)
     index = ls.cached_index(uri, doc.version, text)
     if index is None:
         index = await asyncio.to_thread(ls.line_index_maker(uri, text))
         if uri in ls.buffers:
             ls.keep_index(uri, doc.version, index)
-    return await asyncio.to_thread(_outline, index, configs, encoder, key)
+    return await asyncio.to_thread(_outline, index, configs, encoder, key, read_after)
 
 
 def forget(ls: AgentDocLanguageServer, uri: str) -> None:

@@ -170,7 +170,8 @@ class _Run:
         key = server.structure_key(URI)
         encoder = server.symbol_encoder(URI)
         edited = None if key is None else key.lines
-        expect_kept = encoder.kept(key, {}, server.encoding, edited) is not None
+        enters = [] if key is None else key.enters
+        expect_kept = encoder.kept(key, {}, server.encoding, edited, enters) is not None
         answer = self.loop.run_until_complete(symbols.symbols(server, URI))
         if expect_kept:
             self.kept_symbols += 1
@@ -412,3 +413,212 @@ def test_the_open_text_is_let_go_at_rest_without_a_change() -> None:
         run.check()
     finally:
         run.close()
+
+
+ENTER_DOC = DOC.replace(
+    "<!-- agent:boundary:0a1b2c3d -->\n",
+    "Para with `tick start\nmiddle prose line\nmore <!-- agent:hidden --> and` end\n"
+    "\nTitle of another\n---\n\nA question line to split\n\n"
+    "Lead prose\nTitle two\n===\n\n"
+    "<!-- agent:boundary:0a1b2c3d -->\n",
+)
+"""DOC with a paragraph whose backticks, paired across its lines, hide a
+marker, setext titles, and a prose line before a blank line."""
+
+NEUTRAL_ENTERS = [
+    # (a line holding this, where in it: -1 at its end)
+    ("middle prose line", 7),  # split: the paragraph keeps its lines
+    ("A question line to split", -1),  # before an empty line
+    ("A question line to split", 9),
+    ("Typed question line", -1),  # before a marker line
+    ("Trailing prose line", 8),  # the last line
+    ("Trailing prose line", -1),  # at the end of the text
+    ("Question one?", 8),
+    ("    indented prose line", 10),
+    ("plain note in the backlog", 5),  # a backlog's note line
+    ("plain note in the backlog", -1),
+]
+
+STRUCTURAL_ENTERS = [
+    ("middle prose line", -1),  # a blank line would unpair the backticks
+    ("Para with `tick start", 4),  # the line holds a backtick
+    ("Title of another", -1),  # above a setext underline
+    ("Title of another", 5),
+    ("Lead prose", -1),  # a blank line would split the setext title off
+    ("Intro prose line with words.", -1),  # a blank line inside a paragraph
+    ("Question one?", 0),  # at the start: a blank line above it
+    ("## User", 3),
+    ("<!-- agent:status -->", 5),
+    ("```py", 2),
+    ("agent: claude", 6),  # the frontmatter
+    ("CRLF line two.", 4),
+]
+
+
+def _enter(run: _Run, needle: str, column: int) -> bool:
+    """Type Enter in the line holding ``needle`` (``column`` -1: at its
+    end); whether the structure key was kept (a neutral Enter)."""
+    at, end = _line_of(run.text, needle)
+    at = end if column < 0 else at + column
+    key = run.server.structure_key(URI)
+    run.apply(at, at, "\n")
+    return run.server.structure_key(URI) is key
+
+
+@pytest.mark.parametrize(("needle", "column"), NEUTRAL_ENTERS)
+def test_a_neutral_enter_keeps_the_answers_with_the_lines_shifted(
+    needle: str, column: int, tiny_chunks: None
+) -> None:
+    """issue 37 item 3: Enter splitting a prose line, or at the end of one
+    before an empty line, a marker line or the end of the text, keeps the
+    answers (no text read), the lines after it moved down one; then typing
+    a line of prose into the new empty line keeps them too."""
+    run = _Run(ENTER_DOC)
+    try:
+        run.check()
+        kept = run.kept_symbols, run.kept_diagnostics
+        assert _enter(run, needle, column)
+        run.check()
+        assert (run.kept_symbols, run.kept_diagnostics) == (kept[0] + 1, kept[1] + 1)
+        if column < 0:  # a new line of prose typed into the empty line
+            at = run.text.index(needle) + len(needle) + 1
+            for typed in ["W", "o", "rds", " é 😀"]:
+                key = run.server.structure_key(URI)
+                run.apply(at, at, typed)
+                assert run.server.structure_key(URI) is key
+                at += len(typed)
+                run.check()
+            assert _enter(run, "Words é 😀", -1)  # and Enter again at its end
+            run.check()
+        assert run.kept_symbols == kept[0] + 1 + (5 if column < 0 else 0)
+        assert run.kept_diagnostics == run.kept_symbols
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize(("needle", "column"), STRUCTURAL_ENTERS)
+def test_an_enter_that_may_change_the_structure_takes_the_plain_path(
+    needle: str, column: int, tiny_chunks: None
+) -> None:
+    run = _Run(ENTER_DOC)
+    try:
+        run.check()
+        assert not _enter(run, needle, column)
+        run.check()
+    finally:
+        run.close()
+
+
+def test_typing_into_an_empty_line_is_neutral_only_below_prose_above_a_break(
+    tiny_chunks: None,
+) -> None:
+    """The empty line below a prose line joins its paragraph: neutral when
+    the line below it ends that paragraph anyway; a blank line between
+    paragraphs or above a setext underline is not."""
+    text = "Lead prose\n\nNext prose\n\n---\n\n<!-- agent:x -->\nWords\n\n"
+    text += "<!-- /agent:x -->\n"
+    run = _Run(text)
+    try:
+        run.check()
+        for needle, neutral in [("Lead prose\n", False), ("Next prose\n", False),
+                                ("Words\n", True), ("---\n", False)]:  # fmt: skip
+            at = run.text.index(needle) + len(needle)
+            key = run.server.structure_key(URI)
+            run.apply(at, at, "x")
+            assert (run.server.structure_key(URI) is key) is neutral, needle
+            run.check()
+    finally:
+        run.close()
+
+
+def _enter_edit(rnd: random.Random, text: str) -> tuple[int, int, str]:
+    """Mostly Enter in or at the end of a prose line, or a letter typed into
+    an empty line; else one of :func:`_edit`'s."""
+    lines = _lines(text)
+    prose = [(a, b) for a, b in lines if prose_line(text[a:b])]
+    empty = [a for a, b in lines if a == b]
+    roll = rnd.random()
+    if roll < 0.6 and prose:
+        start, end = rnd.choice(prose)
+        at = end if roll < 0.3 else rnd.randint(start, end)
+        if text[at - 1 : at + 1] == "\r\n":
+            at -= 1
+        return at, at, "\n"
+    if roll < 0.85 and empty:
+        at = rnd.choice(empty)
+        return at, at, rnd.choice(["w", "Word", "é", "x y"])
+    return _edit(rnd, text)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kept_answers_equal_the_plain_ones_over_random_enters(
+    seed: int, tiny_chunks: None
+) -> None:
+    rnd = random.Random(seed)
+    run = _Run(ENTER_DOC)
+    after_enter = 0
+    try:
+        run.check()
+        for _step in range(120):
+            key = run.server.structure_key(URI)
+            enters = 0 if key is None else len(key.enters)
+            for _ in range(rnd.choice([1, 1, 1, 2])):  # several per didChange
+                run.apply(*_enter_edit(rnd, run.text))
+            kept = run.kept_symbols
+            run.check()
+            now = run.server.structure_key(URI)
+            if now is key and now is not None and len(now.enters) > enters:
+                after_enter += run.kept_symbols - kept
+        assert after_enter >= 10  # answers kept across Enters, lines shifted
+    finally:
+        run.close()
+
+
+def test_a_kept_outline_is_shifted_past_the_enters_typed_since() -> None:
+    text = (
+        "<!-- agent:exchange -->\n## User\n\nWords here.\n\n## Next\n"
+        "<!-- /agent:exchange -->\n"
+    )
+    index = LineIndex(text)
+    parts = outline_parts(text, {})
+    encoder, key = SymbolEncoder(), object()
+    answer = encoder.encode(index, parts)
+    encoder.keep(key, {}, index, parts, answer)
+    # an Enter's line and the one it made count as edited (StructureKey.note)
+    assert encoder.kept(key, {}, index.encoding, {1, 2}, [1]) is None  # a heading's
+    encoder.keep(key, {}, index, parts, answer)
+    shifted = encoder.kept(key, {}, index.encoding, {3, 4}, [3])  # "Words\n here."
+    assert shifted is not None
+    after = text.replace("Words here.", "Words\n here.")
+    assert json.loads(shifted.text) == _plain_symbols(after)
+    twice = encoder.kept(key, {}, index.encoding, {3, 4, 5}, [3, 4])
+    assert twice is not None
+    after = after.replace(" here.", " here.\n")
+    assert json.loads(twice.text) == _plain_symbols(after)
+    index, parts = LineIndex(after), outline_parts(after, {})
+    answer = encoder.encode(index, parts)
+    encoder.keep(key, {}, index, parts, answer, 2)  # made after both Enters
+    assert encoder.kept(key, {}, index.encoding, {3, 4, 5}, [3, 4]) is answer
+    third = encoder.kept(key, {}, index.encoding, {3, 4, 5, 6}, [3, 4, 5])
+    assert third is not None
+    after = after.replace(" here.\n", " here.\n\n")
+    assert json.loads(third.text) == _plain_symbols(after)
+
+
+@pytest.mark.parametrize("column", [5, -1])
+def test_the_symbols_on_the_line_after_an_enter_move(column: int) -> None:
+    """The headings on the lines right after the Enter, each a child ending on
+    its own line, are encoded again, not reused."""
+    text = (
+        "<!-- agent:exchange -->\n## User\nWords here.\n## A\n## B\n"
+        "<!-- agent:inner -->\n<!-- /agent:inner -->\n<!-- /agent:exchange -->\n"
+    )
+    index = LineIndex(text)
+    parts = outline_parts(text, {})
+    encoder, key = SymbolEncoder(), object()
+    encoder.keep(key, {}, index, parts, encoder.encode(index, parts))
+    shifted = encoder.kept(key, {}, index.encoding, {2, 3}, [2])
+    assert shifted is not None
+    at = text.index("Words here.") + (len("Words here.") if column < 0 else column)
+    after = text[:at] + "\n" + text[at:]
+    assert json.loads(shifted.text) == _plain_symbols(after)

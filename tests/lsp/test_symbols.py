@@ -102,15 +102,18 @@ Second line of prose.
 
 
 async def test_answers_kept_across_prose_typing_equal_a_fresh_open(editor: Editor):
-    """Over stdio: after keystrokes inside a prose line (kept answers) and
-    into a heading and Enter (recomputed), documentSymbol and the diagnostics
-    equal those of the same text opened afresh."""
+    """Over stdio: after keystrokes inside a prose line and neutral Enters
+    (kept answers, lines shifted: a prose line split, Enter at the end of one
+    above a marker, a line typed into the new empty line) and into a heading
+    (recomputed), documentSymbol and the diagnostics equal those of the same
+    text opened afresh."""
     uri, fresh = "file:///tmp/kept.md", "file:///tmp/kept-fresh-{}.md"
     editor.open(uri, KEPT_DOC)
     await _symbols(editor, uri)
     await editor.diagnostics(uri)
     typing = [(6, 5, "x"), (6, 6, "y"), (7, 0, "Z"), (4, 5, "é"), (6, 8, "\n"),
-              (7, 2, "w"), (4, 3, "😀")]  # fmt: skip
+              (7, 2, "w"), (4, 3, "😀"),
+              (8, 22, "\n"), (9, 0, "New"), (9, 3, "\n"), (10, 0, "é")]  # fmt: skip
     for step, (line, character, typed) in enumerate(typing):
         editor.type(uri, line, character, typed)
         got = await _symbols(editor, uri)
