@@ -36,6 +36,7 @@ from agent_doc_lsp.fast_document import FastTextDocument
 from agent_doc_lsp.fast_document import FastWorkspace
 from agent_doc_lsp.features import diagnostics
 from agent_doc_lsp.features import symbols
+from agent_doc_lsp.raw_json import RawJson
 from agent_doc_lsp.server import AgentDocLanguageServer
 from agent_doc_lsp.server import create_server
 from agent_doc_lsp.symbol_json import SymbolEncoder
@@ -574,16 +575,23 @@ def test_kept_answers_equal_the_plain_ones_over_random_enters(
         run.close()
 
 
-def test_a_kept_outline_is_shifted_past_the_enters_typed_since() -> None:
-    text = (
-        "<!-- agent:exchange -->\n## User\n\nWords here.\n\n## Next\n"
-        "<!-- /agent:exchange -->\n"
-    )
+def _kept_outline(text: str) -> tuple[SymbolEncoder, object, LineIndex, RawJson]:
+    """An encoder holding the outline of ``text``, kept under a new key."""
     index = LineIndex(text)
     parts = outline_parts(text, {})
     encoder, key = SymbolEncoder(), object()
     answer = encoder.encode(index, parts)
     encoder.keep(key, {}, index, parts, answer)
+    return encoder, key, index, answer
+
+
+def test_a_kept_outline_is_shifted_past_the_enters_typed_since() -> None:
+    text = (
+        "<!-- agent:exchange -->\n## User\n\nWords here.\n\n## Next\n"
+        "<!-- /agent:exchange -->\n"
+    )
+    encoder, key, index, answer = _kept_outline(text)
+    parts = outline_parts(text, {})
     # an Enter's line and the one it made count as edited (StructureKey.note)
     assert encoder.kept(key, {}, index.encoding, {1, 2}, [1]) is None  # a heading's
     encoder.keep(key, {}, index, parts, answer)
@@ -613,10 +621,7 @@ def test_the_symbols_on_the_line_after_an_enter_move(column: int) -> None:
         "<!-- agent:exchange -->\n## User\nWords here.\n## A\n## B\n"
         "<!-- agent:inner -->\n<!-- /agent:inner -->\n<!-- /agent:exchange -->\n"
     )
-    index = LineIndex(text)
-    parts = outline_parts(text, {})
-    encoder, key = SymbolEncoder(), object()
-    encoder.keep(key, {}, index, parts, encoder.encode(index, parts))
+    encoder, key, index, _answer = _kept_outline(text)
     shifted = encoder.kept(key, {}, index.encoding, {2, 3}, [2])
     assert shifted is not None
     at = text.index("Words here.") + (len("Words here.") if column < 0 else column)
