@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import unquote
-from weakref import WeakSet
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -34,7 +33,7 @@ from pygls.workspace import TextDocument
 
 from agent_doc import __version__
 from agent_doc.document.component_config import ComponentConfig
-from agent_doc.document.lineage import on_let_go
+from agent_doc.document.lineage import tell_when_let_go
 from agent_doc.document.textlike import ChunkView
 from agent_doc.document.textlike import TextLike
 from agent_doc.editor.model import Problem
@@ -144,7 +143,7 @@ class AgentDocLanguageServer(LanguageServer):
         self._indexes: dict[str, tuple[int | None, TextLike, LineIndex]] = {}
         self._readers: dict[str, int] = {}
         """URI → runs and requests reading its text in a worker thread."""
-        _SERVERS.add(self)
+        tell_when_let_go(self)
 
     @property
     def encoding(self) -> str:
@@ -277,6 +276,14 @@ class AgentDocLanguageServer(LanguageServer):
         if isinstance(doc, FastTextDocument) and doc.let_go_text():
             logger.debug("%s at rest: its text is let go", uri)
 
+    def let_go(self, old: str, view: TextLike) -> None:
+        """A kept line index of ``old`` reads ``view`` (the same text:
+        :func:`agent_doc.document.lineage.let_go`)."""
+        for uri, (version, text, index) in list(self._indexes.items()):
+            if text is old:
+                kept = LineIndex(view, index.encoding, index.starts)
+                self._indexes[uri] = (version, view, kept)
+
     def forget(self, uri: str) -> None:
         """Drop per-document state of a closed document."""
         self._indexes.pop(uri, None)
@@ -306,22 +313,6 @@ class AgentDocLanguageServer(LanguageServer):
         )
         if not isinstance(error, AgentDocError):
             super().report_server_error(error, source)
-
-
-_SERVERS: WeakSet[AgentDocLanguageServer] = WeakSet()
-"""Every server, told when the text of a kept line index is let go."""
-
-
-def _let_go(old: str, view: TextLike) -> None:
-    """A kept line index of ``old`` reads ``view`` (the same text)."""
-    for server in list(_SERVERS):
-        for uri, (version, text, index) in list(server._indexes.items()):
-            if text is old:
-                kept = LineIndex(view, index.encoding, index.starts)
-                server._indexes[uri] = (version, view, kept)
-
-
-on_let_go(_let_go)
 
 
 FEATURES: tuple[str, ...] = (

@@ -15,10 +15,10 @@ a compare.
 from __future__ import annotations
 
 import threading
-import weakref
 
 from agent_doc.document.lineage import common_ends
 from agent_doc.document.lineage import on_let_go
+from agent_doc.document.lineage import tell_when_let_go
 from agent_doc.document.lineage import trim_versions
 from agent_doc.document.linediff import common_prefix
 
@@ -53,7 +53,7 @@ class _TextMemo:
         self._versions: set[int] = set()
         """Ids of the long texts held that are a document's versions."""
         self._lock = threading.Lock()  # the language server checks in a thread
-        _MEMOS.add(self)
+        tell_when_let_go(self)
 
     def get(self, text: TextLike) -> Any:
         """The value remembered for ``text`` (the same or an equal string)."""
@@ -117,13 +117,8 @@ class _TextMemo:
                 self._versions.add(id(view))
 
 
-_MEMOS: weakref.WeakSet[_TextMemo] = weakref.WeakSet()
-"""Every memo made, told when a text is let go."""
-
-
-def _let_go(old: str, view: TextLike) -> None:
-    for memo in list(_MEMOS):
-        memo.let_go(old, view)
+def _let_go(old: str, _view: TextLike) -> None:
+    """Forget the last pair compared when it holds ``old``."""
     if any(old is pair[0] or old is pair[1] for pair in _LAST_PAIR):
         _LAST_PAIR.clear()
 

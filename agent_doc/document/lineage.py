@@ -23,6 +23,7 @@ character, each is tens of megabytes).
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass
 
 TYPE_CHECKING = False  # typing's constant, without importing typing
@@ -128,8 +129,11 @@ def let_go(old: str, view: TextLike) -> None:
             for after, before, a in _notes
         ]
         holders = list(_HOLDERS)
+        kept_by = list(_KEEPERS)
     for holder in holders:
         holder(old, view)
+    for keeper in kept_by:
+        keeper.let_go(old, view)
 
 
 def on_let_go(holder: Callable[[str, TextLike], None]) -> None:
@@ -139,8 +143,19 @@ def on_let_go(holder: Callable[[str, TextLike], None]) -> None:
         _HOLDERS.append(holder)
 
 
+def tell_when_let_go(keeper: Any) -> None:
+    """Register an object whose ``let_go(old, view)`` method replaces (or
+    drops) what it keeps of ``old`` (see :func:`let_go`); it is held weakly,
+    so a memo or a server is told for as long as it lives."""
+    with _lock:
+        _KEEPERS.add(keeper)
+
+
 _HOLDERS: list[Callable[[str, TextLike], None]] = []
 """What :func:`let_go` tells, in order of registration."""
+
+_KEEPERS: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The objects :func:`let_go` tells (:func:`tell_when_let_go`)."""
 
 
 def forget_edits() -> None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass
 
 from agent_doc.document.codeblocks import CodeRanges
 from agent_doc.document.components import Component
-from agent_doc.document.lineage import on_let_go
+from agent_doc.document.lineage import tell_when_let_go
 from agent_doc.document.textlike import TextLike
 from agent_doc.editor._heading_patch import patched_headings
 from agent_doc.editor._heading_patch import rescan_headings as _rescan
@@ -99,7 +98,7 @@ class PartMemo:
         self._pass_chars = 0
         """Characters of the entries handed out in the current pass."""
         self._lock = threading.Lock()
-        _MEMOS.add(self)
+        tell_when_let_go(self)
 
     def let_go(self, old: str, view: TextLike) -> None:
         """Entries that refer to ``old`` refer to ``view`` (the same text)
@@ -252,15 +251,3 @@ class PartMemo:
         if heads is None:
             return None
         return component_symbol(text, top, configs, base, heads), slot
-
-
-_MEMOS: weakref.WeakSet[PartMemo] = weakref.WeakSet()
-"""Every part memo made, told when a text is let go."""
-
-
-def _let_go(old: str, view: TextLike) -> None:
-    for memo in list(_MEMOS):
-        memo.let_go(old, view)
-
-
-on_let_go(_let_go)
