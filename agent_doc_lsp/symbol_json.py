@@ -28,11 +28,10 @@ from itertools import count
 from json.encoder import encode_basestring_ascii
 from operator import attrgetter
 from operator import is_not
-from weakref import WeakSet
 
 from lsprotocol import types
 
-from agent_doc.document.lineage import on_let_go
+from agent_doc.document.lineage import tell_when_let_go
 from agent_doc.document.neutral_edit import shifted_line
 from agent_doc.document.neutral_edit import unshifted_line
 from agent_doc.document.textlike import TextLike
@@ -123,7 +122,7 @@ class _Kept:
         """The answer after that many more Enters, made last."""
         self.bases = [part.base for part in parts]
         self.checked: set[int] = set()
-        _KEPT.add(self)
+        tell_when_let_go(self)
 
     def after(self, enters: Sequence[int]) -> RawJson:
         """The answer once the neutral Enters ``enters`` (typed since the
@@ -157,6 +156,13 @@ class _Kept:
         answer = RawJson("".join(out))  # one copy of the megabytes kept
         self.shifted = (len(enters), answer)
         return answer
+
+    def let_go(self, old: str, view: TextLike) -> None:
+        """A line index of ``old`` reads ``view`` (the same text:
+        :func:`agent_doc.document.lineage.let_go`)."""
+        index = self.index
+        if index.source is old:
+            self.index = LineIndex(view, index.encoding, index.starts)
 
     def has_position_on(self, line: int) -> bool:
         """Whether a position of the answer lies on ``line`` (of the text the
@@ -329,18 +335,3 @@ class SymbolEncoder:
         self._by_base = by_base
         self._last = last
         return RawJson("[" + ",".join(out) + "]")
-
-
-_KEPT: WeakSet[_Kept] = WeakSet()
-"""Every kept answer, told when the text of its line index is let go."""
-
-
-def _let_go(old: str, view: TextLike) -> None:
-    """A kept answer's line index of ``old`` reads ``view`` (the same text)."""
-    for kept in list(_KEPT):
-        index = kept.index
-        if index.source is old:
-            kept.index = LineIndex(view, index.encoding, index.starts)
-
-
-on_let_go(_let_go)
